@@ -1,0 +1,1 @@
+"""Renderers: IR -> source text, one per target."""

@@ -1,0 +1,331 @@
+"""The shared C-family renderer: IR -> C++ text. Targets subclass it and override tables, not the algorithm."""
+from __future__ import annotations
+
+import linecache
+import math
+
+from .. import ir
+from ..passes.scopes import declaration_blocks
+
+C_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+bool true false new delete class namespace template this operator private public protected virtual friend using
+typename try catch throw asm export mutable explicit""".split())
+
+
+class CStyleRenderer:
+    # ---- tables a target overrides
+    storage_type = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
+                    "uint8": "uint8_t", "float16": "asc_half", "bfloat16": "asc_bf16", "float32": "float",
+                    "float64": "double"}
+    compute_type = {**storage_type, "float16": "float", "bfloat16": "float"}
+    load_conv = {"float16": "asc_h2f({})", "bfloat16": "asc_bf2f({})"}
+    store_conv = {"float16": "asc_f2h({})", "bfloat16": "asc_f2bf({})"}
+    round_to = {"float16": "asc_round_h({})", "bfloat16": "asc_round_bf({})"}
+    binary_op = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "and": "&", "or": "|", "xor": "^",
+                 "lshift": "<<", "rshift": ">>", "lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">",
+                 "ge": ">="}
+    # binary ops that need Python semantics: by operand class ("f" float, "i" int)
+    binary_fn = {("floordiv", "f"): "asc_floordiv_f({}, {})", ("floordiv", "i"): "asc_floordiv_i({}, {})",
+                 ("mod", "f"): "asc_mod_f({}, {})", ("mod", "i"): "asc_mod_i({}, {})",
+                 ("pow", "i"): "asc_ipow({}, {})"}
+    # builtin math: name -> template by suffix (f32 / f64 / i)
+    math_fn = {
+        "exp": "asc_exp_{s}({})", "log": "asc_log_{s}({})", "tanh": "asc_tanh_{s}({})", "erf": "asc_erf_{s}({})",
+        "sigmoid": "asc_sigmoid_{s}({})", "sin": "asc_sin_{s}({})", "cos": "asc_cos_{s}({})",
+        "rsqrt": "asc_rsqrt_{s}({})", "sqrt": "asc_sqrt_{s}({})", "floor": "asc_floor_{s}({})",
+        "ceil": "asc_ceil_{s}({})", "abs": "asc_abs_{s}({})", "maximum": "asc_maximum_{s}({}, {})",
+        "minimum": "asc_minimum_{s}({}, {})", "pow": "asc_pow_{s}({}, {})",
+    }
+    int_math_fn = {"abs": "asc_abs_i({})", "maximum": "asc_max_i({}, {})", "minimum": "asc_min_i({}, {})",
+                   "pow": "asc_ipow({}, {})"}
+    index_type = "int64_t"
+    indent_unit = "  "
+
+    def __init__(self, kernel: ir.Kernel, options: dict | None = None):
+        self.kernel = kernel
+        self.options = options or {}
+        self.lines: list = []
+        self.depth = 0
+        self.names: dict = {}
+        self.fn: ir.Function | None = None
+        self.decl: dict = {}
+        self.dynamic = bool(kernel.symbols)
+
+    # ---- names and types
+    def cname(self, name: str) -> str:
+        return f"{name}_" if name in C_RESERVED or name.startswith("asc_") else name
+
+    def ctype(self, t: ir.ScalarType) -> str:
+        if t.weak:
+            return {"b": "bool", "i": "int64_t", "u": "int64_t", "f": "double"}[t.dtype.kind]
+        return self.compute_type[t.dtype.name]
+
+    def suffix(self, t: ir.ScalarType) -> str:
+        if t.dtype.kind != "f":
+            return "i"
+        return "f64" if (t.dtype.bits == 64 or t.weak) else "f32"
+
+    # ---- output helpers
+    def emit(self, line: str = ""):
+        self.lines.append(self.indent_unit * self.depth + line if line else "")
+
+    def comment_for(self, stmt):
+        loc = getattr(stmt, "loc", None)
+        if loc is None:
+            return
+        src = linecache.getline(loc.file, loc.line).strip()
+        if src:
+            self.emit(f"// {loc.file.rsplit('/', 1)[-1]}:{loc.line}  {src}")
+
+    # ---- expressions
+    def const(self, c: ir.Const) -> str:
+        t = c.type
+        if t.dtype.kind == "b":
+            return "true" if c.value else "false"
+        if t.dtype.kind in "iu":
+            v = int(c.value)
+            if t.dtype.bits == 64 or t.weak:
+                return f"{v}LL" if -(1 << 63) < v < (1 << 63) else f"(-{(1 << 63) - 1}LL - 1)"
+            return str(v)
+        v = float(c.value)
+        f32 = self.suffix(t) == "f32"
+        if math.isnan(v):
+            return "ASC_NAN_F" if f32 else "ASC_NAN"
+        if math.isinf(v):
+            s = "ASC_INF_F" if f32 else "ASC_INF"
+            return s if v > 0 else f"(-{s})"
+        text = repr(v)
+        return text + "f" if f32 else text
+
+    def expr(self, e) -> str:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_Const(self, e):
+        return self.const(e)
+
+    def expr_Var(self, e):
+        return self.cname(e.name)
+
+    def expr_DimOf(self, e):
+        return self.dim(e.tensor.type.shape[e.axis])
+
+    def dim(self, d) -> str:
+        return self.cname(d.name) if isinstance(d, ir.Sym) else f"{d}LL"
+
+    def index(self, tensor: ir.Var, indices) -> str:
+        shape = tensor.type.shape
+        out = None
+        for k, i in enumerate(indices):
+            term = self.expr(i)
+            out = term if out is None else f"({out}) * {self.dim(shape[k])} + {term}"
+        return out if out is not None else "0"
+
+    def expr_Load(self, e):
+        ref = f"{self.cname(e.tensor.name)}[{self.index(e.tensor, e.indices)}]"
+        conv = self.load_conv.get(e.tensor.type.dtype.name)
+        return conv.format(ref) if conv else ref
+
+    def expr_Unary(self, e):
+        op = {"neg": "-", "not": "!", "invert": "~"}[e.op]
+        return f"({op}{self.expr(e.x)})"
+
+    def expr_Binary(self, e):
+        cls = "f" if e.type.dtype.kind == "f" else "i"
+        fn = self.binary_fn.get((e.op, cls))
+        if fn:
+            return fn.format(self.expr(e.a), self.expr(e.b))
+        if e.op == "pow":
+            return self.math_fn["pow"].format(self.expr(e.a), self.expr(e.b), s=self.suffix(e.type))
+        if e.op == "truediv" and cls == "i":
+            return f"((double){self.expr(e.a)} / (double){self.expr(e.b)})"
+        if e.op in ("lshift", "rshift"):
+            return f"({self.ctype(e.type)})({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})"
+        return f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})"
+
+    expr_Compare = expr_Binary
+
+    def expr_Logical(self, e):
+        return f"({self.expr(e.a)} {'&&' if e.op == 'and' else '||'} {self.expr(e.b)})"
+
+    def expr_Select(self, e):
+        return f"({self.expr(e.cond)} ? {self.expr(e.a)} : {self.expr(e.b)})"
+
+    def expr_Cast(self, e):
+        src = e.x.type
+        inner = self.expr(e.x)
+        if e.type.dtype.kind == "b":
+            return f"({inner} != 0)"
+        if e.type.dtype.is_16bit_float and not e.type.weak and src.dtype != e.type.dtype:
+            return self.round_to[e.type.dtype.name].format(f"(float)({inner})" if src.dtype.kind != "f" or
+                                                            src.dtype.bits == 64 or src.weak else inner)
+        if e.type.dtype.kind in "iu" and src.dtype.kind == "f":
+            return f"asc_f2i<{self.ctype(e.type)}>({inner})"
+        if self.ctype(e.type) == self.ctype(src):
+            return inner
+        return f"({self.ctype(e.type)})({inner})"
+
+    def expr_Call(self, e):
+        args = [self.expr(a) for a in e.args]
+        if e.type.dtype.kind != "f" and e.fn in self.int_math_fn:
+            return self.int_math_fn[e.fn].format(*args)
+        return self.math_fn[e.fn].format(*args, s=self.suffix(e.type))
+
+    def expr_FuncCall(self, e):
+        args = [self.cname(a.name) if isinstance(a.type, ir.TensorType) else self.expr(a) for a in e.args]
+        if self.dynamic:
+            args.insert(0, "asc_dims")
+        return f"{self.cname(e.func)}({', '.join(args)})"
+
+    def expr_TupleExpr(self, e):
+        raise NotImplementedError("tuples are returned through output slots")
+
+    # ---- statements
+    def block(self, stmts):
+        for name in self._declared_here(stmts):
+            var = self._locals[name]
+            self.emit(f"{self.ctype(var.type)} {self.cname(name)} = 0;" if id(stmts) == id(self.fn.body)
+                      else f"{self.ctype(var.type)} {self.cname(name)};")
+        for s in stmts:
+            self.stmt(s)
+
+    def _declared_here(self, stmts):
+        params = {p.var.name for p in self.fn.params}
+        return [n for n, b in self.decl.items() if b == id(stmts) and n not in params]
+
+    def stmt(self, s):
+        if not isinstance(s, (ir.Break, ir.Continue)):
+            self.comment_for(s)
+        getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def stmt_Assign(self, s):
+        self.emit(f"{self.cname(s.var.name)} = {self.expr(s.value)};")
+
+    def stmt_ExprStmt(self, s):
+        self.emit(f"(void){self.expr(s.expr)};")
+
+    def stmt_Store(self, s):
+        value = self.expr(s.value)
+        conv = self.store_conv.get(s.tensor.type.dtype.name)
+        self.emit(f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = "
+                  f"{conv.format(value) if conv else value};")
+
+    def numel(self, t: ir.TensorType) -> str:
+        return " * ".join(self.dim(d) for d in t.shape) or "1LL"
+
+    def stmt_Alloc(self, s):
+        t = s.var.type
+        st = self.storage_type[t.dtype.name]
+        name = self.cname(s.var.name)
+        if s.output is not None:
+            self.emit(f"{st}* __restrict {name} = ({st}*)asc_args[{self.output_slot(s.output)}];")
+        else:
+            self.emit(f"asc::Buffer<{st}> {name}_buf({self.numel(t)});")
+            self.emit(f"{st}* __restrict {name} = {name}_buf.data;")
+        if s.init == "zeros":
+            self.emit(f"memset({name}, 0, sizeof({st}) * {self.numel(t)});")
+        elif s.init == "full":
+            conv = self.store_conv.get(t.dtype.name)
+            v = self.expr(s.fill)
+            self.emit(f"asc_fill({name}, {self.numel(t)}, ({st})({conv.format(v) if conv else v}));")
+
+    def loop_header(self, s):
+        v = self.cname(s.var.name)
+        start, stop, step = (self.expr(x) for x in (s.start, s.stop, s.step))
+        pre = []
+        if not isinstance(s.stop, (ir.Const, ir.Var)):
+            pre.append(f"const int64_t {v}_stop = {stop};")
+            stop = f"{v}_stop"
+        if not isinstance(s.step, (ir.Const, ir.Var)):
+            pre.append(f"const int64_t {v}_step = {step};")
+            step = f"{v}_step"
+        if isinstance(s.step, ir.Const):
+            cond = f"{v} < {stop}" if s.step.value > 0 else f"{v} > {stop}"
+        else:
+            cond = f"({step} > 0 ? {v} < {stop} : {v} > {stop})"
+        inc = f"++{v}" if isinstance(s.step, ir.Const) and s.step.value == 1 else f"{v} += {step}"
+        return pre, f"for (int64_t {v} = {start}; {cond}; {inc}) {{"
+
+    def loop_pragma(self, s) -> str | None:
+        return None
+
+    def stmt_For(self, s):
+        pre, head = self.loop_header(s)
+        for p in pre:
+            self.emit(p)
+        pragma = self.loop_pragma(s)
+        if pragma:
+            self.emit(pragma)
+        self.emit(head)
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.emit("}")
+
+    def stmt_While(self, s):
+        self.emit(f"while ({self.expr(s.cond)}) {{")
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.emit("}")
+
+    def stmt_If(self, s):
+        self.emit(f"if ({self.expr(s.cond)}) {{")
+        self.depth += 1
+        self.block(s.then)
+        self.depth -= 1
+        if s.orelse:
+            self.emit("} else {")
+            self.depth += 1
+            self.block(s.orelse)
+            self.depth -= 1
+        self.emit("}")
+
+    def stmt_Break(self, s):
+        self.emit("break;")
+
+    def stmt_Continue(self, s):
+        self.emit("continue;")
+
+    def stmt_Print(self, s):
+        parts = []
+        for k, a in enumerate(s.args):
+            if k:
+                parts.append(f"asc_print_str(&asc_pb, {_c_str(s.sep)});")
+            if isinstance(a, str):
+                parts.append(f"asc_print_str(&asc_pb, {_c_str(a)});")
+            else:
+                kind = {"b": "bool", "i": "int", "u": "int"}.get(a.type.dtype.kind,
+                                                               "f64" if self.suffix(a.type) == "f64" else "f32")
+                parts.append(f"asc_print_{kind}(&asc_pb, {self.expr(a)});")
+        parts.append(f"asc_print_str(&asc_pb, {_c_str(s.end)});")
+        self.emit("{ asc_printbuf asc_pb; asc_pb.n = 0; " + " ".join(parts) + " asc_print_flush(&asc_pb); }")
+
+    def stmt_Return(self, s):
+        raise NotImplementedError
+
+    def output_slot(self, k: int) -> int:
+        raise NotImplementedError
+
+
+def _c_str(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.extend(f"\\x{b:02x}\"\"" for b in ch.encode())
+    out.append('"')
+    return "".join(out)
+
+
+def prepare(renderer: CStyleRenderer, fn: ir.Function):
+    renderer.fn = fn
+    renderer.decl = declaration_blocks(fn)
+    renderer._locals = {v.name: v for v in fn.locals}

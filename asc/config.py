@@ -1,0 +1,55 @@
+"""Every environment variable asc reads, in one place. Read once at import; `reload()` re-reads (tests)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "asc")
+
+
+@dataclass(frozen=True)
+class Config:
+    debug: bool                 # ASC_DEBUG=1: every kernel runs in the interpreter
+    cache_dir: str              # ASC_CACHE_DIR
+    cache_mode: str             # ASC_CACHE: "" (normal), "off" (never reuse the disk cache), "must-hit"
+    log: frozenset              # ASC_LOG=compile,...
+    cc: str | None              # CC
+    cxx: str | None             # CXX
+    num_threads: int            # ASC_NUM_THREADS, else OMP_NUM_THREADS, else the CPU count
+    cflags: tuple               # ASC_CFLAGS: extra flags appended to the compile command
+
+
+def _read() -> Config:
+    threads = os.environ.get("ASC_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or ""
+    try:
+        n = int(threads.split(",")[0])
+    except ValueError:
+        n = 0
+    if n <= 0:
+        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return Config(
+        debug=_flag("ASC_DEBUG"),
+        cache_dir=os.environ.get("ASC_CACHE_DIR") or _default_cache_dir(),
+        cache_mode=os.environ.get("ASC_CACHE", "").strip().lower(),
+        log=frozenset(x.strip() for x in os.environ.get("ASC_LOG", "").split(",") if x.strip()),
+        cc=os.environ.get("CC") or None,
+        cxx=os.environ.get("CXX") or None,
+        num_threads=n,
+        cflags=tuple(os.environ.get("ASC_CFLAGS", "").split()),
+    )
+
+
+config = _read()
+
+
+def reload() -> Config:
+    global config
+    config = _read()
+    return config

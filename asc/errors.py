@@ -1,0 +1,57 @@
+"""Errors that asc raises. Compile errors point at the user's line: file:line:col, the source line and a caret."""
+from __future__ import annotations
+
+import linecache
+
+
+class AscError(Exception):
+    """Base class of every error asc raises on purpose."""
+
+
+class CompileError(AscError):
+    """The kernel's source cannot be compiled: an unsupported construct, a type error, a shape error."""
+
+    def __init__(self, msg: str, loc=None, notes: tuple = ()):
+        self.msg, self.loc, self.notes = msg, loc, tuple(notes)
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.loc is None:
+            return self.msg
+        lines = [f"{self.loc!r}: {self.msg}"]
+        src = linecache.getline(self.loc.file, self.loc.line).rstrip("\n")
+        if src:
+            stripped = src.lstrip()
+            lead = len(src) - len(stripped)
+            lines.append("    " + stripped)
+            col = max(self.loc.col - lead, 0)
+            width = 1
+            if self.loc.end_col is not None and self.loc.end_col > self.loc.col:
+                width = min(self.loc.end_col - self.loc.col, len(stripped) - col)
+            lines.append("    " + " " * col + "^" + "~" * max(width - 1, 0))
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+class UnsupportedError(CompileError):
+    """A Python feature that kernels do not support."""
+
+
+class KernelTypeError(CompileError, TypeError):
+    """A type error in a kernel's source (a variable that changes type, a bad operand)."""
+
+
+class ArgumentError(AscError, TypeError):
+    """A kernel was called with an argument of the wrong kind or dtype."""
+
+
+class ShapeError(AscError, ValueError):
+    """A kernel was called with an argument of the wrong rank or shape, or symbolic sizes disagree."""
+
+
+class ToolchainError(AscError, RuntimeError):
+    """The C/C++ compiler is missing or failed."""
+
+
+class CacheMissError(AscError, RuntimeError):
+    """ASC_CACHE=must-hit and a kernel needed compiling."""

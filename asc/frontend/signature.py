@@ -1,0 +1,141 @@
+"""A kernel's parameters, read from its annotations: tensor (dtype, dims), scalar (dtype or Python int/float), or
+typed from the call's argument."""
+from __future__ import annotations
+
+import builtins
+import inspect
+from dataclasses import dataclass
+
+from .. import ir
+from ..errors import CompileError
+from ..language.dtypes import Dim, DTypeHandle, TensorAnnotation
+from .source import get_source
+
+NO_DEFAULT = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    index: int
+    kind: str                 # "tensor" | "scalar" | "any" (typed from the argument)
+    dtype: object = None      # ir.DType or None (any)
+    dims: tuple | None = None # of int | str (a size symbol) | None (any size); None: any rank
+    weak: bool = False        # `int` / `float` / `bool` annotation: a Python number
+    default: object = NO_DEFAULT
+    loc: object = None
+
+
+@dataclass(frozen=True)
+class ReturnSpec:
+    kind: str                 # "tensor" | "scalar" | "tuple" | "none"
+    dtype: object = None
+    dims: tuple | None = None
+    weak: bool = False
+    elems: tuple = ()
+
+
+class _AnnotationNamespace(dict):
+    """Evaluates string annotations: unknown bare names become size symbols."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.closure = {}
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+    def __missing__(self, name):
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.fn.__globals__:
+            return self.fn.__globals__[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        return Dim(name)
+
+
+def _eval_annotation(fn, ann, loc):
+    if not isinstance(ann, str):
+        return ann
+    try:
+        return eval(ann, {"__builtins__": {}}, _AnnotationNamespace(fn))  # noqa: S307 - the user's own annotation
+    except Exception as e:
+        raise CompileError(f"cannot evaluate the annotation {ann!r}: {e}", loc) from None
+
+
+def _dims(dims, loc):
+    out = []
+    for d in dims:
+        if isinstance(d, Dim):
+            out.append(d.name)
+        elif isinstance(d, bool):
+            raise CompileError(f"a tensor dimension must be an int or a size symbol, got {d!r}", loc)
+        elif isinstance(d, int):
+            if d < 0:
+                raise CompileError(f"a tensor dimension cannot be negative ({d})", loc)
+            out.append(d)
+        elif d is None or d is Ellipsis:
+            out.append(None)
+        else:
+            raise CompileError(f"a tensor dimension must be an int or a size symbol (lang.dim), got {d!r}", loc)
+    return tuple(out)
+
+
+def _classify(value, loc, what):
+    """(kind, dtype, dims, weak) for an evaluated annotation."""
+    if isinstance(value, TensorAnnotation):
+        return ("tensor", value.dtype.ir if value.dtype is not None else None,
+                None if value.dims is None else _dims(value.dims, loc), False)
+    if isinstance(value, DTypeHandle):
+        return ("scalar", value.ir, None, False)
+    if value is int:
+        return ("scalar", ir.int64, None, True)
+    if value is float:
+        return ("scalar", ir.float64, None, True)
+    if value is bool:
+        return ("scalar", ir.bool_, None, True)
+    raise CompileError(f"unsupported annotation for {what}: {value!r} (use lang.float32[N], lang.float32, int, "
+                       f"float or lang.Tensor)", loc)
+
+
+_sig_cache: dict = {}
+
+
+def read_signature(fn):
+    hit = _sig_cache.get(fn)
+    if hit is not None:
+        return hit
+    src = get_source(fn)
+    sig = inspect.signature(fn)
+    args = src.tree.args
+    nodes = {a.arg: a for a in args.posonlyargs + args.args + args.kwonlyargs}
+    if args.vararg or args.kwarg:
+        node = args.vararg or args.kwarg
+        raise CompileError("unsupported Python feature: *args / **kwargs in a kernel signature", src.loc(node))
+    specs = []
+    for i, (name, p) in enumerate(sig.parameters.items()):
+        node = nodes.get(name)
+        loc = src.loc(node.annotation if node is not None and node.annotation is not None else node)
+        if p.annotation is inspect.Parameter.empty:
+            specs.append(ParamSpec(name, i, "any", default=p.default, loc=loc))
+            continue
+        kind, dtype, dims, weak = _classify(_eval_annotation(fn, p.annotation, loc), loc, f"parameter {name!r}")
+        specs.append(ParamSpec(name, i, kind, dtype, dims, weak, p.default, loc))
+    ret = ReturnSpec("none") if sig.return_annotation is None else None
+    if sig.return_annotation not in (inspect.Signature.empty, None):
+        loc = src.loc(src.tree.returns)
+        value = _eval_annotation(fn, sig.return_annotation, loc)
+        if isinstance(value, tuple):
+            elems = tuple(ReturnSpec(*_classify(v, loc, "the return value")[:3]) for v in value)
+            ret = ReturnSpec("tuple", elems=elems)
+        else:
+            kind, dtype, dims, weak = _classify(value, loc, "the return value")
+            ret = ReturnSpec(kind, dtype, dims, weak)
+    out = (tuple(specs), ret)
+    _sig_cache[fn] = out
+    return out

@@ -1,0 +1,174 @@
+// asc_cpu.h: the runtime support that generated cpu-target code includes. Hand-written; ships with asc.
+#ifndef ASC_CPU_H
+#define ASC_CPU_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <math.h>
+#include <float.h>
+#include <limits.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#define ASC_EXPORT __attribute__((visibility("default")))
+#define ASC_INF ((double)INFINITY)
+#define ASC_INF_F INFINITY
+#define ASC_NAN ((double)NAN)
+#define ASC_NAN_F NAN
+
+#include "asc_math.h"
+
+// ---------------------------------------------------------------- 16-bit floats: storage only, computed in float32
+typedef uint16_t asc_half;
+typedef uint16_t asc_bf16;
+
+static inline float asc_bits2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t asc_f2bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+#if defined(__FLT16_MAX__)
+static inline float asc_h2f(asc_half h) { _Float16 x; memcpy(&x, &h, 2); return (float)x; }
+static inline asc_half asc_f2h(float f) { _Float16 x = (_Float16)f; asc_half h; memcpy(&h, &x, 2); return h; }
+#else
+static inline float asc_h2f(asc_half h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  if (exp == 0x1f) return asc_bits2f(sign | 0x7f800000u | (man << 13));
+  if (exp == 0) return (sign ? -1.0f : 1.0f) * (float)man * 5.9604644775390625e-8f;
+  return asc_bits2f(sign | ((exp + 112) << 23) | (man << 13));
+}
+static inline asc_half asc_f2h(float f) {
+  uint32_t u = asc_f2bits(f), sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return (asc_half)(sign | 0x7c00u | (a > 0x7f800000u ? 0x200u : 0));
+  if (a >= 0x477ff000u) return (asc_half)(sign | 0x7c00u);          // rounds to inf
+  if (a < 0x38800000u) {                                             // subnormal half (or zero)
+    float v = asc_bits2f(a) * 16777216.0f;                            // * 2^24: the subnormal unit
+    uint32_t m = (uint32_t)lrintf(v);
+    return (asc_half)(sign | m);
+  }
+  uint32_t r = a + 0xfffu + ((a >> 13) & 1u) - 0x38000000u;           // round to nearest even
+  return (asc_half)(sign | (r >> 13));
+}
+#endif
+
+static inline float asc_bf2f(asc_bf16 h) { return asc_bits2f((uint32_t)h << 16); }
+static inline asc_bf16 asc_f2bf(float f) {
+  uint32_t u = asc_f2bits(f);
+  uint32_t r = u + 0x7fffu + ((u >> 16) & 1u);                       // round to nearest even
+  uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u;
+  return (asc_bf16)(nan ? ((u >> 16) | 0x40u) : (r >> 16));
+}
+static inline float asc_round_h(float f) { return asc_h2f(asc_f2h(f)); }
+static inline float asc_round_bf(float f) { return asc_bf2f(asc_f2bf(f)); }
+
+// ---------------------------------------------------------------- Python semantics for // and %, integer power
+static inline int64_t asc_floordiv_i(int64_t a, int64_t b) {
+  if (b == 0) return 0;                                              // numpy: 0 with a warning
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t asc_mod_i(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline double asc_floordiv_f(double a, double b) {
+  if (b == 0.0) return a / b;
+  double m = fmod(a, b), d = (a - m) / b;
+  if (m != 0.0 && ((b < 0) != (m < 0))) d -= 1.0;
+  if (d == 0.0) return copysign(0.0, a / b);
+  double fd = floor(d);
+  return (d - fd > 0.5) ? fd + 1.0 : fd;
+}
+static inline double asc_mod_f(double a, double b) {
+  if (b == 0.0) return NAN;
+  double m = fmod(a, b);
+  if (m != 0.0) { if ((b < 0) != (m < 0)) m += b; }
+  else m = copysign(0.0, b);
+  return m;
+}
+static inline int64_t asc_ipow(int64_t b, int64_t e) {
+  if (e < 0) return 0;
+  uint64_t r = 1, x = (uint64_t)b;
+  while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }
+  return (int64_t)r;
+}
+
+// ---------------------------------------------------------------- small math not in asc_math.h
+static inline float asc_sqrt_f32(float x) { return sqrtf(x); }
+static inline double asc_sqrt_f64(double x) { return sqrt(x); }
+static inline float asc_floor_f32(float x) { return floorf(x); }
+static inline double asc_floor_f64(double x) { return floor(x); }
+static inline float asc_ceil_f32(float x) { return ceilf(x); }
+static inline double asc_ceil_f64(double x) { return ceil(x); }
+static inline float asc_abs_f32(float x) { return fabsf(x); }
+static inline double asc_abs_f64(double x) { return fabs(x); }
+static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
+static inline int64_t asc_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t asc_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+// numpy.maximum / minimum: nan if either operand is nan
+static inline float asc_maximum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+static inline double asc_maximum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+static inline float asc_minimum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+static inline double asc_minimum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+
+#ifdef __cplusplus
+// float -> int as numpy does on x86 (out of range: the "integer indefinite" value), never undefined behaviour
+template <typename T> static inline T asc_f2i(double x) {
+  if (!(x > -9.3e18 && x < 9.3e18)) return (T)INT64_MIN;
+  return (T)(int64_t)x;
+}
+
+template <typename T> static inline void asc_fill(T* p, int64_t n, T v) { for (int64_t i = 0; i < n; ++i) p[i] = v; }
+
+namespace asc {
+// a kernel-local tensor: 64-byte aligned, freed when it goes out of scope
+template <typename T> struct Buffer {
+  T* data;
+  explicit Buffer(int64_t n) {
+    size_t bytes = ((size_t)(n > 0 ? n : 1) * sizeof(T) + 63) & ~(size_t)63;
+    data = (T*)aligned_alloc(64, bytes);
+    if (!data) { fprintf(stderr, "asc: out of memory allocating %zu bytes\n", bytes); abort(); }
+  }
+  ~Buffer() { free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+}  // namespace asc
+#endif
+
+// ---------------------------------------------------------------- print(): formatted like Python, one line at a time
+typedef struct { char buf[1024]; int n; } asc_printbuf;
+static inline void asc_print_str(asc_printbuf* b, const char* s) {
+  int len = (int)strlen(s);
+  if (len > (int)sizeof(b->buf) - 1 - b->n) len = (int)sizeof(b->buf) - 1 - b->n;
+  memcpy(b->buf + b->n, s, (size_t)len); b->n += len; b->buf[b->n] = 0;
+}
+static inline void asc_print_float(asc_printbuf* b, double x, int maxdig, int is32) {
+  char t[64];
+  if (x != x) { asc_print_str(b, "nan"); return; }
+  if (x == INFINITY) { asc_print_str(b, "inf"); return; }
+  if (x == -INFINITY) { asc_print_str(b, "-inf"); return; }
+  for (int p = 1; p <= maxdig; ++p) {                                 // the shortest text that reads back
+    snprintf(t, sizeof t, "%.*g", p, x);
+    if (is32 ? (strtof(t, NULL) == (float)x) : (strtod(t, NULL) == x)) break;
+  }
+  if (!strpbrk(t, ".en")) strcat(t, ".0");
+  asc_print_str(b, t);
+}
+static inline void asc_print_f32(asc_printbuf* b, float x) { asc_print_float(b, x, 9, 1); }
+static inline void asc_print_f64(asc_printbuf* b, double x) { asc_print_float(b, x, 17, 0); }
+static inline void asc_print_int(asc_printbuf* b, long long x) { char t[32]; snprintf(t, sizeof t, "%lld", x); asc_print_str(b, t); }
+static inline void asc_print_bool(asc_printbuf* b, int x) { asc_print_str(b, x ? "True" : "False"); }
+static inline void asc_print_flush(asc_printbuf* b) {
+#if defined(_OPENMP)
+#pragma omp critical(asc_print)
+#endif
+  { fwrite(b->buf, 1, (size_t)b->n, stdout); fflush(stdout); }
+}
+
+#endif  // ASC_CPU_H

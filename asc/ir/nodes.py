@@ -1,0 +1,311 @@
+"""The IR: immutable, typed, structured statements over typed expressions. Every node carries its source location."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .types import ScalarType, TensorType, Type
+
+
+@dataclass(frozen=True)
+class Loc:
+    file: str
+    line: int
+    col: int            # 0-based, as in the ast module
+    end_col: Optional[int] = None
+
+    def __repr__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col + 1}"
+
+
+_NOLOC = None
+
+
+# ------------------------------------------------------------------ expressions
+
+@dataclass(frozen=True)
+class Expr:
+    pass
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: object
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    name: str
+    type: Type
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    tensor: Var
+    indices: tuple
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class DimOf(Expr):
+    """The size of `tensor` along `axis` (a runtime value; only with dynamic shapes)."""
+    tensor: Var
+    axis: int
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str             # neg, not, invert
+    x: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    op: str             # add sub mul truediv floordiv mod pow and or xor lshift rshift
+    a: Expr
+    b: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Compare(Expr):
+    op: str             # lt le eq ne gt ge
+    a: Expr
+    b: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Logical(Expr):
+    op: str             # and, or (short-circuit)
+    a: Expr
+    b: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Select(Expr):
+    cond: Expr
+    a: Expr
+    b: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    x: Expr
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A builtin (math) function, by its name in the builtin table."""
+    fn: str
+    args: tuple
+    type: ScalarType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class FuncCall(Expr):
+    """A call of a device function (`@lang.func`) specialization, by its unique name."""
+    func: str
+    args: tuple
+    type: Type
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+# ------------------------------------------------------------------ statements
+
+@dataclass(frozen=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    var: Var
+    value: Expr
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Alloc(Stmt):
+    """A new tensor: init is "empty", "zeros" or "full" (with `fill`). `output` is its index among the kernel's
+    returned tensors (the runtime allocates those), or None for a temporary."""
+    var: Var
+    init: str
+    fill: Optional[Expr] = None
+    output: Optional[int] = None
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Store(Stmt):
+    tensor: Var
+    indices: tuple
+    value: Expr
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: tuple
+    kind: str = "serial"   # serial | parallel | simd  (set by passes.loops)
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class While(Stmt):
+    cond: Expr
+    body: tuple
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    cond: Expr
+    then: tuple
+    orelse: tuple
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Break(Stmt):
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Continue(Stmt):
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Return(Stmt):
+    value: Optional[Expr]     # a scalar expression, a tensor Var, a tuple of them (TupleExpr) or None
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class TupleExpr(Expr):
+    elems: tuple
+    type: Type
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ExprStmt(Stmt):
+    expr: Expr
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Print(Stmt):
+    """print(*args, sep=sep, end=end); args are expressions or str constants."""
+    args: tuple
+    sep: str = " "
+    end: str = "\n"
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+# ------------------------------------------------------------------ functions
+
+@dataclass(frozen=True)
+class Param:
+    var: Var
+    index: int                      # position among the Python parameters
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str                        # unique C-safe name
+    pyname: str                      # the Python name
+    params: tuple                    # of Param
+    body: tuple                      # of Stmt
+    ret: Type
+    locals: tuple = ()               # scalar Vars declared at the top of the body
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a kernel returns, for the runtime: ("alloc", k) a new tensor, ("param", i) the argument i itself,
+    ("scalar", k) a scalar slot."""
+    kind: str
+    index: int
+    type: Type
+
+
+@dataclass(frozen=True)
+class Kernel:
+    entry: Function
+    funcs: tuple                     # device Functions, callees before callers where possible
+    outputs: tuple                   # of Output, in return order
+    returns_tuple: bool
+    symbols: tuple = ()              # names of runtime shape symbols (dynamic_shape), in argument order
+    file: str = ""
+
+
+def walk_stmts(stmts):
+    """Yields every statement in `stmts`, recursively, in order."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (For, While)):
+            yield from walk_stmts(s.body)
+        elif isinstance(s, If):
+            yield from walk_stmts(s.then)
+            yield from walk_stmts(s.orelse)
+
+
+EXPR_CHILDREN = {
+    Const: (), Var: (), DimOf: ("tensor",), Load: ("tensor", "indices"), Unary: ("x",), Binary: ("a", "b"),
+    Compare: ("a", "b"), Logical: ("a", "b"), Select: ("cond", "a", "b"), Cast: ("x",), Call: ("args",),
+    FuncCall: ("args",), TupleExpr: ("elems",),
+}
+STMT_EXPRS = {
+    Assign: ("var", "value"), Alloc: ("var", "fill"), Store: ("tensor", "indices", "value"),
+    For: ("var", "start", "stop", "step"), While: ("cond",), If: ("cond",), Return: ("value",), ExprStmt: ("expr",),
+    Print: ("args",), Break: (), Continue: (),
+}
+
+
+def walk_expr(e):
+    """Yields `e` and every sub-expression."""
+    if e is None or isinstance(e, str):
+        return
+    yield e
+    for name in EXPR_CHILDREN[type(e)]:
+        v = getattr(e, name)
+        if isinstance(v, tuple):
+            for x in v:
+                yield from walk_expr(x)
+        else:
+            yield from walk_expr(v)
+
+
+def stmt_exprs(s):
+    """Yields every expression directly held by statement `s` (not those of nested statements)."""
+    for name in STMT_EXPRS[type(s)]:
+        v = getattr(s, name)
+        if isinstance(v, tuple):
+            for x in v:
+                yield from walk_expr(x)
+        else:
+            yield from walk_expr(v)

@@ -1,0 +1,97 @@
+"""Text form of the IR (what `kernel.source("ir")` shows)."""
+from __future__ import annotations
+
+from . import nodes as n
+
+_BIN = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+        "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
+        "lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
+_UN = {"neg": "-", "not": "not ", "invert": "~"}
+
+
+def format_expr(e) -> str:
+    f = format_expr
+    if isinstance(e, n.Const):
+        return f"{e.value!r}:{e.type!r}"
+    if isinstance(e, n.Var):
+        return e.name
+    if isinstance(e, n.Load):
+        return f"{e.tensor.name}[{', '.join(map(f, e.indices))}]"
+    if isinstance(e, n.DimOf):
+        return f"{e.tensor.name}.shape[{e.axis}]"
+    if isinstance(e, n.Unary):
+        return f"({_UN[e.op]}{f(e.x)})"
+    if isinstance(e, (n.Binary, n.Compare)):
+        return f"({f(e.a)} {_BIN[e.op]} {f(e.b)})"
+    if isinstance(e, n.Logical):
+        return f"({f(e.a)} {e.op} {f(e.b)})"
+    if isinstance(e, n.Select):
+        return f"({f(e.a)} if {f(e.cond)} else {f(e.b)})"
+    if isinstance(e, n.Cast):
+        return f"{e.type!r}({f(e.x)})"
+    if isinstance(e, n.Call):
+        return f"{e.fn}({', '.join(map(f, e.args))}):{e.type!r}"
+    if isinstance(e, n.FuncCall):
+        return f"@{e.func}({', '.join(map(f, e.args))})"
+    if isinstance(e, n.TupleExpr):
+        return f"({', '.join(map(f, e.elems))})"
+    if isinstance(e, str):
+        return repr(e)
+    raise TypeError(f"not an IR expression: {e!r}")
+
+
+def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
+    pad = "  " * indent
+    out = []
+    for s in stmts:
+        where = f"  # line {s.loc.line}" if (s.loc and locs) else ""
+        if isinstance(s, n.Assign):
+            out.append(f"{pad}{s.var.name}: {s.var.type!r} = {format_expr(s.value)}{where}")
+        elif isinstance(s, n.Alloc):
+            what = s.init + (f"({format_expr(s.fill)})" if s.fill is not None else "")
+            role = f" -> output {s.output}" if s.output is not None else ""
+            out.append(f"{pad}{s.var.name}: {s.var.type!r} = alloc {what}{role}{where}")
+        elif isinstance(s, n.Store):
+            idx = ", ".join(map(format_expr, s.indices))
+            out.append(f"{pad}{s.tensor.name}[{idx}] = {format_expr(s.value)}{where}")
+        elif isinstance(s, n.For):
+            out.append(f"{pad}for {s.var.name} in range({format_expr(s.start)}, {format_expr(s.stop)}, "
+                       f"{format_expr(s.step)}) [{s.kind}]:{where}")
+            out += format_stmts(s.body, indent + 1, locs)
+        elif isinstance(s, n.While):
+            out.append(f"{pad}while {format_expr(s.cond)}:{where}")
+            out += format_stmts(s.body, indent + 1, locs)
+        elif isinstance(s, n.If):
+            out.append(f"{pad}if {format_expr(s.cond)}:{where}")
+            out += format_stmts(s.then, indent + 1, locs)
+            if s.orelse:
+                out.append(f"{pad}else:")
+                out += format_stmts(s.orelse, indent + 1, locs)
+        elif isinstance(s, n.Break):
+            out.append(f"{pad}break")
+        elif isinstance(s, n.Continue):
+            out.append(f"{pad}continue")
+        elif isinstance(s, n.Return):
+            out.append(f"{pad}return {format_expr(s.value) if s.value is not None else ''}{where}")
+        elif isinstance(s, n.ExprStmt):
+            out.append(f"{pad}{format_expr(s.expr)}{where}")
+        elif isinstance(s, n.Print):
+            out.append(f"{pad}print({', '.join(map(format_expr, s.args))}){where}")
+        else:
+            raise TypeError(f"not an IR statement: {s!r}")
+    return out
+
+
+def format_function(fn: n.Function, locs: bool = True) -> str:
+    params = ", ".join(f"{p.var.name}: {p.var.type!r}" for p in fn.params)
+    lines = [f"def {fn.name}({params}) -> {fn.ret!r}:"]
+    lines += [f"  local {v.name}: {v.type!r}" for v in fn.locals]
+    lines += format_stmts(fn.body, 1, locs) or ["  pass"]
+    return "\n".join(lines)
+
+
+def format_kernel(k: n.Kernel, locs: bool = True) -> str:
+    """The IR as text; with locs=False it is the normalized form that cache keys hash (no lines, no paths)."""
+    parts = [format_function(f, locs) for f in k.funcs] + [format_function(k.entry, locs)]
+    outs = ", ".join(f"{o.kind}{o.index}:{o.type!r}" for o in k.outputs)
+    return "\n\n".join(parts) + f"\n# outputs: {outs or 'none'}\n"

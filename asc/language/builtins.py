@@ -1,0 +1,292 @@
+"""The builtin functions of the kernel language, each declared once.
+
+A declaration gives the name, the kind (which tells the frontend how to lower a call), the type rule, the
+interpreter implementation (the function body itself: calling a builtin outside the compiler runs it on NumPy
+values), and the docstring. The C renderers map the same names to code in their own tables.
+"""
+from __future__ import annotations
+
+import math as _math
+
+import numpy as np
+
+from .. import ir
+from .dtypes import DTypeHandle, as_dtype, float32
+
+BUILTINS: dict = {}
+
+
+class Builtin:
+    """A kernel-language builtin. Calling it from Python runs the interpreter implementation."""
+
+    def __init__(self, name: str, kind: str, impl, type_rule=None, arity: int | None = None):
+        self.name, self.kind, self.impl, self.type_rule, self.arity = name, kind, impl, type_rule, arity
+        self.__doc__ = impl.__doc__
+        self.__name__ = name
+        self.__wrapped__ = impl
+
+    def __call__(self, *args, **kwargs):
+        return self.impl(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<asc builtin {self.name}>"
+
+
+def builtin(kind: str, type_rule=None, arity=None, name=None):
+    def deco(fn):
+        b = Builtin(name or fn.__name__.rstrip("_"), kind, fn, type_rule, arity)
+        BUILTINS[b.name] = b
+        return b
+    return deco
+
+
+# ------------------------------------------------------------------ interpreter helpers
+
+_16BIT = (np.dtype(np.float16), np.dtype("bfloat16"))
+
+
+def _is_py(x) -> bool:
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
+def _math1(npfn, x):
+    """A math function on a Python number gives a Python number (weak, folded); on NumPy values it keeps the
+    float dtype (ints become float64); 16-bit floats are computed in float32."""
+    if _is_py(x):
+        return float(npfn(np.float64(x)))
+    a = np.asarray(x)
+    if a.dtype in _16BIT:
+        a = a.astype(np.float32)
+    elif a.dtype.kind != "f":
+        a = a.astype(np.float64)
+    r = npfn(a)
+    return r[()] if r.ndim == 0 else r
+
+
+def _via_f64(fn, x):
+    """fn computed in float64 and rounded to x's float type (for functions NumPy lacks)."""
+    if _is_py(x):
+        return float(fn(np.float64(x)))
+    a = np.asarray(x)
+    out_dt = np.float32 if a.dtype in _16BIT else (a.dtype if a.dtype.kind == "f" else np.float64)
+    r = fn(a.astype(np.float64)).astype(out_dt)
+    return r[()] if r.ndim == 0 else r
+
+
+_erf_vec = np.vectorize(_math.erf, otypes=[np.float64])
+
+
+def _erf64(a):
+    return _erf_vec(a)
+
+
+def _sigmoid64(a):
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-a))
+
+
+def _rsqrt64(a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 / np.sqrt(a)
+
+
+def _float_rule(t: ir.ScalarType) -> ir.ScalarType:
+    return ir.to_float(t)
+
+
+def _same_rule(t: ir.ScalarType) -> ir.ScalarType:
+    return t
+
+
+def _promote_rule(a: ir.ScalarType, b: ir.ScalarType) -> ir.ScalarType:
+    return ir.promote(a, b)
+
+
+# ------------------------------------------------------------------ math (elementwise)
+
+@builtin("math", _float_rule, 1)
+def exp(x):
+    """e raised to x, elementwise. float32: within 2 ulp on the cpu target."""
+    return _math1(np.exp, x)
+
+
+@builtin("math", _float_rule, 1)
+def log(x):
+    """Natural logarithm, elementwise; log(0) = -inf, log(x < 0) = nan."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _math1(np.log, x)
+
+
+@builtin("math", _float_rule, 1)
+def sqrt(x):
+    """Square root, elementwise (correctly rounded)."""
+    with np.errstate(invalid="ignore"):
+        return _math1(np.sqrt, x)
+
+
+@builtin("math", _float_rule, 1)
+def rsqrt(x):
+    """1 / sqrt(x), elementwise."""
+    return _via_f64(_rsqrt64, x)
+
+
+@builtin("math", _float_rule, 1)
+def tanh(x):
+    """Hyperbolic tangent, elementwise."""
+    return _math1(np.tanh, x)
+
+
+@builtin("math", _float_rule, 1)
+def erf(x):
+    """The error function, elementwise."""
+    return _via_f64(_erf64, x)
+
+
+@builtin("math", _float_rule, 1)
+def sigmoid(x):
+    """The logistic function 1 / (1 + exp(-x)), elementwise."""
+    return _via_f64(_sigmoid64, x)
+
+
+@builtin("math", _float_rule, 1)
+def sin(x):
+    """Sine, elementwise (radians)."""
+    return _math1(np.sin, x)
+
+
+@builtin("math", _float_rule, 1)
+def cos(x):
+    """Cosine, elementwise (radians)."""
+    return _math1(np.cos, x)
+
+
+@builtin("math", _float_rule, 1)
+def floor(x):
+    """The largest integer value not greater than x, as a float (ints become float64, as in NumPy)."""
+    return _math1(np.floor, x)
+
+
+@builtin("math", _float_rule, 1)
+def ceil(x):
+    """The smallest integer value not less than x, as a float."""
+    return _math1(np.ceil, x)
+
+
+@builtin("math", _same_rule, 1, name="abs")
+def abs_(x):
+    """Absolute value, elementwise; keeps the dtype (also Python's abs)."""
+    if _is_py(x):
+        return abs(x)
+    a = np.asarray(x)
+    r = np.abs(a.astype(np.float32) if a.dtype in _16BIT else a)
+    return r[()] if r.ndim == 0 else r
+
+
+def _np2(fn, a, b):
+    if _is_py(a) and _is_py(b):
+        r = fn(np.asarray(a), np.asarray(b))
+        return r.item()
+    ta = np.asarray(a).astype(np.float32) if np.asarray(a).dtype in _16BIT else a
+    tb = np.asarray(b).astype(np.float32) if np.asarray(b).dtype in _16BIT else b
+    r = np.asarray(fn(ta, tb))
+    return r[()] if r.ndim == 0 else r
+
+
+@builtin("math", _promote_rule, 2)
+def maximum(a, b):
+    """The larger of a and b, elementwise; nan if either is nan (as numpy.maximum)."""
+    return _np2(np.maximum, a, b)
+
+
+@builtin("math", _promote_rule, 2)
+def minimum(a, b):
+    """The smaller of a and b, elementwise; nan if either is nan (as numpy.minimum)."""
+    return _np2(np.minimum, a, b)
+
+
+@builtin("math", _promote_rule, 2, name="pow")
+def pow_(a, b):
+    """a raised to b, elementwise (integer power for integer operands)."""
+    with np.errstate(all="ignore"):
+        return _np2(np.power, a, b)
+
+
+pi = _math.pi
+MATH_NAMES = ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "sin", "cos", "floor", "ceil", "abs",
+              "maximum", "minimum", "pow")
+
+
+# ------------------------------------------------------------------ allocation and conversion
+
+def _shape_tuple(shape) -> tuple:
+    if isinstance(shape, tuple) or isinstance(shape, list):
+        return tuple(int(s) for s in shape)
+    return (int(shape),)
+
+
+def _np_dtype(dtype):
+    h = as_dtype(dtype)
+    if h is None:
+        raise TypeError(f"not a dtype: {dtype!r}")
+    return h.np
+
+
+@builtin("alloc")
+def empty(shape, dtype=float32):
+    """A new tensor of `shape` (an int or a tuple), contents undefined. dtype defaults to float32."""
+    from .interpreter_array import KernelArray
+    return np.empty(_shape_tuple(shape), _np_dtype(dtype)).view(KernelArray)
+
+
+@builtin("alloc")
+def zeros(shape, dtype=float32):
+    """A new tensor of `shape` filled with zeros. dtype defaults to float32."""
+    from .interpreter_array import KernelArray
+    return np.zeros(_shape_tuple(shape), _np_dtype(dtype)).view(KernelArray)
+
+
+@builtin("alloc")
+def full(shape, fill_value, dtype=float32):
+    """A new tensor of `shape` filled with `fill_value`. dtype defaults to float32."""
+    from .interpreter_array import KernelArray
+    return np.full(_shape_tuple(shape), fill_value, _np_dtype(dtype)).view(KernelArray)
+
+
+@builtin("alloc")
+def empty_like(x, dtype=None):
+    """A new tensor with the shape (and, unless given, the dtype) of `x`, contents undefined."""
+    from .interpreter_array import KernelArray
+    return np.empty(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
+
+
+@builtin("alloc")
+def zeros_like(x, dtype=None):
+    """A new tensor with the shape (and, unless given, the dtype) of `x`, filled with zeros."""
+    from .interpreter_array import KernelArray
+    return np.zeros(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
+
+
+@builtin("cast")
+def cast(x, dtype):
+    """x converted to `dtype` (a scalar or, in tensor code, a tensor). Float to int truncates toward zero;
+    to 16-bit floats rounds to nearest even."""
+    h = as_dtype(dtype)
+    if h is None:
+        raise TypeError(f"lang.cast: not a dtype: {dtype!r}")
+    a = np.asarray(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = a.astype(h.np)
+    if h.np in _16BIT:      # 16-bit values are carried in float32 (the compiled rule)
+        r = r.astype(np.float32)
+    return r[()] if r.ndim == 0 else r
+
+
+@builtin("range")
+def range_(start, stop=None, step=1):
+    """range(stop) or range(start, stop, step), as Python's range: the loop of a kernel."""
+    if stop is None:
+        return range(int(start))
+    return range(int(start), int(stop), int(step))
+
+
+DTYPE_CALL = DTypeHandle  # calling a dtype handle casts (see DTypeHandle.__call__)

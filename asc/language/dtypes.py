@@ -1,0 +1,169 @@
+"""DSL dtypes (`lang.float32`, ...), tensor annotations (`lang.float32[N, D]`), `lang.dim` and `lang.Tensor`."""
+from __future__ import annotations
+
+import contextvars
+
+import ml_dtypes
+import numpy as np
+
+from .. import ir
+
+# the sizes bound by the running interpreted kernel, for Dim.__index__
+_bound_dims: contextvars.ContextVar = contextvars.ContextVar("asc_bound_dims", default=None)
+
+_NP = {"bfloat16": np.dtype(ml_dtypes.bfloat16)}
+
+
+class DTypeHandle:
+    """A dtype of the kernel language. `dt[N, 4]` is a tensor type; a bare `dt` annotates a scalar;
+    `dt(x)` converts a scalar."""
+
+    __slots__ = ("ir", "np")
+
+    def __init__(self, d: ir.DType):
+        self.ir = d
+        self.np = _NP.get(d.np_name) or np.dtype(d.np_name)
+
+    def __repr__(self) -> str:
+        return f"lang.{self.ir.name if self.ir.name != 'bool' else 'bool_'}"
+
+    def __getitem__(self, dims) -> "TensorAnnotation":
+        if not isinstance(dims, tuple):
+            dims = (dims,)
+        return TensorAnnotation(self, dims)
+
+    def __call__(self, x):
+        from .builtins import cast
+        return cast(x, self)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, DTypeHandle):
+            return self.ir == other.ir
+        try:
+            return self.np == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.ir)
+
+
+float16 = DTypeHandle(ir.float16)
+bfloat16 = DTypeHandle(ir.bfloat16)
+float32 = DTypeHandle(ir.float32)
+float64 = DTypeHandle(ir.float64)
+int8 = DTypeHandle(ir.int8)
+int16 = DTypeHandle(ir.int16)
+int32 = DTypeHandle(ir.int32)
+int64 = DTypeHandle(ir.int64)
+uint8 = DTypeHandle(ir.uint8)
+bool_ = DTypeHandle(ir.bool_)
+
+HANDLES = {h.ir: h for h in (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+_BY_NP = {h.np: h for h in HANDLES.values()}
+
+
+def as_dtype(x) -> DTypeHandle | None:
+    """A DTypeHandle from a handle, a NumPy dtype or scalar type, a torch dtype, or Python int/float/bool."""
+    if isinstance(x, DTypeHandle):
+        return x
+    if x is float:
+        return float64
+    if x is int:
+        return int64
+    if x is bool:
+        return bool_
+    if type(x).__module__ == "torch":
+        return _BY_NP.get(_torch_np(x))
+    try:
+        return _BY_NP.get(np.dtype(x))
+    except TypeError:
+        return None
+
+
+def _torch_np(t):
+    import torch
+    if t == torch.bfloat16:
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(str(t).replace("torch.", "").replace("bool", "bool"))
+
+
+class Dim:
+    """A symbolic size: `N = lang.dim("N")`. One name is one size across all the arguments of a call.
+    Inside an interpreted kernel it behaves as the bound int."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"lang.dim needs an identifier, got {name!r}")
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"lang.dim({self.name!r})"
+
+    def __index__(self) -> int:
+        bound = _bound_dims.get()
+        if bound is None or self.name not in bound:
+            raise TypeError(f"size {self.name} is only known inside a running kernel")
+        return bound[self.name]
+
+    __int__ = __index__
+
+    def _v(self):
+        return self.__index__()
+
+    def __add__(self, o): return self._v() + o
+    def __radd__(self, o): return o + self._v()
+    def __sub__(self, o): return self._v() - o
+    def __rsub__(self, o): return o - self._v()
+    def __mul__(self, o): return self._v() * o
+    def __rmul__(self, o): return o * self._v()
+    def __floordiv__(self, o): return self._v() // o
+    def __rfloordiv__(self, o): return o // self._v()
+    def __truediv__(self, o): return self._v() / o
+    def __rtruediv__(self, o): return o / self._v()
+    def __mod__(self, o): return self._v() % o
+    def __lt__(self, o): return self._v() < o
+    def __le__(self, o): return self._v() <= o
+    def __gt__(self, o): return self._v() > o
+    def __ge__(self, o): return self._v() >= o
+    def __float__(self): return float(self._v())
+
+    def __eq__(self, o):
+        if isinstance(o, Dim):
+            return self.name == o.name
+        return self._v() == o
+
+    def __hash__(self):
+        return hash(("Dim", self.name))
+
+
+def dim(name: str) -> Dim:
+    """A symbolic dimension: `N = lang.dim("N")`, then `x: lang.float32[N]`."""
+    return Dim(name)
+
+
+class TensorAnnotation:
+    """The type of a tensor parameter or result: dtype (None: any) and dims (None: any rank; each dim an int,
+    a Dim, a bare name, or None for any size)."""
+
+    __slots__ = ("dtype", "dims")
+
+    def __init__(self, dtype, dims):
+        self.dtype, self.dims = dtype, dims
+
+    def __repr__(self) -> str:
+        d = "Tensor" if self.dtype is None else repr(self.dtype)
+        if self.dims is None:
+            return d
+        return f"{d}[{', '.join(x.name if isinstance(x, Dim) else str(x) for x in self.dims)}]"
+
+    def __getitem__(self, dims):
+        if self.dtype is None and self.dims is None:
+            if isinstance(dims, DTypeHandle):
+                return TensorAnnotation(dims, None)
+        raise TypeError(f"{self!r} cannot be subscripted")
+
+
+Tensor = TensorAnnotation(None, None)

@@ -1,0 +1,153 @@
+"""Loop classification: which loops are parallel-safe (each iteration writes disjoint elements and keeps its
+scalars to itself), which innermost loops can be vectorized, and which stay serial."""
+from __future__ import annotations
+
+from .. import ir
+from ..ir.printer import format_expr
+from .scopes import declaration_blocks
+
+PARALLEL_MIN_WORK = 1 << 15     # iterations x inner work below which a loop stays on one thread
+UNKNOWN_TRIP = 256
+
+
+def impure_functions(funcs) -> set:
+    """Names of device functions that write tensors or print (directly or through callees)."""
+    impure, calls = set(), {}
+    for f in funcs:
+        calls[f.name] = set()
+        for s in ir.walk_stmts(f.body):
+            if isinstance(s, (ir.Store, ir.Print)):
+                if not (isinstance(s, ir.Store) and any(isinstance(x, ir.Alloc) and x.var.name == s.tensor.name
+                                                        for x in ir.walk_stmts(f.body))):
+                    impure.add(f.name)
+            for e in ir.stmt_exprs(s):
+                if isinstance(e, ir.FuncCall):
+                    calls[f.name].add(e.func)
+    changed = True
+    while changed:
+        changed = False
+        for name, cs in calls.items():
+            if name not in impure and cs & impure:
+                impure.add(name)
+                changed = True
+    return impure
+
+
+def classify(fn: ir.Function, impure: set) -> ir.Function:
+    decl = declaration_blocks(fn)
+    body = _classify_block(fn.body, decl, impure, in_parallel=False)
+    return ir.Function(fn.name, fn.pyname, fn.params, body, fn.ret, fn.locals, fn.loc)
+
+
+def _classify_block(block, decl, impure, in_parallel):
+    out = []
+    for s in block:
+        if isinstance(s, ir.For):
+            safe = _parallel_safe(s, decl, impure)
+            innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
+            if safe and not in_parallel and _work(s) >= PARALLEL_MIN_WORK:
+                body = _classify_block(s.body, decl, impure, True)
+                s = ir.For(s.var, s.start, s.stop, s.step, body, "parallel", s.loc)
+            elif safe and innermost:
+                s = ir.For(s.var, s.start, s.stop, s.step, s.body, "simd", s.loc)
+            else:
+                body = _classify_block(s.body, decl, impure, in_parallel)
+                s = ir.For(s.var, s.start, s.stop, s.step, body, "serial", s.loc)
+        elif isinstance(s, ir.While):
+            s = ir.While(s.cond, _classify_block(s.body, decl, impure, in_parallel), s.loc)
+        elif isinstance(s, ir.If):
+            s = ir.If(s.cond, _classify_block(s.then, decl, impure, in_parallel),
+                      _classify_block(s.orelse, decl, impure, in_parallel), s.loc)
+        out.append(s)
+    return tuple(out)
+
+
+def trip_count(loop: ir.For):
+    if all(isinstance(x, ir.Const) for x in (loop.start, loop.stop, loop.step)):
+        n = len(range(loop.start.value, loop.stop.value, loop.step.value))
+        return n
+    return None
+
+
+def _work(loop: ir.For) -> int:
+    n = trip_count(loop)
+    n = UNKNOWN_TRIP * 64 if n is None else n
+    inner = 1
+    for s in loop.body:
+        if isinstance(s, (ir.For, ir.While)):
+            inner = max(inner, _work(s) if isinstance(s, ir.For) else UNKNOWN_TRIP)
+    return n * max(inner, 1)
+
+
+def _parallel_safe(loop: ir.For, decl, impure) -> bool:
+    v = loop.var.name
+    body_ids = set()
+    assigned, private_tensors = set(), set()
+    accesses: dict = {}          # tensor name -> list of index tuples
+    stored = set()
+
+    def visit(block, depth):
+        body_ids.add(id(block))
+        for s in block:
+            if isinstance(s, (ir.Return, ir.Print)):
+                return False
+            if isinstance(s, ir.Break) and depth == 0:
+                return False
+            if isinstance(s, ir.Assign):
+                assigned.add(s.var.name)
+            if isinstance(s, ir.Alloc):
+                private_tensors.add(s.var.name)
+            if isinstance(s, ir.Store):
+                stored.add(s.tensor.name)
+                accesses.setdefault(s.tensor.name, []).append(s.indices)
+            for e in ir.stmt_exprs(s):
+                if isinstance(e, ir.Load):
+                    accesses.setdefault(e.tensor.name, []).append(e.indices)
+                if isinstance(e, ir.FuncCall) and e.func in impure:
+                    return False
+            if isinstance(s, ir.For):
+                assigned.add(s.var.name)
+                if visit(s.body, depth + 1) is False:
+                    return False
+            elif isinstance(s, ir.While):
+                if visit(s.body, depth + 1) is False:
+                    return False
+            elif isinstance(s, ir.If):
+                if visit(s.then, depth) is False or visit(s.orelse, depth) is False:
+                    return False
+        return True
+
+    if visit(loop.body, 0) is False:
+        return False
+    for name in assigned:
+        if name in decl and decl[name] not in body_ids:
+            return False           # a scalar carried across iterations (an accumulator): serial
+    variant = assigned | {v}
+    for t in stored - private_tensors:
+        if not _disjoint(accesses[t], v, variant):
+            return False
+    return True
+
+
+def _offset(e, v, variant):
+    """The loop-invariant c if e is v or v + c (c + v), else None."""
+    if isinstance(e, ir.Var) and e.name == v:
+        return "0"
+    if isinstance(e, ir.Binary) and e.op == "add":
+        for a, b in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(a, ir.Var) and a.name == v and not _uses(b, variant):
+                return format_expr(b)
+    return None
+
+
+def _uses(e, names) -> bool:
+    return any(isinstance(x, ir.Var) and x.name in names for x in ir.walk_expr(e))
+
+
+def _disjoint(index_lists, v, variant) -> bool:
+    ndim = len(index_lists[0])
+    for axis in range(ndim):
+        offs = {_offset(idx[axis], v, variant) for idx in index_lists}
+        if None not in offs and len(offs) == 1:
+            return True
+    return False

@@ -1,0 +1,70 @@
+"""The interpreter: runs the user's Python function itself over NumPy, with the compiled typing rules (the IR
+built for this signature decides the result types), so print() and breakpoint() work inside kernels."""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from .. import ir
+from ..language.dtypes import HANDLES, _bound_dims
+from ..language.interpreter_array import KernelArray
+
+
+def _to_kernel_array(a):
+    if a.kind == "ndarray":
+        return a.value.view(KernelArray)
+    t = a.value
+    if a.dtype == ir.bfloat16:
+        import torch
+        return t.view(torch.int16).numpy().view(HANDLES[ir.bfloat16].np).view(KernelArray)
+    return t.numpy().view(KernelArray)
+
+
+def _scalar_in(value, t: ir.ScalarType):
+    if t.weak:
+        return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind](value)
+    v = HANDLES[t.dtype].np.type(value)
+    if t.dtype.is_16bit_float:
+        return np.float32(v)        # 16-bit values are carried in float32
+    return v
+
+
+def _from_numpy(arr, use_torch: bool):
+    arr = np.asarray(arr).view(np.ndarray)
+    if not use_torch:
+        return arr
+    import torch
+    if arr.dtype == HANDLES[ir.bfloat16].np:
+        return torch.from_numpy(np.ascontiguousarray(arr).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(arr))
+
+
+def run(spec, bound, symbols):
+    k = spec.ir
+    fn = spec.kernel.pyfunc
+    args = []
+    for p, a in zip(k.entry.params, bound):
+        args.append(_scalar_in(a.value, p.var.type) if a.kind == "scalar" else _to_kernel_array(a))
+    g = dict(fn.__globals__)
+    g.update(symbols)               # sizes named in annotations are plain ints inside the kernel
+    run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    run_fn.__kwdefaults__ = fn.__kwdefaults__
+    token = _bound_dims.set(dict(symbols))
+    try:
+        result = run_fn(*args)
+    finally:
+        _bound_dims.reset(token)
+    use_torch = any(a.kind == "torch" for a in bound)
+    elems = result if k.returns_tuple else (result,)
+    out = []
+    for o, r in zip(k.outputs, elems):
+        if o.kind == "param":
+            out.append(bound[o.index].value)
+        elif o.kind == "alloc":
+            out.append(_from_numpy(r, use_torch))
+        else:
+            out.append(HANDLES[o.type.dtype].np.type(r))
+    if k.returns_tuple:
+        return tuple(out)
+    return out[0] if out else None

@@ -1,0 +1,283 @@
+"""`@lang.kernel` and `@lang.func`: specialization on first call per signature, compile, cache, launch."""
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+
+import numpy as np
+
+from .. import config as _config
+from .. import ir
+from ..errors import AscError, ArgumentError, CompileError
+from . import binding
+
+TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
+AVAILABLE_TARGETS = ("cpu", "interpret")
+PRECISIONS = ("default", "mixed")
+
+
+class Options:
+    __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads")
+
+    def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None):
+        if target not in TARGETS:
+            raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+        if target not in AVAILABLE_TARGETS:
+            raise ValueError(f"target {target!r} is not available in this version of asc yet; "
+                             f"available: {', '.join(AVAILABLE_TARGETS)}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+            raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
+        self.target, self.dynamic_shape, self.precision = target, bool(dynamic_shape), precision
+        self.fastmath, self.num_threads = bool(fastmath), num_threads
+
+    def build_options(self) -> dict:
+        return {"fastmath": self.fastmath, "num_threads": self.num_threads or _config.config.num_threads}
+
+
+def _hide_internals(fn):
+    """Errors that asc raises on purpose surface without asc's frames."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AscError as e:
+            raise e.with_traceback(None) from None
+    return wrapper
+
+
+class Specialization:
+    """One compiled signature of a kernel."""
+
+    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order):
+        self.kernel, self.key, self.ir = kernel, key, ir_kernel
+        self.symbols_order = symbols_order
+        self.entry = None
+        self.lib = None
+        self.path = None
+        self.compile_seconds = 0.0
+        self.from_disk = False
+        entry = ir_kernel.entry
+        self.written = {s.tensor.name for s in ir.walk_stmts(entry.body) if isinstance(s, ir.Store)}
+        self.nparams = len(entry.params)
+        self.allocs = [o for o in ir_kernel.outputs if o.kind == "alloc"]
+        self.scalars_out = [o for o in ir_kernel.outputs if o.kind == "scalar"]
+        self.nslots = self.nparams + len(self.allocs) + len(self.scalars_out)
+        self.param_np = []   # for scalar params: the NumPy dtype the C code reads
+        for p in entry.params:
+            t = p.var.type
+            if isinstance(t, ir.ScalarType):
+                self.param_np.append(_np_dtype(ir.int64 if (t.weak and t.dtype.kind == "u") else t.dtype))
+            else:
+                self.param_np.append(None)
+
+    # ---- build
+    def ensure_compiled(self, reason: str):
+        if self.entry is not None:
+            return
+        from .. import passes
+        from ..backends import cpu
+        from . import cache
+        t0 = time.perf_counter()
+        lowered = passes.for_cpu(self.ir)
+        self.lowered = lowered
+        opts = self.kernel.options.build_options()
+        normalized = ir.format_kernel(lowered, locs=False)
+        lib, path, compiled = cache.load_or_build(self.ir.entry.name, normalized,
+                                                  lambda: cpu.render(lowered, opts), opts, reason)
+        fn = lib.asc_entry
+        fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
+        fn.restype = ctypes.c_int
+        self.lib, self.path, self.entry = lib, path, fn
+        self.from_disk = not compiled
+        self.compile_seconds = time.perf_counter() - t0
+        self._slots = (ctypes.c_void_p * max(self.nslots, 1))()
+
+    def source(self, target: str) -> str:
+        from .. import passes
+        if target == "ir":
+            return ir.format_kernel(self.ir)
+        if target == "cpu":
+            from ..backends import cpu
+            return cpu.render(passes.for_cpu(self.ir), self.kernel.options.build_options())
+        raise ValueError(f"no source for target {target!r}; choose 'ir' or 'cpu'")
+
+    # ---- run
+    def run_compiled(self, bound, symbols):
+        binding.check_overlap(self.kernel.__name__, self.kernel.specs, bound, self.written)
+        slots = self._slots
+        keep = []
+        for i, a in enumerate(bound):
+            if a.kind == "scalar":
+                try:
+                    buf = np.array(a.value, dtype=self.param_np[i])
+                except (OverflowError, ValueError) as e:
+                    raise ArgumentError(f"{self.kernel.__name__}(): argument {self.kernel.specs[i].name!r}: {e}") \
+                        from None
+                keep.append(buf)
+                slots[i] = buf.ctypes.data
+            else:
+                slots[i] = a.ptr
+        use_torch = any(a.kind == "torch" for a in bound)
+        outs = []
+        for k, o in enumerate(self.allocs):
+            shape = tuple(d if isinstance(d, int) else symbols[d.name] for d in o.type.shape)
+            arr = _empty(shape, o.type.dtype, use_torch)
+            outs.append(arr)
+            slots[self.nparams + k] = _ptr(arr)
+        sbufs = []
+        for k, o in enumerate(self.scalars_out):
+            b = np.zeros((), _np_dtype(o.type.dtype))
+            sbufs.append(b)
+            slots[self.nparams + len(self.allocs) + k] = b.ctypes.data
+        dims = None
+        if self.symbols_order:
+            dims = np.array([symbols[n] for n in self.symbols_order], dtype=np.int64)
+        rc = self.entry(slots, dims.ctypes.data if dims is not None else None)
+        if rc != 0:
+            raise AscError(f"kernel {self.kernel.__name__!r} failed with code {rc}")
+        return self.collect(bound, outs, [b[()] for b in sbufs])
+
+    def collect(self, bound, outs, scalars):
+        res = []
+        for o in self.ir.outputs:
+            if o.kind == "param":
+                res.append(bound[o.index].value)
+            elif o.kind == "alloc":
+                res.append(outs[o.index])
+            else:
+                res.append(scalars[o.index])
+        if self.ir.returns_tuple:
+            return tuple(res)
+        return res[0] if res else None
+
+
+def _np_dtype(d: ir.DType):
+    from ..language.dtypes import HANDLES
+    return HANDLES[d].np
+
+
+def _empty(shape, dtype: ir.DType, use_torch: bool):
+    if use_torch:
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, dtype.name if dtype.name != "bool" else "bool"))
+    return np.empty(shape, _np_dtype(dtype))
+
+
+def _ptr(arr) -> int:
+    if isinstance(arr, np.ndarray):
+        return arr.ctypes.data if arr.size else 0
+    return arr.data_ptr()
+
+
+class Kernel:
+    """A compiled kernel. Call it like the Python function; it compiles once per argument signature."""
+
+    def __init__(self, pyfunc, **options):
+        self.pyfunc = pyfunc
+        self.options = Options(**options)
+        self.__name__ = pyfunc.__name__
+        self.__qualname__ = pyfunc.__qualname__
+        self.__doc__ = pyfunc.__doc__
+        self.__module__ = pyfunc.__module__
+        self.__wrapped__ = pyfunc
+        self._specs = None
+        self._ret = None
+        self._cache: dict = {}
+        self._last = None
+        self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
+
+    @property
+    def specs(self):
+        if self._specs is None:
+            from ..frontend.signature import read_signature
+            self._specs, self._ret = read_signature(self.pyfunc)
+        return self._specs
+
+    def __repr__(self) -> str:
+        return f"<asc kernel {self.__qualname__} target={self.options.target}>"
+
+    @_hide_internals
+    def __call__(self, *args, **kwargs):
+        specs = self.specs
+        bound, symbols = binding.bind(self.__name__, specs, args, kwargs)
+        dynamic = self.options.dynamic_shape
+        key = binding.spec_key(bound, dynamic)
+        spec = self._cache.get(key)
+        if spec is None:
+            spec = self._specialize(key, bound, symbols)
+        self._last = spec
+        self.stats["calls"] += 1
+        if self.options.target == "interpret" or _config.config.debug:
+            from .interpreter import run
+            return run(spec, bound, symbols)
+        if spec.entry is None:
+            reason = "first call" if not self._cache or len(self._cache) == 1 else "new argument types or shapes"
+            spec.ensure_compiled(reason)
+            if spec.from_disk:
+                self.stats["disk_hits"] += 1
+            else:
+                self.stats["compiles"] += 1
+        return spec.run_compiled(bound, symbols)
+
+    def _specialize(self, key, bound, symbols):
+        from ..frontend import build_kernel
+        types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
+        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret)
+        spec = Specialization(self, key, k, k.symbols)
+        self._cache[key] = spec
+        return spec
+
+    def source(self, target: str = "cpu", *args, **kwargs) -> str:
+        """The generated code for `target` ("ir" or "cpu") of the specialization for these example arguments, or
+        of the latest call when none are given."""
+        return _hide_internals(self._source)(target, *args, **kwargs)
+
+    def _source(self, target, *args, **kwargs):
+        if args or kwargs:
+            bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
+            key = binding.spec_key(bound, self.options.dynamic_shape)
+            spec = self._cache.get(key) or self._specialize(key, bound, symbols)
+        else:
+            spec = self._last
+            if spec is None:
+                raise CompileError(f"{self.__name__}.source(): call the kernel first, or pass example arguments")
+        return spec.source(target)
+
+    def cache_info(self) -> dict:
+        """Specializations in memory, compiles and disk-cache hits in this process, and the library paths."""
+        return {"specializations": len(self._cache), **self.stats,
+                "libraries": [s.path for s in self._cache.values() if s.path]}
+
+
+class Func:
+    """A device function (`@lang.func`): callable from kernels (compiled inline per argument types, recursion
+    allowed), and from Python (runs the function itself)."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        functools.update_wrapper(self, pyfunc)
+
+    def __call__(self, *args, **kwargs):
+        return self.pyfunc(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<asc func {self.pyfunc.__qualname__}>"
+
+
+def kernel(fn=None, **options):
+    """Decorator: `@lang.kernel` or `@lang.kernel(target="cpu", dynamic_shape=False, precision="default",
+    fastmath=False, num_threads=None)`."""
+    if fn is not None and callable(fn):
+        return Kernel(fn, **options)
+    if fn is not None:
+        raise TypeError("use @lang.kernel or @lang.kernel(option=...)")
+    Options(**options)  # validate now, at the decorator's line
+    return lambda f: Kernel(f, **options)
+
+
+def func(fn):
+    """Decorator: a device function callable from kernels."""
+    return Func(fn)
