@@ -17,8 +17,9 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
     ctx = BuildContext(symbols, dynamic)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
     var_types: dict = {}
+    consts: dict = {}
     for _ in range(MAX_ROUNDS):
-        fb = FunctionBuilder(ctx, pyfunc, params, True, pyfunc.__name__, var_types)
+        fb = FunctionBuilder(ctx, pyfunc, params, True, pyfunc.__name__, var_types, consts=consts)
         body = fb.build()
         if not fb.changed:
             break
@@ -28,7 +29,7 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
         if t == UNKNOWN:
             raise CompileError(f"cannot infer the type of {n!r}", fb.loc(fb.src.tree))
     body, outputs, returns_tuple, ret = _outputs(fb, body, params, ret_spec)
-    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items())
+    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items() if n in fb.assigned_vars or n in names)
     entry = ir.Function(_c_name(pyfunc.__name__), pyfunc.__name__,
                         tuple(ir.Param(v, i) for i, v in enumerate(params)), body, ret, locals_,
                         fb.loc(fb.src.tree))

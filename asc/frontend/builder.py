@@ -112,8 +112,12 @@ def _assigned_names(fdef) -> Counter:
 
 class FunctionBuilder:
     def __init__(self, ctx: BuildContext, pyfunc, params: list, is_kernel: bool, name: str, var_types: dict,
-                 ret_guess=None):
+                 ret_guess=None, consts: dict | None = None):
         self.ctx, self.pyfunc, self.is_kernel, self.name = ctx, pyfunc, is_kernel, name
+        # names assigned more than once, but only ever the same constant (as in `M, K = A.shape; K, N = B.shape`):
+        # consts[name] is that Const, or None once any other value is seen. Shared across rounds.
+        self.consts = consts if consts is not None else {}
+        self.assigned_vars: set = set()
         self.src = get_source(pyfunc)
         self.var_types = var_types            # scalar variable -> type (grows until the fixpoint)
         self.changed = False
@@ -133,6 +137,7 @@ class FunctionBuilder:
                 except ValueError:
                     pass
         self.params = params                   # list of ir.Var, bound in env
+        self.params_by_name = {v.name for v in params}
         for v in params:
             self.env[v.name] = v
             if isinstance(v.type, ir.TensorType):
@@ -288,9 +293,21 @@ class FunctionBuilder:
                 return []
             raise self.error(f"variable {name!r} is assigned a compile-time value ({self._describe(value)}) and "
                              f"reassigned", target)
-        if isinstance(value, ir.Const) and self.assign_count[name] <= 1 and name not in self.var_types:
-            self.env[name] = value       # a constant: folded
-            return []
+        if name not in self.params_by_name:
+            seen = self.consts.get(name, value if isinstance(value, ir.Const) else None)
+            if not (isinstance(value, ir.Const) and isinstance(seen, ir.Const) and seen == value):
+                if name in self.consts and self.consts[name] is not None:
+                    self.changed = True
+                self.consts[name] = None
+            elif name not in self.consts:
+                self.consts[name] = value
+                if self.assign_count[name] > 1:
+                    self.changed = True          # may fold next round, once all assignments are seen
+            if isinstance(value, ir.Const) and (self.assign_count[name] <= 1 or self.consts.get(name) is not None) \
+                    and (name not in self.var_types or self.consts.get(name) is not None):
+                self.env[name] = value       # a constant: folded
+                return []
+        self.assigned_vars.add(name)
         t = value.type
         if t == UNKNOWN and name not in self.var_types:
             var = ir.Var(name, UNKNOWN, loc)

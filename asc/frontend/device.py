@@ -32,10 +32,11 @@ def specialize(ctx, pyfunc, arg_types, call_loc):
     ctx.in_progress[key] = (name, None)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
     var_types: dict = {}
+    consts: dict = {}
     guess = None
     try:
         for _ in range(MAX_ROUNDS):
-            fb = FunctionBuilder(ctx, pyfunc, params, False, name, var_types, guess)
+            fb = FunctionBuilder(ctx, pyfunc, params, False, name, var_types, guess, consts)
             body = fb.build()
             ret = _return_type(fb)
             if not fb.changed and ret == guess:
@@ -52,7 +53,7 @@ def specialize(ctx, pyfunc, arg_types, call_loc):
                 raise CompileError(f"cannot infer a variable type in {pyfunc.__name__!r}", fb.loc(fb.src.tree))
     finally:
         ctx.in_progress.pop(key, None)
-    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items())
+    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items() if n in fb.assigned_vars or n in names)
     fn = ir.Function(name, pyfunc.__name__, tuple(ir.Param(v, i) for i, v in enumerate(params)), body, ret,
                      locals_, fb.loc(fb.src.tree))
     ctx.funcs[key] = fn

@@ -49,11 +49,16 @@ def _is_py(x) -> bool:
     return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
 
 
+_SCALAR_F = (np.float32, np.float64)
+
+
 def _math1(npfn, x):
     """A math function on a Python number gives a Python number (weak, folded); on NumPy values it keeps the
     float dtype (ints become float64); 16-bit floats are computed in float32."""
     if _is_py(x):
         return float(npfn(np.float64(x)))
+    if type(x) in _SCALAR_F:
+        return npfn(x)
     a = np.asarray(x)
     if a.dtype in _16BIT:
         a = a.astype(np.float32)
@@ -67,6 +72,9 @@ def _via_f64(fn, x):
     """fn computed in float64 and rounded to x's float type (for functions NumPy lacks)."""
     if _is_py(x):
         return float(fn(np.float64(x)))
+    sfn = _SCALAR_FN.get(fn)
+    if sfn is not None and type(x) in _SCALAR_F:
+        return type(x)(sfn(float(x)))
     a = np.asarray(x)
     out_dt = np.float32 if a.dtype in _16BIT else (a.dtype if a.dtype.kind == "f" else np.float64)
     r = fn(a.astype(np.float64)).astype(out_dt)
@@ -88,6 +96,25 @@ def _sigmoid64(a):
 def _rsqrt64(a):
     with np.errstate(divide="ignore", invalid="ignore"):
         return 1.0 / np.sqrt(a)
+
+
+def _erf_s(v):
+    return _math.erf(v)
+
+
+def _sigmoid_s(v):
+    return 1.0 / (1.0 + _math.exp(-v)) if v > -700 else 0.0
+
+
+def _rsqrt_s(v):
+    if v != v or v < 0:
+        return _math.nan
+    if v == 0:
+        return _math.inf
+    return 0.0 if v == _math.inf else 1.0 / _math.sqrt(v)
+
+
+_SCALAR_FN = {_erf64: _erf_s, _sigmoid64: _sigmoid_s, _rsqrt64: _rsqrt_s}
 
 
 def _float_rule(t: ir.ScalarType) -> ir.ScalarType:

@@ -11,6 +11,10 @@ class KernelArray(np.ndarray):
     and negative or out-of-range indices raise IndexError instead of wrapping around."""
 
     def _check(self, idx):
+        if type(idx) is int:
+            if idx < 0 or (self.ndim and idx >= self.shape[0]):
+                self._check((idx,))
+            return
         t = idx if isinstance(idx, tuple) else (idx,)
         for axis, i in enumerate(t):
             if isinstance(i, (int, np.integer)) and not isinstance(i, bool) and axis < self.ndim:

@@ -52,7 +52,8 @@ def run(spec, bound, symbols):
     run_fn.__kwdefaults__ = fn.__kwdefaults__
     token = _bound_dims.set(dict(symbols))
     try:
-        result = run_fn(*args)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
+            result = run_fn(*args)
     finally:
         _bound_dims.reset(token)
     use_torch = any(a.kind == "torch" for a in bound)

@@ -15,6 +15,7 @@ from ..errors import ToolchainError
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 BASE_FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno", "-fwrapv",
+              "-ffp-contract=off",  # no silent FMA: results match the interpreter bit for bit (fastmath allows it)
               "-fno-semantic-interposition", "-fvisibility=hidden", "-Wno-unused-variable",
               "-Wno-unused-but-set-variable")
 
