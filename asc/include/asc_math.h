@@ -78,6 +78,30 @@ ASCM_INLINE int ascm_isnanf(float x) { return (ascm_f2u(x) & 0x7fffffffu) > 0x7f
 ASCM_INLINE int ascm_isnan(double x) {
     return (int64_t)(ascm_d2u(x) & 0x7fffffffffffffffull) > (int64_t)0x7ff0000000000000ll;
 }
+/* Branch-free selects: c ? a : b computed with bit masks.  Plain ?: on
+ * values that are computed only for one outcome lets GCC sink the whole
+ * computation into a conditional block; with the default -ftrapping-math it
+ * then refuses to if-convert (the FP ops "could trap") and the loop is not
+ * vectorized on targets without masked operations (e.g. AVX2).  Mask selects
+ * keep every computation unconditional. */
+ASCM_INLINE float ascm_self(int c, float a, float b) {
+    uint32_t m = (uint32_t)0 - (uint32_t)(c != 0);
+    return ascm_u2f((ascm_f2u(a) & m) | (ascm_f2u(b) & ~m));
+}
+ASCM_INLINE double ascm_seld(int c, double a, double b) {
+    uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return ascm_u2d((ascm_d2u(a) & m) | (ascm_d2u(b) & ~m));
+}
+ASCM_INLINE uint32_t ascm_selu(int c, uint32_t a, uint32_t b) {
+    uint32_t m = (uint32_t)0 - (uint32_t)(c != 0);
+    return (a & m) | (b & ~m);
+}
+/* min/max against a bound; a NaN first argument yields the bound. */
+ASCM_INLINE float ascm_minf(float a, float b) { return a < b ? a : b; }
+ASCM_INLINE float ascm_maxf(float a, float b) { return a > b ? a : b; }
+ASCM_INLINE double ascm_mind(double a, double b) { return a < b ? a : b; }
+ASCM_INLINE double ascm_maxd(double a, double b) { return a > b ? a : b; }
+
 /* |x| with the sign bit of s (s's other bits ignored); x must be >= 0. */
 ASCM_INLINE float ascm_with_signf(float x, float s) {
     return ascm_u2f(ascm_f2u(x) | (ascm_f2u(s) & 0x80000000u));
@@ -167,7 +191,7 @@ ASCM_INLINE float asc_exp_f32(float x) {
     float xc = x < 89.0f ? x : 89.0f; /* NaN -> 89, fixed below */
     xc = xc > -104.0f ? xc : -104.0f;
     float r = ascm_expf_core(xc);
-    return ascm_isnanf(x) ? x + x : r;
+    return ascm_isnanf(x) ? x : r;
 }
 
 /* log: x = 2^k * m, m in [sqrt(2)/2, sqrt(2)), f = m - 1, s = f/(2+f),
@@ -193,8 +217,7 @@ ASCM_INLINE float asc_log_f32(float x) {
     float res = ASCM_FMAF(dk, 0x1.62e3p-1f, (a - hfsq) + f);
     res = (ix0 == 0u || ix0 == 0x80000000u) ? -ASCM_INF_F32 : res;
     res = (ix0 > 0x80000000u) ? ASCM_NAN_F32 : res;   /* x < 0 (and -NaN) */
-    res = (ix0 >= 0x7f800000u && ix0 <= 0x7fffffffu) ? x + x : res; /* +inf, +NaN */
-    res = ascm_isnanf(x) ? x + x : res;
+    res = (ix0 == 0x7f800000u || ascm_isnanf(x)) ? x : res; /* +inf, NaN */
     return res;
 }
 
@@ -212,7 +235,7 @@ ASCM_INLINE float asc_tanh_f32(float x) {
     float large = 1.0f - 2.0f / (e + 1.0f);
     float res = a < 0.625f ? small : large;
     res = ascm_with_signf(res, x);
-    return ascm_isnanf(x) ? x + x : res;
+    return ascm_isnanf(x) ? x : res;
 }
 
 /* sigmoid(x) = 1/(1+exp(-x)); with t = exp(-|x|):
@@ -223,7 +246,7 @@ ASCM_INLINE float asc_sigmoid_f32(float x) {
     float t = ascm_expf_core(-ac);
     float num = x < 0.0f ? t : 1.0f;
     float res = num / (1.0f + t);
-    return ascm_isnanf(x) ? x + x : res;
+    return ascm_isnanf(x) ? x : res;
 }
 
 /* erf: |x| < 1: x + x*P(x^2) (minimax, rel. err 2^-29.6);
@@ -247,7 +270,7 @@ ASCM_INLINE float asc_erf_f32(float x) {
     float large = ASCM_FMAF(-e, g, 1.0f);
     float res = a < 1.0f ? small : large;
     res = ascm_with_signf(res, x);
-    return ascm_isnanf(x) ? x + x : res;
+    return ascm_isnanf(x) ? x : res;
 }
 
 /* Range reduction for sin/cos (float32 input, double output).
@@ -316,7 +339,8 @@ ASCM_INLINE float asc_sin_f32(float x) {
     v = (red.q & 2u) ? -v : v;
     float res = (float)v;
     res = ascm_u2f(ascm_f2u(res) ^ (ascm_f2u(x) & 0x80000000u));
-    return (ascm_f2u(ax) >= 0x7f800000u) ? x - x : res;
+    res = (ascm_f2u(ax) >= 0x7f800000u) ? ASCM_NAN_F32 : res; /* +-inf */
+    return ascm_isnanf(x) ? x : res;
 }
 
 ASCM_INLINE float asc_cos_f32(float x) {
@@ -326,7 +350,8 @@ ASCM_INLINE float asc_cos_f32(float x) {
     double v = (red.q & 1u) ? s : c;
     v = ((red.q + 1u) & 2u) ? -v : v;
     float res = (float)v;
-    return (ascm_f2u(ax) >= 0x7f800000u) ? x - x : res;
+    res = (ascm_f2u(ax) >= 0x7f800000u) ? ASCM_NAN_F32 : res; /* +-inf */
+    return ascm_isnanf(x) ? x : res;
 }
 
 /* rsqrt: 1/sqrt(x) evaluated in double and rounded once to float
@@ -336,8 +361,8 @@ ASCM_INLINE float asc_rsqrt_f32(float x) {
     double r = 1.0 / ASCM_SQRT(ascm_abs(xd));
     float res = (float)r;
     res = (x < 0.0f) ? ASCM_NAN_F32 : res;
-    res = (x == 0.0f) ? 1.0f / x : res;
-    return ascm_isnanf(x) ? x + x : res;
+    res = (x == 0.0f) ? ascm_with_signf(ASCM_INF_F32, x) : res;
+    return ascm_isnanf(x) ? x : res;
 }
 
 /* ======================================================================== */
@@ -374,7 +399,7 @@ ASCM_INLINE double asc_exp_f64(double x) {
     double xc = x < 710.0 ? x : 710.0; /* NaN -> 710, fixed below */
     xc = xc > -746.0 ? xc : -746.0;
     double r = ascm_exp_dd(xc, 0.0);
-    return ascm_isnan(x) ? x + x : r;
+    return ascm_isnan(x) ? x : r;
 }
 
 /* log: FreeBSD e_log.c scheme (error < 1 ulp), branch-free. */
@@ -402,7 +427,7 @@ ASCM_INLINE double asc_log_f64(double x) {
     res = (x == 0.0) ? -ASCM_INF_F64 : res;
     res = (x < 0.0) ? ASCM_NAN_F64 : res;
     res = (ix0 == 0x7ff0000000000000ull) ? x : res;
-    return ascm_isnan(x) ? x + x : res;
+    return ascm_isnan(x) ? x : res;
 }
 
 #endif /* ASC_MATH_H */

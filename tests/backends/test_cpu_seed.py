@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from helpers import BF16, close, gelu_erf_ref, gelu_tanh_ref, interpreted, rand
-import seed_kernels as sk
+from asc.examples import seed as sk
 
 SIZES = [0, 1, 7, 1000, 1 << 20]
 INTERP_MAX = 1000          # the interpreter runs Python per element: check it on the small sizes

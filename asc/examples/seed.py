@@ -1,4 +1,6 @@
-"""The seed's element-level kernels, as a user writes them (sections 1, 3.1, 4, 5.3, 7)."""
+"""The seed's element-level kernels, as a user writes them (sections 1, 3.1, 4, 5.3, 7), and variants for any dtype.
+
+Used by `python -m asc demo` and by the tests."""
 from __future__ import annotations
 
 import asc.language as lang
