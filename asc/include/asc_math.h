@@ -96,11 +96,13 @@ ASCM_INLINE uint32_t ascm_selu(int c, uint32_t a, uint32_t b) {
     uint32_t m = (uint32_t)0 - (uint32_t)(c != 0);
     return (a & m) | (b & ~m);
 }
-/* min/max against a bound; a NaN first argument yields the bound. */
-ASCM_INLINE float ascm_minf(float a, float b) { return a < b ? a : b; }
-ASCM_INLINE float ascm_maxf(float a, float b) { return a > b ? a : b; }
-ASCM_INLINE double ascm_mind(double a, double b) { return a < b ? a : b; }
-ASCM_INLINE double ascm_maxd(double a, double b) { return a > b ? a : b; }
+/* min/max against a bound; a NaN first argument yields the bound.  Also
+ * mask based: a ?: clamp becomes a branch that GCC may thread (duplicating
+ * the code after it per outcome), which again defeats if-conversion. */
+ASCM_INLINE float ascm_minf(float a, float b) { return ascm_self(a < b, a, b); }
+ASCM_INLINE float ascm_maxf(float a, float b) { return ascm_self(a > b, a, b); }
+ASCM_INLINE double ascm_mind(double a, double b) { return ascm_seld(a < b, a, b); }
+ASCM_INLINE double ascm_maxd(double a, double b) { return ascm_seld(a > b, a, b); }
 
 /* |x| with the sign bit of s (s's other bits ignored); x must be >= 0. */
 ASCM_INLINE float ascm_with_signf(float x, float s) {
@@ -188,10 +190,9 @@ ASCM_INLINE float ascm_expf_core_normal(float x) {
 }
 
 ASCM_INLINE float asc_exp_f32(float x) {
-    float xc = x < 89.0f ? x : 89.0f; /* NaN -> 89, fixed below */
-    xc = xc > -104.0f ? xc : -104.0f;
+    float xc = ascm_maxf(ascm_minf(x, 89.0f), -104.0f); /* NaN -> 89 */
     float r = ascm_expf_core(xc);
-    return ascm_isnanf(x) ? x : r;
+    return ascm_self(ascm_isnanf(x), x, r);
 }
 
 /* log: x = 2^k * m, m in [sqrt(2)/2, sqrt(2)), f = m - 1, s = f/(2+f),
@@ -199,8 +200,8 @@ ASCM_INLINE float asc_exp_f32(float x) {
 ASCM_INLINE float asc_log_f32(float x) {
     uint32_t ix0 = ascm_f2u(x);
     int dn = ix0 < 0x00800000u; /* +0 or positive subnormal */
-    float xs = dn ? x * 0x1p25f : x;
-    int32_t k = dn ? -25 : 0;
+    float xs = ascm_self(dn, x * 0x1p25f, x);
+    int32_t k = -(int32_t)dn & -25;
     uint32_t ix = ascm_f2u(xs) + (0x3f800000u - 0x3f3504f3u);
     k += (int32_t)(ix >> 23) - 0x7f;
     ix = (ix & 0x007fffffu) + 0x3f3504f3u;
@@ -215,9 +216,9 @@ ASCM_INLINE float asc_log_f32(float x) {
     float dk = (float)k;
     float a = ASCM_FMAF(s, hfsq + R, dk * 0x1.2fefa2p-17f);
     float res = ASCM_FMAF(dk, 0x1.62e3p-1f, (a - hfsq) + f);
-    res = (ix0 == 0u || ix0 == 0x80000000u) ? -ASCM_INF_F32 : res;
-    res = (ix0 > 0x80000000u) ? ASCM_NAN_F32 : res;   /* x < 0 (and -NaN) */
-    res = (ix0 == 0x7f800000u || ascm_isnanf(x)) ? x : res; /* +inf, NaN */
+    res = ascm_self(ix0 > 0x80000000u, ASCM_NAN_F32, res); /* x < 0 */
+    res = ascm_self((ix0 & 0x7fffffffu) == 0u, -ASCM_INF_F32, res);
+    res = ascm_self((ix0 == 0x7f800000u) | ascm_isnanf(x), x, res); /* +inf, NaN */
     return res;
 }
 
@@ -230,23 +231,23 @@ ASCM_INLINE float asc_tanh_f32(float x) {
                   0x1.383aaap-9f, z, -0x1.147320p-7f), z, 0x1.6534bep-6f), z,
                   -0x1.ba12b4p-5f), z, 0x1.111108p-3f), z, -0x1.555556p-2f);
     float small = ASCM_FMAF(a * z, p, a);
-    float ac = a < 9.5f ? a : 9.5f; /* NaN -> 9.5 */
+    float ac = ascm_minf(a, 9.5f); /* NaN -> 9.5 */
     float e = ascm_expf_core_normal(2.0f * ac);
     float large = 1.0f - 2.0f / (e + 1.0f);
-    float res = a < 0.625f ? small : large;
+    float res = ascm_self(a < 0.625f, small, large);
     res = ascm_with_signf(res, x);
-    return ascm_isnanf(x) ? x : res;
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 /* sigmoid(x) = 1/(1+exp(-x)); with t = exp(-|x|):
  *   x >= 0: 1/(1+t),  x < 0: t/(1+t)   (no overflow, gradual underflow). */
 ASCM_INLINE float asc_sigmoid_f32(float x) {
     float a = ascm_absf(x);
-    float ac = a < 104.0f ? a : 104.0f; /* NaN -> 104 */
+    float ac = ascm_minf(a, 104.0f); /* NaN -> 104 */
     float t = ascm_expf_core(-ac);
-    float num = x < 0.0f ? t : 1.0f;
+    float num = ascm_self(x < 0.0f, t, 1.0f);
     float res = num / (1.0f + t);
-    return ascm_isnanf(x) ? x : res;
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 /* erf: |x| < 1: x + x*P(x^2) (minimax, rel. err 2^-29.6);
@@ -260,7 +261,7 @@ ASCM_INLINE float asc_erf_f32(float x) {
                   -0x1.b7f90ep-6f), z, 0x1.ce2cf8p-4f), z, -0x1.81273ep-2f), z,
                   0x1.06eba8p-3f);
     float small = ASCM_FMAF(a, q, a);
-    float ac = a < 4.0f ? a : 4.0f; /* NaN -> 4 */
+    float ac = ascm_minf(a, 4.0f); /* NaN -> 4 */
     float t = 1.0f / (1.5f + ac);
     float g = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(
                   0x1.3508f4p+1f, t, -0x1.2dd0dcp+2f), t, 0x1.298da8p+1f), t,
@@ -268,9 +269,9 @@ ASCM_INLINE float asc_erf_f32(float x) {
                   0x1.e99ef2p-14f);
     float e = ascm_expf_core_normal(-(ac * ac));
     float large = ASCM_FMAF(-e, g, 1.0f);
-    float res = a < 1.0f ? small : large;
+    float res = ascm_self(a < 1.0f, small, large);
     res = ascm_with_signf(res, x);
-    return ascm_isnanf(x) ? x : res;
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 /* Range reduction for sin/cos (float32 input, double output).
@@ -312,8 +313,8 @@ ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
     int32_t lo = (int32_t)(uint32_t)((res0 >> 1) & 0x7fffffffu);
     double rl = ((double)hi * 0x1p32 + (double)lo * 2.0) * 0x1.921fb54442d18p-62;
     int small = ax < 2.0f;
-    out.r = small ? rs : rl;
-    out.q = small ? qs : (uint32_t)n;
+    out.r = ascm_seld(small, rs, rl);
+    out.q = ascm_selu(small, qs, (uint32_t)n);
     return out;
 }
 
@@ -335,23 +336,23 @@ ASCM_INLINE float asc_sin_f32(float x) {
     float ax = ascm_absf(x);
     ascm_redf_t red = ascm_sincosf_reduce(ax);
     double s = ascm_sindf(red.r), c = ascm_cosdf(red.r);
-    double v = (red.q & 1u) ? c : s;
-    v = (red.q & 2u) ? -v : v;
+    double v = ascm_seld(red.q & 1u, c, s);
     float res = (float)v;
-    res = ascm_u2f(ascm_f2u(res) ^ (ascm_f2u(x) & 0x80000000u));
-    res = (ascm_f2u(ax) >= 0x7f800000u) ? ASCM_NAN_F32 : res; /* +-inf */
-    return ascm_isnanf(x) ? x : res;
+    /* sign: quadrant 2,3 and the sign of x */
+    res = ascm_u2f(ascm_f2u(res) ^ ((red.q & 2u) << 30) ^ (ascm_f2u(x) & 0x80000000u));
+    res = ascm_self(ascm_f2u(ax) >= 0x7f800000u, ASCM_NAN_F32, res); /* +-inf */
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 ASCM_INLINE float asc_cos_f32(float x) {
     float ax = ascm_absf(x);
     ascm_redf_t red = ascm_sincosf_reduce(ax);
     double s = ascm_sindf(red.r), c = ascm_cosdf(red.r);
-    double v = (red.q & 1u) ? s : c;
-    v = ((red.q + 1u) & 2u) ? -v : v;
+    double v = ascm_seld(red.q & 1u, s, c);
     float res = (float)v;
-    res = (ascm_f2u(ax) >= 0x7f800000u) ? ASCM_NAN_F32 : res; /* +-inf */
-    return ascm_isnanf(x) ? x : res;
+    res = ascm_u2f(ascm_f2u(res) ^ (((red.q + 1u) & 2u) << 30));
+    res = ascm_self(ascm_f2u(ax) >= 0x7f800000u, ASCM_NAN_F32, res); /* +-inf */
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 /* rsqrt: 1/sqrt(x) evaluated in double and rounded once to float
@@ -360,9 +361,9 @@ ASCM_INLINE float asc_rsqrt_f32(float x) {
     double xd = (double)x;
     double r = 1.0 / ASCM_SQRT(ascm_abs(xd));
     float res = (float)r;
-    res = (x < 0.0f) ? ASCM_NAN_F32 : res;
-    res = (x == 0.0f) ? ascm_with_signf(ASCM_INF_F32, x) : res;
-    return ascm_isnanf(x) ? x : res;
+    res = ascm_self(x < 0.0f, ASCM_NAN_F32, res);
+    res = ascm_self(x == 0.0f, ascm_with_signf(ASCM_INF_F32, x), res);
+    return ascm_self(ascm_isnanf(x), x, res);
 }
 
 /* ======================================================================== */
@@ -396,18 +397,17 @@ ASCM_INLINE double ascm_exp_dd(double xh, double xl) {
 }
 
 ASCM_INLINE double asc_exp_f64(double x) {
-    double xc = x < 710.0 ? x : 710.0; /* NaN -> 710, fixed below */
-    xc = xc > -746.0 ? xc : -746.0;
+    double xc = ascm_maxd(ascm_mind(x, 710.0), -746.0); /* NaN -> 710 */
     double r = ascm_exp_dd(xc, 0.0);
-    return ascm_isnan(x) ? x : r;
+    return ascm_seld(ascm_isnan(x), x, r);
 }
 
 /* log: FreeBSD e_log.c scheme (error < 1 ulp), branch-free. */
 ASCM_INLINE double asc_log_f64(double x) {
     uint64_t ix0 = ascm_d2u(x);
     int dn = ix0 < 0x0010000000000000ull; /* +0 or positive subnormal */
-    double xs = dn ? x * 0x1p54 : x;
-    int32_t k = dn ? -54 : 0;
+    double xs = ascm_seld(dn, x * 0x1p54, x);
+    int32_t k = -(int32_t)dn & -54;
     uint64_t ix = ascm_d2u(xs);
     uint32_t hx = (uint32_t)(ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
     k += (int32_t)(hx >> 20) - 0x3ff;
@@ -424,10 +424,10 @@ ASCM_INLINE double asc_log_f64(double x) {
     double R = t2 + t1;
     double dk = (double)k;
     double res = s * (hfsq + R) + dk * 0x1.a39ef35793c76p-33 - hfsq + f + dk * 0x1.62e42feep-1;
-    res = (x == 0.0) ? -ASCM_INF_F64 : res;
-    res = (x < 0.0) ? ASCM_NAN_F64 : res;
-    res = (ix0 == 0x7ff0000000000000ull) ? x : res;
-    return ascm_isnan(x) ? x : res;
+    res = ascm_seld(x < 0.0, ASCM_NAN_F64, res);
+    res = ascm_seld(x == 0.0, -ASCM_INF_F64, res);
+    res = ascm_seld((ix0 == 0x7ff0000000000000ull) | ascm_isnan(x), x, res);
+    return res;
 }
 
 #endif /* ASC_MATH_H */

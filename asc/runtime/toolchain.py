@@ -26,13 +26,13 @@ INSTALL_HINT = ("asc needs a C++ compiler for the cpu target: install g++ (Debia
 
 @functools.lru_cache(maxsize=None)
 def find_cxx(cxx_env: str | None, cc_env: str | None) -> str:
-    candidates = []
     if cxx_env:
-        candidates.append(cxx_env)
+        candidates = [cxx_env]        # the user's choice: no fallback
     elif cc_env:  # CC=clang -> clang++, CC=gcc -> g++
         base = os.path.basename(cc_env)
-        candidates.append(cc_env.replace(base, base.replace("clang", "clang++").replace("gcc", "g++")))
-    candidates += ["g++", "clang++", "c++"]
+        candidates = [cc_env.replace(base, base.replace("clang", "clang++").replace("gcc", "g++"))]
+    else:
+        candidates = ["g++", "clang++", "c++"]
     for c in candidates:
         parts = shlex.split(c)
         if parts and shutil.which(parts[0]):
@@ -90,7 +90,8 @@ def _headers_hash() -> str:
 
 
 def identity(options: dict) -> str:
-    return "|".join((_identity(compiler()), host_fingerprint(), " ".join(flags(options)), _headers_hash()))
+    return "|".join((_identity(compiler()), host_fingerprint(), " ".join(flags(options)), _headers_hash(),
+                     repr(sorted(options.items()))))
 
 
 def build(source: str, out_path: str, options: dict, name: str) -> None:

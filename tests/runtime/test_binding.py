@@ -251,6 +251,59 @@ def test_numpy_float_for_int_parameter():
     assert_unchanged((x, keep))
 
 
+def _fill_int32(target):
+    @lang.kernel(target=target)
+    def fill_int32(x: lang.float32[N], n: lang.int32):
+        for i in range(N):
+            x[i] = n
+    return fill_int32
+
+
+@pytest.mark.parametrize("target", [
+    "cpu",
+    pytest.param("interpret", marks=pytest.mark.xfail(
+        reason="asc bug: the interpreter converts scalars in runtime/interpreter.py _scalar_in and lets NumPy's "
+               "OverflowError through; the range check lives only in Specialization.run_compiled", strict=True)),
+])
+def test_scalar_out_of_range_for_its_dtype(target):
+    kern = _fill_int32(target)
+    x = vec()
+    keep = x.copy()
+    with pytest.raises(ArgumentError) as ei:
+        kern(x, 2 ** 40)
+    refused(ei, ArgumentError, "fill_int32()", "'n'", "int32")
+    assert_unchanged((x, keep))
+
+
+def _kwonly(target):
+    @lang.kernel(target=target)
+    def fill_kwonly(x: lang.float32[N], *, beta: float = 1.0):
+        for i in range(N):
+            x[i] = beta
+    return fill_kwonly
+
+
+@pytest.mark.parametrize("target", ["cpu", "interpret"])
+@pytest.mark.xfail(reason="asc bug: binding.bind treats keyword-only parameters as positional (cpu accepts "
+                          "f(x, 5.0); the interpreter raises Python's own TypeError)", strict=True)
+def test_keyword_only_parameter_given_positionally(target):
+    kern = _kwonly(target)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ArgumentError) as ei:
+        kern(x, 5.0)
+    refused(ei, ArgumentError, "fill_kwonly()", "1 positional argument")
+    assert_unchanged((x, np.zeros(4, np.float32)))
+
+
+def test_keyword_only_parameter_given_by_keyword():
+    kern = _kwonly("cpu")
+    x = np.zeros(4, np.float32)
+    kern(x, beta=5.0)
+    np.testing.assert_array_equal(x, np.full(4, 5.0, np.float32))
+    kern(x)
+    np.testing.assert_array_equal(x, np.ones(4, np.float32))
+
+
 # ---------------------------------------------------------------------------------------------- arity
 
 
