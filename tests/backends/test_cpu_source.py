@@ -1,0 +1,81 @@
+"""The generated C++ is for people too, and the loop classification decides what runs in parallel."""
+from __future__ import annotations
+
+import numpy as np
+
+import asc.language as lang
+from asc.examples import seed
+
+
+def test_source_quotes_python_lines_and_uses_float32_math():
+    x = np.zeros(1 << 20, np.float32)
+    src = seed.gelu_naive.source("cpu", x)
+    assert "// seed.py:" in src and "out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt2))" in src
+    assert "asc_erf_f32(" in src and "double" not in src     # weak literals stay float32 (NEP 50)
+    assert "#pragma omp parallel for" in src                 # 1M independent elements: on all cores
+    ir_text = seed.gelu_naive.source("ir", x)
+    assert "[parallel]" not in ir_text and "erf(" in ir_text  # the IR before lowering
+    assert "# line" in ir_text
+
+
+def test_small_loops_stay_on_one_thread():
+    src = seed.gelu_naive.source("cpu", np.zeros(16, np.float32))
+    assert "omp parallel" not in src and "#pragma omp simd" in src
+
+
+@lang.kernel
+def rowsum(x: lang.float32[R, C]) -> lang.float32[R]:
+    out = lang.empty(R, dtype=lang.float32)
+    for i in range(R):
+        acc = 0.0
+        for j in range(C):
+            acc += x[i, j]
+        out[i] = acc
+    return out
+
+
+def test_private_accumulator_parallel_rows_serial_reduction():
+    x = np.random.default_rng(0).random((512, 300)).astype(np.float32)
+    src = rowsum.source("cpu", x)
+    lines = src.splitlines()
+    par = next(i for i, l in enumerate(lines) if "omp parallel for" in l)
+    assert "for (int64_t i" in lines[par + 1]
+    inner = next(i for i, l in enumerate(lines) if "for (int64_t j" in l)
+    assert "omp simd" not in lines[inner - 1]            # acc carries across j: kept serial
+    assert any("float acc;" in l for l in lines[par:inner])   # declared inside the row loop: private
+    np.testing.assert_allclose(rowsum(x), x.sum(axis=1, dtype=np.float64), rtol=1e-5)
+
+
+@lang.kernel
+def prefix(x: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, N):
+        out[i] = out[i - 1] + x[i]       # reads the previous iteration's write
+    return out
+
+
+def test_loop_carried_tensor_dependence_stays_serial():
+    x = np.ones(1 << 16, np.float32)
+    assert "omp parallel" not in prefix.source("cpu", x) and "omp simd" not in prefix.source("cpu", x)
+    np.testing.assert_array_equal(prefix(x), np.cumsum(x))
+
+
+@lang.kernel
+def weak_and_strong(a: lang.int32[N], x: lang.float32[N]):
+    f = lang.empty(N, dtype=lang.float64)
+    g = lang.empty_like(x)
+    for i in range(N):
+        f[i] = a[i] * 0.5          # int32 * Python float -> float64 (NEP 50)
+        g[i] = x[i] * i + 1        # float32 * Python int (the loop index) -> float32
+    return f, g
+
+
+def test_nep50_typing_in_kernels():
+    a = np.arange(5, dtype=np.int32)
+    x = np.full(5, 1.5, np.float32)
+    f, g = weak_and_strong(a, x)
+    np.testing.assert_array_equal(f, a * 0.5)
+    np.testing.assert_array_equal(g, x * np.arange(5) .astype(np.float32) + 1)
+    ir_text = weak_and_strong.source("ir", a, x)
+    assert "float64(a[i])" in ir_text
