@@ -24,6 +24,7 @@ class ParamSpec:
     weak: bool = False        # `int` / `float` / `bool` annotation: a Python number
     default: object = NO_DEFAULT
     loc: object = None
+    kwonly: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,15 +123,17 @@ def read_signature(fn):
         node = nodes.get(name)
         loc = src.loc(node.annotation if node is not None and node.annotation is not None else node)
         if p.annotation is inspect.Parameter.empty:
-            specs.append(ParamSpec(name, i, "any", default=p.default, loc=loc))
+            specs.append(ParamSpec(name, i, "any", default=p.default, loc=loc, kwonly=p.kind == p.KEYWORD_ONLY))
             continue
         kind, dtype, dims, weak = _classify(_eval_annotation(fn, p.annotation, loc), loc, f"parameter {name!r}")
-        specs.append(ParamSpec(name, i, kind, dtype, dims, weak, p.default, loc))
-    ret = ReturnSpec("none") if sig.return_annotation is None else None
-    if sig.return_annotation not in (inspect.Signature.empty, None):
+        specs.append(ParamSpec(name, i, kind, dtype, dims, weak, p.default, loc, p.kind == p.KEYWORD_ONLY))
+    ret = None
+    if sig.return_annotation is not inspect.Signature.empty:
         loc = src.loc(src.tree.returns)
         value = _eval_annotation(fn, sig.return_annotation, loc)
-        if isinstance(value, tuple):
+        if value is None:
+            ret = ReturnSpec("none")
+        elif isinstance(value, tuple):
             elems = tuple(ReturnSpec(*_classify(v, loc, "the return value")[:3]) for v in value)
             ret = ReturnSpec("tuple", elems=elems)
         else:

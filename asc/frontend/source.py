@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import textwrap
 from dataclasses import dataclass
 
 from ..errors import CompileError
@@ -14,15 +13,24 @@ from ..ir import Loc
 class Source:
     tree: ast.FunctionDef
     file: str
-    indent: int          # columns removed by dedent
+    lines: tuple         # the function's source lines, by line number - first
+
+    first: int = 1
+
+    def _col(self, line: int, byte_col: int) -> int:
+        """ast columns count UTF-8 bytes; carets count characters."""
+        k = line - self.first
+        if 0 <= k < len(self.lines):
+            return len(self.lines[k].encode()[:byte_col].decode(errors="replace"))
+        return byte_col
 
     def loc(self, node) -> Loc | None:
         if not hasattr(node, "lineno"):
             return None
         end = getattr(node, "end_col_offset", None)
         same_line = getattr(node, "end_lineno", node.lineno) == node.lineno
-        return Loc(self.file, node.lineno, node.col_offset + self.indent,
-                   end + self.indent if (end is not None and same_line) else None)
+        return Loc(self.file, node.lineno, self._col(node.lineno, node.col_offset),
+                   self._col(node.lineno, end) if (end is not None and same_line) else None)
 
 
 _cache: dict = {}
@@ -38,14 +46,14 @@ def get_source(fn) -> Source:
     except (OSError, TypeError) as e:
         raise CompileError(f"cannot read the source of {fn.__qualname__!r} ({e}); kernels must be defined in a "
                            f"file") from None
-    text = "".join(lines)
-    dedented = textwrap.dedent(text)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
-    tree = ast.parse(dedented)
-    ast.increment_lineno(tree, first - 1)
-    fdef = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    # parsed inside an `if` block, so that an indented (nested) definition keeps the file's own columns
+    nested = lines[0][:1].isspace()
+    tree = ast.parse(("if 1:\n" if nested else "") + "".join(lines))
+    ast.increment_lineno(tree, first - 1 - nested)
+    body = tree.body[0].body if nested else tree.body
+    fdef = next(n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     if isinstance(fdef, ast.AsyncFunctionDef):
-        raise CompileError("unsupported Python feature: async def", Loc(code.co_filename, fdef.lineno, indent))
-    src = Source(fdef, code.co_filename, indent)
+        raise CompileError("unsupported Python feature: async def", Loc(code.co_filename, fdef.lineno, 0))
+    src = Source(fdef, code.co_filename, tuple(lines), first)
     _cache[code] = src
     return src

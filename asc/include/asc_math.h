@@ -50,18 +50,6 @@
 #define ASCM_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* sqrt: with -fno-math-errno this is a single sqrtss/sqrtsd (vsqrtps/pd in
- * vector loops).  The argument is always non-negative or NaN (we pass |x|),
- * so the result never depends on errno semantics. */
-#if defined(__GNUC__) || defined(__clang__)
-#define ASCM_SQRTF(x) __builtin_sqrtf(x)
-#define ASCM_SQRT(x) __builtin_sqrt(x)
-#else
-#include <math.h>
-#define ASCM_SQRTF(x) sqrtf(x)
-#define ASCM_SQRT(x) sqrt(x)
-#endif
-
 /* ------------------------------------------------------------------------ */
 /* Bit manipulation helpers                                                 */
 /* ------------------------------------------------------------------------ */
@@ -148,23 +136,30 @@ ASCM_INLINE double ascm_two_prod(double a, double b, double *e) {
 /* float32                                                                  */
 /* ======================================================================== */
 
-/* exp(x) for x in [-104, 89] (callers clamp; NaN must not reach here).
- * x = k*ln2 + r, |r| <= ~0.35, exp(r) = 1 + r + r^2*P(r) (minimax, rel. err
- * 2^-28), result = 2^k * exp(r) scaled in two steps so that subnormal results
- * are rounded only once and 2^128 * m overflows to +inf. */
-ASCM_INLINE float ascm_expf_core(float x) {
+/* exp argument reduction and polynomial: x = k*ln2 + r, |r| <= ~0.35,
+ * returns y = exp(r) - 1 = r + r^2*P(r) (minimax, rel. err 2^-28) and k.
+ * x must be finite and within [-104, 89] (callers clamp). */
+ASCM_INLINE float ascm_expf_poly(float x, int32_t *k) {
     const float shift = 0x1.8p23f;
     float kf = ASCM_FMAF(x, 0x1.715476p+0f, shift);
-    int32_t k = (int32_t)(ascm_f2u(kf) - 0x4b400000u);
+    *k = (int32_t)(ascm_f2u(kf) - 0x4b400000u);
     kf -= shift;
-    /* ln2 = 0x1.63p-1 (9 bits: k*C1 exact) + -0x1.bd0106p-13 */
+    /* ln2 = 0x1.63p-1 (9 bits: k*C1 is exact) + -0x1.bd0106p-13 */
     float r = ASCM_FMAF(kf, -0x1.63p-1f, x);
     r = ASCM_FMAF(kf, 0x1.bd0106p-13f, r);
     float r2 = r * r;
     float p01 = ASCM_FMAF(0x1.555482p-3f, r, 0x1.fffffcp-2f);
     float p23 = ASCM_FMAF(0x1.1245d4p-7f, r, 0x1.55593ep-5f);
     float p = ASCM_FMAF(ASCM_FMAF(0x1.6a106ap-10f, r2, p23), r2, p01);
-    float y = ASCM_FMAF(r2, p, r); /* exp(r) - 1 */
+    return ASCM_FMAF(r2, p, r);
+}
+
+/* exp(x) for x in [-104, 89]: 2^k * (1 + y), the scaling done in two steps
+ * (2^k1 * 2^k2) so that subnormal results are rounded only once and results
+ * beyond FLT_MAX overflow to +inf. */
+ASCM_INLINE float ascm_expf_core(float x) {
+    int32_t k;
+    float y = ascm_expf_poly(x, &k);
     int32_t k1 = k >> 1;
     int32_t k2 = k - k1;
     float s1 = ascm_u2f((uint32_t)(k1 + 127) << 23);
@@ -172,19 +167,10 @@ ASCM_INLINE float ascm_expf_core(float x) {
     return ASCM_FMAF(y, s1, s1) * s2;
 }
 
-/* Same as ascm_expf_core for x in [-87, 88] (normal results only). */
+/* Same for x in [-87, 88] (normal results only, single scaling). */
 ASCM_INLINE float ascm_expf_core_normal(float x) {
-    const float shift = 0x1.8p23f;
-    float kf = ASCM_FMAF(x, 0x1.715476p+0f, shift);
-    int32_t k = (int32_t)(ascm_f2u(kf) - 0x4b400000u);
-    kf -= shift;
-    float r = ASCM_FMAF(kf, -0x1.63p-1f, x);
-    r = ASCM_FMAF(kf, 0x1.bd0106p-13f, r);
-    float r2 = r * r;
-    float p01 = ASCM_FMAF(0x1.555482p-3f, r, 0x1.fffffcp-2f);
-    float p23 = ASCM_FMAF(0x1.1245d4p-7f, r, 0x1.55593ep-5f);
-    float p = ASCM_FMAF(ASCM_FMAF(0x1.6a106ap-10f, r2, p23), r2, p01);
-    float y = ASCM_FMAF(r2, p, r);
+    int32_t k;
+    float y = ascm_expf_poly(x, &k);
     float s = ascm_u2f((uint32_t)(k + 127) << 23);
     return ASCM_FMAF(y, s, s);
 }
@@ -239,14 +225,37 @@ ASCM_INLINE float asc_tanh_f32(float x) {
     return ascm_self(ascm_isnanf(x), x, res);
 }
 
-/* sigmoid(x) = 1/(1+exp(-x)); with t = exp(-|x|):
- *   x >= 0: 1/(1+t),  x < 0: t/(1+t)   (no overflow, gradual underflow). */
+/* sigmoid(x) = 1/(1+exp(-x)).  With t = exp(-|x|) (never overflows):
+ *   x >= 0: 1/(1+t),  x < 0: t/(1+t).
+ * t is kept as t + tl (the rounding error of the exp scaling step), 1+t as
+ * dh + dl, and the quotient q = num/dh gets one correction step
+ *   q' = q + (num - q*dh + nl - q*dl) / dh,  with 1/dh = q (x >= 0) or 1-q,
+ * which removes the rounding of t, of 1+t and (with FMA) of the division. */
 ASCM_INLINE float asc_sigmoid_f32(float x) {
     float a = ascm_absf(x);
     float ac = ascm_minf(a, 104.0f); /* NaN -> 104 */
-    float t = ascm_expf_core(-ac);
-    float num = ascm_self(x < 0.0f, t, 1.0f);
-    float res = num / (1.0f + t);
+    int32_t k;
+    float y = ascm_expf_poly(-ac, &k);
+    int32_t k1 = k >> 1;
+    int32_t k2 = k - k1;
+    float s1 = ascm_u2f((uint32_t)(k1 + 127) << 23);
+    float s2 = ascm_u2f((uint32_t)(k2 + 127) << 23);
+    float t1 = ASCM_FMAF(y, s1, s1);
+    float e1 = ASCM_FMAF(y, s1, s1 - t1); /* t1's rounding error (exact) */
+    float t = t1 * s2, tl = e1 * s2;
+    float dh = 1.0f + t;
+    float dl = (t - (dh - 1.0f)) + tl;
+    int neg = x < 0.0f;
+    float num = ascm_self(neg, t, 1.0f);
+    float nl = ascm_self(neg, tl, 0.0f);
+    float q = num / dh;
+#if ASCM_HAS_FMA
+    float rem = ASCM_FMAF(-q, dh, num); /* exact division residual */
+#else
+    float rem = 0.0f;
+#endif
+    float rinv = ascm_self(neg, 1.0f - q, q);
+    float res = ASCM_FMAF(rem + (nl - q * dl), rinv, q);
     return ascm_self(ascm_isnanf(x), x, res);
 }
 
@@ -278,29 +287,41 @@ ASCM_INLINE float asc_erf_f32(float x) {
  * Returns r in ~[-pi/4, pi/4] (double, ~2^-33 relative accuracy or better)
  * and quadrant q with |x| = q*pi/2 + r (mod 2*pi).
  *  |x| < 2 : r = |x| - k*(pi/2) with pi/2 split in two doubles.
- *  |x| >= 2: exact integer reduction with a 192-bit table of 4/pi (the
- *            "fast integer" Payne-Hanek variant of ARM optimized-routines):
- *            valid for every finite float. */
+ *  |x| >= 2: exact integer reduction with 96 bits of 4/pi selected by the
+ *            exponent (the "fast integer" Payne-Hanek variant used by ARM
+ *            optimized-routines): a 32x96-bit multiply gives |x|*4/pi mod 8
+ *            as a 2.62 fixed-point number, exact for every finite float.
+ *            The 96-bit window is cut out of four 64-bit constants with
+ *            shifts and selects instead of a table: gcc emulates table
+ *            gathers lane by lane on tunings that avoid vpgather. */
 typedef struct { double r; uint32_t q; } ascm_redf_t;
 
+ASCM_INLINE uint64_t ascm_selu64(int c, uint64_t a, uint64_t b) {
+    uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return (a & m) | (b & ~m);
+}
+
 ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
-    static const uint32_t inv_pio4[24] = {
-        0x000000a2u, 0x0000a2f9u, 0x00a2f983u, 0xa2f9836eu, 0xf9836e4eu, 0x836e4e44u,
-        0x6e4e4415u, 0x4e441529u, 0x441529fcu, 0x1529fc27u, 0x29fc2757u, 0xfc2757d1u,
-        0x2757d1f5u, 0x57d1f534u, 0xd1f534ddu, 0xf534ddc0u, 0x34ddc0dbu, 0xddc0db62u,
-        0xc0db6295u, 0xdb629599u, 0x6295993cu, 0x95993c43u, 0x993c4390u, 0x3c439041u};
+    /* 4/pi = 0x1.45f306dc9c882a53f84eafa3ea6a...: bits 0xa2f9836e... of
+     * 4/pi/2 preceded by 24 zero bits, as big-endian 64-bit words */
+    const uint64_t G0 = 0x000000a2f9836e4eull, G1 = 0x441529fc2757d1f5ull,
+                   G2 = 0x34ddc0db6295993cull, G3 = 0x4390410000000000ull;
     ascm_redf_t out;
     double xd = (double)ax;
     /* small path */
     double kd = (xd * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;
     double rs = (xd - kd * 0x1.921fb54442d18p+0) - kd * 0x1.1a62633145c07p-54;
-    uint32_t qs = (uint32_t)(int32_t)kd;
-    /* large path */
+    uint32_t qs = (uint32_t)ascm_d2u(kd + 0x1.8p52); /* low bits = k */
+    /* large path: window of 96 bits starting at bit o = 8*((E >> 3) & 15) */
     uint32_t xi = ascm_f2u(ax);
-    uint32_t idx = (xi >> 26) & 15u;
-    uint32_t sh = (xi >> 23) & 7u;
-    uint32_t m = ((xi & 0x007fffffu) | 0x00800000u) << sh;
-    uint32_t a0 = inv_pio4[idx], a1 = inv_pio4[idx + 4], a2 = inv_pio4[idx + 8];
+    uint32_t o = ((xi >> 26) & 15u) << 3; /* 0..120 */
+    uint32_t b = o & 63u;
+    int hi = o >= 64u;
+    uint64_t g0 = ascm_selu64(hi, G1, G0), g1 = ascm_selu64(hi, G2, G1), g2 = ascm_selu64(hi, G3, G2);
+    uint64_t A = (g0 << b) | ((g1 >> 1) >> (63u - b));
+    uint64_t B = (g1 << b) | ((g2 >> 1) >> (63u - b));
+    uint32_t a0 = (uint32_t)(A >> 32), a1 = (uint32_t)A, a2 = (uint32_t)(B >> 32);
+    uint32_t m = ((xi & 0x007fffffu) | 0x00800000u) << ((xi >> 23) & 7u);
     uint64_t res0 = (uint64_t)(uint32_t)(m * a0);
     uint64_t res1 = (uint64_t)m * a1;
     uint64_t res2 = (uint64_t)m * a2;
@@ -309,9 +330,9 @@ ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
     uint64_t n = (res0 + (1ull << 61)) >> 62;
     res0 -= n << 62;
     /* (double)(int64_t)res0 without a 64-bit int -> double conversion */
-    int32_t hi = (int32_t)(uint32_t)(res0 >> 32);
-    int32_t lo = (int32_t)(uint32_t)((res0 >> 1) & 0x7fffffffu);
-    double rl = ((double)hi * 0x1p32 + (double)lo * 2.0) * 0x1.921fb54442d18p-62;
+    int32_t rhi = (int32_t)(uint32_t)(res0 >> 32);
+    int32_t rlo = (int32_t)(uint32_t)((res0 >> 1) & 0x7fffffffu);
+    double rl = ((double)rhi * 0x1p32 + (double)rlo * 2.0) * 0x1.921fb54442d18p-62;
     int small = ax < 2.0f;
     out.r = ascm_seld(small, rs, rl);
     out.q = ascm_selu(small, qs, (uint32_t)n);
@@ -355,14 +376,54 @@ ASCM_INLINE float asc_cos_f32(float x) {
     return ascm_self(ascm_isnanf(x), x, res);
 }
 
-/* rsqrt: 1/sqrt(x) evaluated in double and rounded once to float
- * (<= 0.5 ulp + 2^-29). rsqrt(+-0) = +-inf, rsqrt(x<0) = NaN, rsqrt(inf)=0. */
+/* Fast float-only sin/cos (optional "fastmath" variants).
+ * Cody-Waite reduction with pi/2 = 0x1.92p0 + 0x1.fb4p-12 + 0x1.4442d2p-24
+ * (k*piece exact for k < 2^13 with or without FMA) and Cephes' float
+ * minimax kernels on [-pi/4, pi/4].  Error bound documented for
+ * |x| <= ASC_FAST_SINCOS_F32_MAX = 12868 (= 2^13 * pi/2); beyond that the
+ * result stays in [-1, 1] but the absolute error grows like |x| * 2^-37
+ * (reduction) and, above 2^22, the quadrant is meaningless.  inf/NaN -> NaN. */
+#define ASC_FAST_SINCOS_F32_MAX 12868.0f
+ASCM_INLINE float ascm_fast_sincosf(float x, uint32_t qadd, uint32_t sgn) {
+    float ax = ascm_minf(ascm_absf(x), 0x1p22f); /* NaN -> 2^22, fixed below */
+    float kf = ASCM_FMAF(ax, 0x1.45f306p-1f, 0x1.8p23f);
+    uint32_t q = ascm_f2u(kf) + qadd;
+    kf -= 0x1.8p23f;
+    float r = ASCM_FMAF(kf, -0x1.92p+0f, ax);
+    r = ASCM_FMAF(kf, -0x1.fb4p-12f, r);
+    r = ASCM_FMAF(kf, -0x1.4442d2p-24f, r);
+    float z = r * r;
+    float ps = ASCM_FMAF(ASCM_FMAF(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f);
+    float sn = ASCM_FMAF(r * z, ps, r);
+    float pc = ASCM_FMAF(ASCM_FMAF(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f);
+    float cs = ASCM_FMAF(z * z, pc, ASCM_FMAF(-0.5f, z, 1.0f));
+    float v = ascm_self(q & 1u, cs, sn);
+    v = ascm_u2f(ascm_f2u(v) ^ ((q & 2u) << 30) ^ sgn);
+    v = ascm_self(ascm_absf(x) == ASCM_INF_F32, ASCM_NAN_F32, v);
+    return ascm_self(ascm_isnanf(x), x, v);
+}
+ASCM_INLINE float asc_fast_sin_f32(float x) {
+    return ascm_fast_sincosf(x, 0u, ascm_f2u(x) & 0x80000000u);
+}
+ASCM_INLINE float asc_fast_cos_f32(float x) {
+    return ascm_fast_sincosf(x, 1u, 0u);
+}
+
+/* rsqrt: 1/sqrt(x) by Newton-Raphson in double from a bit-trick seed (no
+ * sqrt instruction, so no errno/libm dependence): 3 steps take the 3.4%
+ * seed error to < 2^-34, then one rounding to float (<= 0.5 ulp + 2^-11).
+ * rsqrt(+-0) = +-inf, rsqrt(x<0) = NaN, rsqrt(+inf) = +0. */
 ASCM_INLINE float asc_rsqrt_f32(float x) {
-    double xd = (double)x;
-    double r = 1.0 / ASCM_SQRT(ascm_abs(xd));
-    float res = (float)r;
-    res = ascm_self(x < 0.0f, ASCM_NAN_F32, res);
+    double xd = (double)ascm_absf(x); /* float subnormals are normal doubles */
+    double y = ascm_u2d(0x5fe6eb50c7b537a9ull - (ascm_d2u(xd) >> 1));
+    double hx = 0.5 * xd;
+    y = y * (1.5 - hx * y * y);
+    y = y * (1.5 - hx * y * y);
+    y = y * (1.5 - hx * y * y);
+    float res = (float)y;
+    res = ascm_self(x == ASCM_INF_F32, 0.0f, res);
     res = ascm_self(x == 0.0f, ascm_with_signf(ASCM_INF_F32, x), res);
+    res = ascm_self(x < 0.0f, ASCM_NAN_F32, res);
     return ascm_self(ascm_isnanf(x), x, res);
 }
 
@@ -402,15 +463,12 @@ ASCM_INLINE double asc_exp_f64(double x) {
     return ascm_seld(ascm_isnan(x), x, r);
 }
 
-/* log: FreeBSD e_log.c scheme (error < 1 ulp), branch-free. */
-ASCM_INLINE double asc_log_f64(double x) {
-    uint64_t ix0 = ascm_d2u(x);
-    int dn = ix0 < 0x0010000000000000ull; /* +0 or positive subnormal */
-    double xs = ascm_seld(dn, x * 0x1p54, x);
-    int32_t k = -(int32_t)dn & -54;
+/* log core: FreeBSD e_log.c scheme (error < 1 ulp), branch-free.
+ * xs must be positive, finite and normal; returns log(xs) + k0*ln2. */
+ASCM_INLINE double ascm_log_core(double xs, int32_t k0) {
     uint64_t ix = ascm_d2u(xs);
     uint32_t hx = (uint32_t)(ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
-    k += (int32_t)(hx >> 20) - 0x3ff;
+    int32_t k = k0 + (int32_t)(hx >> 20) - 0x3ff;
     hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
     ix = ((uint64_t)hx << 32) | (ix & 0xffffffffull);
     double f = ascm_u2d(ix) - 1.0;
@@ -423,10 +481,342 @@ ASCM_INLINE double asc_log_f64(double x) {
                 w * (0x1.7466496cb03dep-3 + w * 0x1.2f112df3e5244p-3)));
     double R = t2 + t1;
     double dk = (double)k;
-    double res = s * (hfsq + R) + dk * 0x1.a39ef35793c76p-33 - hfsq + f + dk * 0x1.62e42feep-1;
+    return s * (hfsq + R) + dk * 0x1.a39ef35793c76p-33 - hfsq + f + dk * 0x1.62e42feep-1;
+}
+
+ASCM_INLINE double asc_log_f64(double x) {
+    uint64_t ix0 = ascm_d2u(x);
+    int dn = ix0 < 0x0010000000000000ull; /* +0 or positive subnormal */
+    double xs = ascm_seld(dn, x * 0x1p54, x);
+    double res = ascm_log_core(xs, -(int32_t)dn & -54);
     res = ascm_seld(x < 0.0, ASCM_NAN_F64, res);
     res = ascm_seld(x == 0.0, -ASCM_INF_F64, res);
     res = ascm_seld((ix0 == 0x7ff0000000000000ull) | ascm_isnan(x), x, res);
+    return res;
+}
+
+/* tanh: |x| < 0.625: Cephes rational x + x^3 P(x^2)/Q(x^2);
+ *       otherwise 1 - 2/(exp(2|x|) + 1), |x| clamped to 22 (tanh = 1). */
+ASCM_INLINE double asc_tanh_f64(double x) {
+    double a = ascm_abs(x);
+    double z = a * a;
+    double p = ((-0x1.edc5baafd6f4bp-1 * z + -0x1.8d26a0e26682dp+6) * z + -0x1.93ac030580563p+10) * z;
+    double q = ((z + 0x1.c33f28a581b86p+6) * z + 0x1.176fa0e5535fap+11) * z + 0x1.2ec102442040cp+12;
+    double small = a + a * (p / q);
+    double ac = ascm_mind(a, 22.0); /* NaN -> 22 */
+    double e = ascm_exp_dd(2.0 * ac, 0.0);
+    double large = 1.0 - 2.0 / (e + 1.0);
+    double res = ascm_seld(a < 0.625, small, large);
+    res = ascm_with_sign(res, x);
+    return ascm_seld(ascm_isnan(x), x, res);
+}
+
+/* sigmoid: t = exp(-|x|); x >= 0: 1/(1+t), x < 0: t/(1+t). */
+ASCM_INLINE double asc_sigmoid_f64(double x) {
+    double a = ascm_abs(x);
+    double ac = ascm_mind(a, 746.0); /* NaN -> 746 */
+    double t = ascm_exp_dd(-ac, 0.0);
+    double num = ascm_seld(x < 0.0, t, 1.0);
+    double res = num / (1.0 + t);
+    return ascm_seld(ascm_isnan(x), x, res);
+}
+
+/* erf: FreeBSD s_erf.c (error < 1 ulp), all pieces evaluated and selected:
+ *   |x| < 0.84375      x + x*P(x^2)/Q(x^2)
+ *   |x| < 1.25         erx + P(|x|-1)/Q(|x|-1)
+ *   |x| < 6            1 - exp(-z*z-0.5625)*exp((z-x)(z+x)+R(1/x^2)/S(1/x^2))/x
+ *                      (two coefficient sets split at 1/0.35, selected)
+ *   |x| >= 6           1 (the formula above at x = 6 rounds to 1). */
+ASCM_INLINE double asc_erf_f64(double x) {
+    double a = ascm_abs(x);
+    double z = a * a;
+    double r = 0x1.06eba8214db68p-3 + z * (-0x1.4cd7d691cb913p-2 + z * (-0x1.d2a51dbd7194fp-6 +
+               z * (-0x1.7a291236668e4p-8 + z * -0x1.8ead6120016acp-16)));
+    double s = 1.0 + z * (0x1.97779cddadc09p-2 + z * (0x1.0a54c5536cebap-4 + z * (0x1.4d022c4d36b0fp-8 +
+               z * (0x1.15dc9221c1a10p-13 + z * -0x1.09c4342a26120p-18))));
+    double y1 = a + a * (r / s);
+    double sm = a - 1.0;
+    double P = -0x1.359b8bef77538p-9 + sm * (0x1.a8d00ad92b34dp-2 + sm * (-0x1.7d240fbb8c3f1p-2 +
+               sm * (0x1.45fca805120e4p-2 + sm * (-0x1.c63983d3e28ecp-4 + sm * (0x1.22a36599795ebp-5 +
+               sm * -0x1.1bf380a96073fp-9)))));
+    double Q = 1.0 + sm * (0x1.b3e6618eee323p-4 + sm * (0x1.14af092eb6f33p-1 + sm * (0x1.2635cd99fe9a7p-4 +
+               sm * (0x1.02660e763351fp-3 + sm * (0x1.bedc26b51dd1cp-7 + sm * 0x1.88b545735151dp-7)))));
+    double y2 = 0x1.b0ac16p-1 + P / Q;
+    double ac = ascm_mind(ascm_maxd(a, 1.25), 6.0);
+    double si = 1.0 / (ac * ac);
+    int b = ac >= 0x1.6db6ep+1; /* 1/0.35 */
+    double R = ascm_seld(b, -0x1.4341239e86f4ap-7, -0x1.43412600d6435p-7) + si *
+              (ascm_seld(b, -0x1.993ba70c285dep-1, -0x1.63416e4ba7360p-1) + si *
+              (ascm_seld(b, -0x1.1c209555f995ap+4, -0x1.51e0441b0e726p+3) + si *
+              (ascm_seld(b, -0x1.4145d43c5ed98p+7, -0x1.f300ae4cba38dp+5) + si *
+              (ascm_seld(b, -0x1.3ec881375f228p+9, -0x1.44cb184282266p+7) + si *
+              (ascm_seld(b, -0x1.004616a2e5992p+10, -0x1.7135cebccabb2p+7) + si *
+              (ascm_seld(b, -0x1.e384e9bdc383fp+8, -0x1.4526557e4d2f2p+6) + si *
+               ascm_seld(b, 0.0, -0x1.3a0efc69ac25cp+3)))))));
+    double S = 1.0 + si *
+              (ascm_seld(b, 0x1.e568b261d5190p+4, 0x1.3a6b9bd707687p+4) + si *
+              (ascm_seld(b, 0x1.45cae221b9f0ap+8, 0x1.1350c526ae721p+7) + si *
+              (ascm_seld(b, 0x1.802eb189d5118p+10, 0x1.b290dd58a1a71p+8) + si *
+              (ascm_seld(b, 0x1.8ffb7688c246ap+11, 0x1.42b1921ec2868p+9) + si *
+              (ascm_seld(b, 0x1.3f219cedf3be6p+11, 0x1.ad02157700314p+8) + si *
+              (ascm_seld(b, 0x1.da874e79fe763p+8, 0x1.b28a3ee48ae2cp+6) + si *
+              (ascm_seld(b, -0x1.670e242712d62p+4, 0x1.a47ef8e484a93p+2) + si *
+               ascm_seld(b, 0.0, -0x1.eeff2ee749a62p-5))))))));
+    double zz = ascm_u2d(ascm_d2u(ac) & 0xffffffff00000000ull);
+    double rr = ascm_exp_dd(-zz * zz - 0.5625, 0.0) * ascm_exp_dd((zz - ac) * (zz + ac) + R / S, 0.0);
+    double y3 = 1.0 - rr / ac;
+    double res = ascm_seld(a < 0.84375, y1, ascm_seld(a < 1.25, y2, y3));
+    res = ascm_with_sign(res, x);
+    return ascm_seld(ascm_isnan(x), x, res);
+}
+
+/* sin/cos range reduction (double): |x| = k*pi/2 + (hi + lo).
+ * pi/2 is split into four 27-bit pieces plus a 53-bit tail, so k*piece is
+ * exact for k < 2^26 with or without FMA and the differences are accumulated
+ * with error-free sums: hi+lo is accurate to ~2^-100 absolute.
+ * Valid (<= 1 ulp results) for |x| < ASC_SINCOS_F64_MAX = 2^26*1.5 ~ 1.0e8. */
+#define ASC_SINCOS_F64_MAX 0x1.8p26
+typedef struct { double hi, lo; uint32_t q; } ascm_red_t;
+
+ASCM_INLINE ascm_red_t ascm_sincos_reduce(double ax) {
+    ascm_red_t out;
+    const double shift = 0x1.8p52;
+    double kd = ASCM_FMA(ax, 0x1.45f306dc9c883p-1, shift);
+    out.q = (uint32_t)ascm_d2u(kd); /* low bits of k */
+    kd -= shift;
+    double r1 = ax - kd * 0x1.921fb54p+0;
+    double e1, e2, e3;
+    double sm = ascm_two_sum(r1, -(kd * 0x1.10b461p-30), &e1);
+    sm = ascm_two_sum(sm, -(kd * 0x1.a62633p-58), &e2);
+    sm = ascm_two_sum(sm, -(kd * 0x1.45c06ep-86), &e3);
+    double t = ((e1 + e2) + e3) - kd * 0x1.cd129024e088ap-115;
+    out.hi = ascm_fast_two_sum(sm, t, &out.lo);
+    return out;
+}
+
+/* Large-argument reduction (|x| >= ASC_SINCOS_F64_MAX, any finite double):
+ * integer Payne-Hanek.  With |x| = M * 2^p (M the 53-bit integer mantissa),
+ * only the bits of 2/pi from position p-1 on matter mod 4; a 192-bit window
+ * W of them is cut from a table with shifts, and the 32-bit limbs 2..5 of
+ * the exact product M*W (32x32->64 multiplies, columns summed with carries)
+ * give x*2/pi mod 4 with 126 fraction bits (truncation error < 2^-124).
+ * The fraction is converted to a double-double and multiplied by pi/2. */
+ASCM_INLINE uint64_t ascm_u32_to_u64(uint32_t v) { return (uint64_t)v; }
+ASCM_INLINE double ascm_u32_to_d(uint32_t v) { /* exact, no unsigned cvt needed */
+    return ascm_u2d(0x4330000000000000ull | (uint64_t)v) - 0x1p52;
+}
+
+ASCM_INLINE ascm_red_t ascm_sincos_reduce_large(double ax) {
+    /* bits of 2/pi (0.a2f9836e...) preceded by 32 zero bits */
+    static const uint32_t two_over_pi[40] = {
+        0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
+        0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau,
+        0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u,
+        0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu,
+        0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u,
+        0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u,
+        0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u};
+    ascm_red_t out;
+    uint64_t ix = ascm_d2u(ax);
+    uint32_t E = (uint32_t)(ix >> 52);            /* biased exponent (ax >= 0) */
+    E = ascm_selu(E < 1049u, 1049u, E);           /* lanes on the small path */
+    uint32_t sbit = E - 1045u;                    /* 32 + (E - 1075) - 2 */
+    uint32_t w = sbit >> 5, sh = sbit & 31u;
+    uint32_t W[6];
+    for (int i = 0; i < 6; i++) {
+        uint64_t pair = (ascm_u32_to_u64(two_over_pi[w + i]) << 32) | two_over_pi[w + i + 1];
+        W[i] = (uint32_t)(pair >> (32u - sh));
+    }
+    uint64_t M = (ix & 0x000fffffffffffffull) | 0x0010000000000000ull;
+    uint64_t mlo = M & 0xffffffffull, mhi = M >> 32;
+    uint64_t a1 = mlo * W[1], a2 = mlo * W[2], a3 = mlo * W[3], a4 = mlo * W[4];
+    uint64_t b2 = mhi * W[2], b3 = mhi * W[3], b4 = mhi * W[4], b5 = mhi * W[5];
+    uint32_t a0lo = (uint32_t)mlo * W[0], b1lo = (uint32_t)mhi * W[1];
+    const uint64_t lo32 = 0xffffffffull;
+    uint64_t c2 = (a3 & lo32) + (a4 >> 32) + (b4 & lo32) + (b5 >> 32);
+    uint64_t c3 = (a2 & lo32) + (a3 >> 32) + (b3 & lo32) + (b4 >> 32) + (c2 >> 32);
+    uint64_t c4 = (a1 & lo32) + (a2 >> 32) + (b2 & lo32) + (b3 >> 32) + (c3 >> 32);
+    uint32_t L5 = a0lo + (uint32_t)(a1 >> 32) + b1lo + (uint32_t)(b2 >> 32) + (uint32_t)(c4 >> 32);
+    /* round to the nearest quadrant: V = L5:L4:L3:L2 * 2^-126, unit = bit 30 of L5 */
+    L5 += 0x20000000u;
+    out.q = L5 >> 30;
+    int32_t f5 = (int32_t)(L5 & 0x3fffffffu) - 0x20000000;
+    double e1, e2, e3;
+    double h = ascm_two_sum((double)f5 * 0x1p96, ascm_u32_to_d((uint32_t)c4) * 0x1p64, &e1);
+    h = ascm_two_sum(h, ascm_u32_to_d((uint32_t)c3) * 0x1p32, &e2);
+    h = ascm_two_sum(h, ascm_u32_to_d((uint32_t)c2), &e3);
+    double l = (e1 + e2) + e3;
+    h = ascm_fast_two_sum(h, l, &l);
+    h *= 0x1p-126;
+    l *= 0x1p-126;
+    double pl;
+    double ph = ascm_two_prod(h, 0x1.921fb54442d18p+0, &pl);
+    pl += h * 0x1.1a62633145c07p-54 + l * 0x1.921fb54442d18p+0;
+    out.hi = ascm_fast_two_sum(ph, pl, &out.lo);
+    return out;
+}
+
+/* |x| = q*pi/2 + (hi + lo) for any finite x. */
+ASCM_INLINE ascm_red_t ascm_sincos_reduce_any(double ax) {
+    ascm_red_t sm = ascm_sincos_reduce(ascm_mind(ax, ASC_SINCOS_F64_MAX));
+    ascm_red_t lg = ascm_sincos_reduce_large(ax);
+    int big = ax >= ASC_SINCOS_F64_MAX;
+    sm.hi = ascm_seld(big, lg.hi, sm.hi);
+    sm.lo = ascm_seld(big, lg.lo, sm.lo);
+    sm.q = ascm_selu(big, lg.q, sm.q);
+    return sm;
+}
+
+/* FreeBSD k_sin.c / k_cos.c kernels on [-pi/4, pi/4] with tail y. */
+ASCM_INLINE double ascm_sin_kernel(double x, double y) {
+    double z = x * x, w = z * z;
+    double r = 0x1.111111110f8a6p-7 + z * (-0x1.a01a019c161d5p-13 + z * 0x1.71de357b1fe7dp-19) +
+               z * w * (-0x1.ae5e68a2b9cebp-26 + z * 0x1.5d93a5acfd57cp-33);
+    double v = z * x;
+    return x - ((z * (0.5 * y - v * r) - y) - v * -0x1.5555555555549p-3);
+}
+ASCM_INLINE double ascm_cos_kernel(double x, double y) {
+    double z = x * x, w = z * z;
+    double r = z * (0x1.555555555554cp-5 + z * (-0x1.6c16c16c15177p-10 + z * 0x1.a01a019cb1590p-16)) +
+               w * w * (-0x1.27e4f809c52adp-22 + z * (0x1.1ee9ebdb4b1c4p-29 + z * -0x1.8fae9be8838d4p-37));
+    double hz = 0.5 * z;
+    double ww = 1.0 - hz;
+    return ww + (((1.0 - ww) - hz) + (z * r - x * y));
+}
+
+ASCM_INLINE double asc_sin_f64(double x) {
+    double ax = ascm_abs(x);
+    ascm_red_t red = ascm_sincos_reduce_any(ax);
+    double s = ascm_sin_kernel(red.hi, red.lo), c = ascm_cos_kernel(red.hi, red.lo);
+    double v = ascm_seld(red.q & 1u, c, s);
+    v = ascm_u2d(ascm_d2u(v) ^ ((uint64_t)(red.q & 2u) << 62) ^ (ascm_d2u(x) & 0x8000000000000000ull));
+    v = ascm_seld(ax == ASCM_INF_F64, ASCM_NAN_F64, v);
+    return ascm_seld(ascm_isnan(x), x, v);
+}
+
+ASCM_INLINE double asc_cos_f64(double x) {
+    double ax = ascm_abs(x);
+    ascm_red_t red = ascm_sincos_reduce_any(ax);
+    double s = ascm_sin_kernel(red.hi, red.lo), c = ascm_cos_kernel(red.hi, red.lo);
+    double v = ascm_seld(red.q & 1u, s, c);
+    v = ascm_u2d(ascm_d2u(v) ^ ((uint64_t)((red.q + 1u) & 2u) << 62));
+    v = ascm_seld(ax == ASCM_INF_F64, ASCM_NAN_F64, v);
+    return ascm_seld(ascm_isnan(x), x, v);
+}
+
+/* rsqrt: Newton-Raphson from a bit-trick seed (4 steps: relative error at
+ * the rounding level), then one correction step with an exactly computed
+ * residual e = 1 - x*y*y:  y' = y + y*e/2.  Inputs outside [2^-900, 2^900]
+ * are prescaled by 2^(-+200) so that y*y neither overflows nor underflows. */
+ASCM_INLINE double asc_rsqrt_f64(double x) {
+    double ax = ascm_abs(x);
+    int tiny = ax < 0x1p-900, huge = ax > 0x1p900;
+    double xs = ax * ascm_seld(tiny, 0x1p200, ascm_seld(huge, 0x1p-200, 1.0));
+    double y = ascm_u2d(0x5fe6eb50c7b537a9ull - (ascm_d2u(xs) >> 1));
+    double hx = 0.5 * xs;
+    y = y * (1.5 - hx * y * y);
+    y = y * (1.5 - hx * y * y);
+    y = y * (1.5 - hx * y * y);
+    y = y * (1.5 - hx * y * y);
+    double tl, ul;
+    double th = ascm_two_prod(y, y, &tl);
+    double uh = ascm_two_prod(xs, th, &ul);
+    double e = ((1.0 - uh) - ul) - xs * tl;
+    y = ASCM_FMA(0.5 * y, e, y);
+    double res = y * ascm_seld(tiny, 0x1p100, ascm_seld(huge, 0x1p-100, 1.0));
+    res = ascm_seld(ax == ASCM_INF_F64, 0.0, res);
+    res = ascm_seld(x == 0.0, ascm_with_sign(ASCM_INF_F64, x), res);
+    res = ascm_seld(x < 0.0, ASCM_NAN_F64, res);
+    return ascm_seld(ascm_isnan(x), x, res);
+}
+
+/* log(x) as a double-double for pow: x = 2^k m, f = m - 1, s = f/(2+f) (as
+ * sh+sl), log(m) = 2s + (2/3)s^3 + s^5 T(s^2); the first two terms are kept
+ * in double-double, T is a minimax polynomial (rel. err 2^-57.6).  Relative
+ * error of hi+lo ~2^-64.  x must be positive, finite and normal. */
+ASCM_INLINE double ascm_log_dd(double xs, int32_t k0, double *lo) {
+    uint64_t ix = ascm_d2u(xs);
+    uint32_t hx = (uint32_t)(ix >> 32) + (0x3ff00000u - 0x3fe6a09eu);
+    int32_t k = k0 + (int32_t)(hx >> 20) - 0x3ff;
+    hx = (hx & 0x000fffffu) + 0x3fe6a09eu;
+    ix = ((uint64_t)hx << 32) | (ix & 0xffffffffull);
+    double f = ascm_u2d(ix) - 1.0;
+    double uh = 2.0 + f;
+    double ul = f - (uh - 2.0);
+    double sh = f / uh;
+    double pe;
+    double pp = ascm_two_prod(sh, uh, &pe);
+    double sl = (((f - pp) - pe) - sh * ul) / uh;
+    double zl;
+    double zh = ascm_two_prod(sh, sh, &zl);
+    double s3l;
+    double s3h = ascm_two_prod(zh, sh, &s3l);
+    s3l += zl * sh + 3.0 * zh * sl;
+    double t3l;
+    double t3h = ascm_two_prod(0x1.5555555555555p-1, s3h, &t3l);
+    t3l += 0x1.5555555555555p-1 * s3l + 0x1.5555555555555p-55 * s3h;
+    double T = 0x1.999999999999ap-2 + zh * (0x1.2492492492523p-2 + zh * (0x1.c71c71c6ea442p-3 +
+               zh * (0x1.745d177ae638bp-3 + zh * (0x1.3b1395b15296bp-3 + zh * (0x1.1118cebb749f0p-3 +
+               zh * (0x1.df7b6046ce062p-4 + zh * 0x1.e03cf82035c1dp-4))))));
+    double e1;
+    double h = ascm_two_sum(2.0 * sh, t3h, &e1);
+    double l = ((e1 + 2.0 * sl) + t3l) + s3h * zh * T;
+    double dk = (double)k;
+    double e2;
+    double Lh = ascm_two_sum(dk * 0x1.62e42feep-1, h, &e2);
+    double Ll = (e2 + l) + dk * 0x1.a39ef35793c76p-33;
+    return ascm_fast_two_sum(Lh, Ll, lo);
+}
+
+/* pow: exp(y * log|x|) with log in double-double and the product kept as
+ * hi+lo; then the C99 sign / special-case rules. */
+ASCM_INLINE double asc_pow_f64(double x, double y) {
+    double ax = ascm_abs(x), ay = ascm_abs(y);
+    uint64_t ix0 = ascm_d2u(ax);
+    int dn = ix0 < 0x0010000000000000ull;
+    double xs = ascm_seld(dn, ax * 0x1p54, ax);
+    double Ll;
+    double Lh = ascm_log_dd(xs, -(int32_t)dn & -54, &Ll);
+    Lh = ascm_seld(ax == 0.0, -ASCM_INF_F64, Lh);
+    Lh = ascm_seld(ax == ASCM_INF_F64, ASCM_INF_F64, Lh);
+    double Yl;
+    double Yh = ascm_two_prod(y, Lh, &Yl);
+    Yl += y * Ll;
+    double Yc = ascm_maxd(ascm_mind(Yh, 710.0), -746.0); /* NaN -> 710 */
+    Yl = ascm_seld(Yc == Yh, Yl, 0.0);
+    double res = ascm_exp_dd(Yc, Yl);
+    /* integer / odd integer tests on y */
+    double yr = (ay + 0x1p52) - 0x1p52;
+    int lt52 = ay < 0x1p52;
+    int is_int = (yr == ay) | !lt52;
+    int odd = is_int & ((lt52 & (int)(ascm_d2u(ay + 0x1p52) & 1u)) |
+                        (!lt52 & (ay < 0x1p53) & (int)(ascm_d2u(ay) & 1u)));
+    res = ascm_u2d(ascm_d2u(res) ^ ((ascm_d2u(x) & 0x8000000000000000ull) & ((uint64_t)0 - (uint64_t)odd)));
+    res = ascm_seld((x < 0.0) & (x > -ASCM_INF_F64) & !is_int, ASCM_NAN_F64, res);
+    res = ascm_seld(ascm_isnan(x) | ascm_isnan(y), x + y, res);
+    res = ascm_seld((y == 0.0) | (x == 1.0) | ((x == -1.0) & (ay == ASCM_INF_F64)), 1.0, res);
+    return res;
+}
+
+/* pow (float32): log and exp evaluated in double (|y*log x| error < 2^-44),
+ * one final rounding to float. */
+ASCM_INLINE float asc_pow_f32(float x, float y) {
+    float ax = ascm_absf(x), ay = ascm_absf(y);
+    double L = ascm_log_core((double)ax, 0);
+    L = ascm_seld(ax == 0.0f, -ASCM_INF_F64, L);
+    L = ascm_seld(ax == ASCM_INF_F32, ASCM_INF_F64, L);
+    double t = (double)y * L;
+    double tc = ascm_maxd(ascm_mind(t, 710.0), -746.0); /* NaN -> 710 */
+    float res = (float)ascm_exp_dd(tc, 0.0);
+    float yr = (ay + 0x1p23f) - 0x1p23f;
+    int lt23 = ay < 0x1p23f;
+    int is_int = (yr == ay) | !lt23;
+    int odd = is_int & ((lt23 & (int)(ascm_f2u(ay + 0x1p23f) & 1u)) |
+                        (!lt23 & (ay < 0x1p24f) & (int)(ascm_f2u(ay) & 1u)));
+    res = ascm_u2f(ascm_f2u(res) ^ ((ascm_f2u(x) & 0x80000000u) & ((uint32_t)0 - (uint32_t)odd)));
+    res = ascm_self((x < 0.0f) & (x > -ASCM_INF_F32) & !is_int, ASCM_NAN_F32, res);
+    res = ascm_self(ascm_isnanf(x) | ascm_isnanf(y), x + y, res);
+    res = ascm_self((y == 0.0f) | (x == 1.0f) | ((x == -1.0f) & (ay == ASCM_INF_F32)), 1.0f, res);
     return res;
 }
 

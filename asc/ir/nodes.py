@@ -309,3 +309,23 @@ def stmt_exprs(s):
                 yield from walk_expr(x)
         else:
             yield from walk_expr(v)
+
+
+def written_params(kernel: "Kernel") -> dict:
+    """For each function (entry included), the names of its tensor parameters it writes: stored to directly, or
+    passed to a device function that writes that parameter."""
+    fns = {f.name: f for f in kernel.funcs + (kernel.entry,)}
+    written = {name: {s.tensor.name for s in walk_stmts(f.body) if isinstance(s, Store)} for name, f in fns.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, f in fns.items():
+            for s in walk_stmts(f.body):
+                for e in stmt_exprs(s):
+                    if isinstance(e, FuncCall) and e.func in fns:
+                        callee = fns[e.func]
+                        for p, a in zip(callee.params, e.args):
+                            if p.var.name in written[e.func] and isinstance(a, Var) and a.name not in written[name]:
+                                written[name].add(a.name)
+                                changed = True
+    return written

@@ -9,7 +9,7 @@ import numpy as np
 from .. import ir
 from ..errors import ArgumentError, ShapeError
 from ..frontend.signature import NO_DEFAULT
-from ..language.dtypes import as_dtype
+from ..language.dtypes import HANDLES, as_dtype
 
 _PY_SCALARS = (bool, int, float)
 
@@ -119,11 +119,21 @@ def _check_scalar(spec, a, kernel_name):
                             f"{type(a.value).__name__} {a.value!r}")
 
 
+def _check_range(spec, a, kernel_name):
+    if spec.dtype is None or spec.dtype.kind not in "iu":
+        return
+    info = np.iinfo(HANDLES[spec.dtype].np)
+    if not info.min <= int(a.value) <= info.max:
+        raise ArgumentError(f"{kernel_name}(): argument {spec.name!r} = {a.value!r} is out of range for "
+                            f"{spec.dtype.name if not spec.weak else 'int64'}")
+
+
 def bind(kernel_name, specs, args, kwargs):
     """-> (list of Arg, symbols: dict name -> int)."""
     n = len(specs)
-    if len(args) > n:
-        raise ArgumentError(f"{kernel_name}() takes {n} argument(s) but {len(args)} were given")
+    npos = sum(1 for s in specs if not s.kwonly)
+    if len(args) > npos:
+        raise ArgumentError(f"{kernel_name}() takes {npos} positional argument(s) but {len(args)} were given")
     values = list(args)
     if kwargs or len(args) < n:
         for spec in specs[len(args):]:
@@ -148,6 +158,7 @@ def bind(kernel_name, specs, args, kwargs):
                 raise ArgumentError(f"{kernel_name}(): argument {spec.name!r} must be a scalar, got "
                                     f"{type(v).__name__}")
             _check_scalar(spec, a, kernel_name)
+            _check_range(spec, a, kernel_name)
         else:
             a = _array_arg(spec, v, kernel_name)
             if a is None:
@@ -205,9 +216,21 @@ def arg_types(specs, bound, symbols, dynamic: bool):
     return types, syms
 
 
-def check_overlap(kernel_name, specs, bound, written: set):
-    """Refuses arguments that share memory when the kernel writes one of them (compiled code assumes no aliasing)."""
-    arrays = [(s.name, a) for s, a in zip(specs, bound) if a.kind != "scalar" and a.nbytes]
+def check_writes(kernel_name, specs, bound, written: set):
+    """Refuses, before anything runs: a written argument that is read-only or needs grad, and arguments that share
+    memory when the kernel writes one of them (compiled code assumes no aliasing)."""
+    arrays = []
+    for s, a in zip(specs, bound):
+        if a.kind == "scalar":
+            continue
+        if s.name in written:
+            if a.kind == "ndarray" and not a.value.flags.writeable:
+                raise ArgumentError(f"{kernel_name}(): argument {s.name!r} is read-only and the kernel writes it")
+            if a.kind == "torch" and a.value.requires_grad and _torch().is_grad_enabled():
+                raise ArgumentError(f"{kernel_name}(): argument {s.name!r} requires grad and the kernel writes it in "
+                                    f"place; run under torch.no_grad() or pass a tensor that does not require grad")
+        if a.nbytes:
+            arrays.append((s.name, a))
     for i in range(len(arrays)):
         for j in range(i + 1, len(arrays)):
             (n1, a1), (n2, a2) = arrays[i], arrays[j]

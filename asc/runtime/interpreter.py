@@ -14,7 +14,7 @@ from ..language.interpreter_array import KernelArray
 def _to_kernel_array(a):
     if a.kind == "ndarray":
         return a.value.view(KernelArray)
-    t = a.value
+    t = a.value.detach()
     if a.dtype == ir.bfloat16:
         import torch
         return t.view(torch.int16).numpy().view(HANDLES[ir.bfloat16].np).view(KernelArray)
@@ -43,9 +43,13 @@ def _from_numpy(arr, use_torch: bool):
 def run(spec, bound, symbols):
     k = spec.ir
     fn = spec.kernel.pyfunc
-    args = []
-    for p, a in zip(k.entry.params, bound):
-        args.append(_scalar_in(a.value, p.var.type) if a.kind == "scalar" else _to_kernel_array(a))
+    args, kwargs = [], {}
+    for p, a, ps in zip(k.entry.params, bound, spec.kernel.specs):
+        v = _scalar_in(a.value, p.var.type) if a.kind == "scalar" else _to_kernel_array(a)
+        if ps.kwonly:
+            kwargs[ps.name] = v
+        else:
+            args.append(v)
     g = dict(fn.__globals__)
     g.update(symbols)               # sizes named in annotations are plain ints inside the kernel
     run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
@@ -53,7 +57,7 @@ def run(spec, bound, symbols):
     token = _bound_dims.set(dict(symbols))
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
-            result = run_fn(*args)
+            result = run_fn(*args, **kwargs)
     finally:
         _bound_dims.reset(token)
     use_torch = any(a.kind == "torch" for a in bound)

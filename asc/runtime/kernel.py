@@ -28,7 +28,8 @@ class Options:
                              f"available: {', '.join(AVAILABLE_TARGETS)}")
         if precision not in PRECISIONS:
             raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
-        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+        if num_threads is not None and (not isinstance(num_threads, int) or isinstance(num_threads, bool)
+                                        or num_threads < 1):
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
         self.target, self.dynamic_shape, self.precision = target, bool(dynamic_shape), precision
         self.fastmath, self.num_threads = bool(fastmath), num_threads
@@ -60,7 +61,7 @@ class Specialization:
         self.compile_seconds = 0.0
         self.from_disk = False
         entry = ir_kernel.entry
-        self.written = {s.tensor.name for s in ir.walk_stmts(entry.body) if isinstance(s, ir.Store)}
+        self.written = ir.written_params(ir_kernel)[entry.name]
         self.nparams = len(entry.params)
         self.allocs = [o for o in ir_kernel.outputs if o.kind == "alloc"]
         self.scalars_out = [o for o in ir_kernel.outputs if o.kind == "scalar"]
@@ -106,7 +107,6 @@ class Specialization:
 
     # ---- run
     def run_compiled(self, bound, symbols):
-        binding.check_overlap(self.kernel.__name__, self.kernel.specs, bound, self.written)
         slots = self._slots
         keep = []
         for i, a in enumerate(bound):
@@ -210,6 +210,7 @@ class Kernel:
             spec = self._specialize(key, bound, symbols)
         self._last = spec
         self.stats["calls"] += 1
+        binding.check_writes(self.__name__, specs, bound, spec.written)
         if self.options.target == "interpret" or _config.config.debug:
             from .interpreter import run
             return run(spec, bound, symbols)

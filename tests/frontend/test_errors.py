@@ -312,8 +312,6 @@ def k_unicode_col(x: lang.float32[N]):
         x[i] = σ * bar  # <unicode-col>  # noqa: F821
 
 
-@pytest.mark.xfail(reason="asc bug: Source.loc uses ast col_offset, a UTF-8 byte offset, as a character column; "
-                          "the caret is misplaced after non-ASCII text on the line", strict=True)
 def test_error_column_after_non_ascii_text():
     with pytest.raises(CompileError) as ei:
         k_unicode_col(vec())
@@ -526,8 +524,6 @@ this one."""
     return k_doc
 
 
-@pytest.mark.xfail(reason="asc bug: get_source dedents with textwrap.dedent, which removes nothing when a string "
-                          "line starts at column 0, so ast.parse raises IndentationError", strict=True)
 def test_nested_kernel_with_unindented_docstring_line():
     kern = _make_kernel_with_unindented_docstring_line()
     with pytest.raises(UnsupportedError) as ei:

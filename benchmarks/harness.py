@@ -1,0 +1,91 @@
+"""Benchmark harness: peers timed in interleaved blocks beside an in-process C STREAM triad of the same size.
+
+Method (after the project's baselines): every case gets a first call and a warm-up call; then `blocks` rounds in
+which each case, in rotating order, sleeps a settle pause (so spinning OpenMP/BLAS threads of the previous peer
+stop), makes one untimed call, then its share of the timed calls. The median of all timed calls is reported.
+Bytes are counted read + written once. "% ref" is relative to the triad timed in the same rounds.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+TRIAD_C = r"""
+#include <stdint.h>
+extern "C" void triad_f32(float* __restrict a, const float* __restrict b, const float* __restrict c, float s, int64_t n) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+"""
+
+
+class Triad:
+    """a = b + s*c in C (gcc -O3 -march=native -fopenmp), the bandwidth yardstick, called in-process."""
+
+    def __init__(self):
+        from asc.runtime import toolchain
+        d = tempfile.mkdtemp(prefix="asc-bench-")
+        src = os.path.join(d, "triad.c")
+        with open(src, "w") as f:
+            f.write(TRIAD_C)
+        so = os.path.join(d, "triad.so")
+        import subprocess
+        cc = toolchain.compiler()
+        subprocess.run([*cc.split(), "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-x", "c++", src,
+                        "-o", so], check=True)
+        self.lib = ctypes.CDLL(so)
+        self.lib.triad_f32.argtypes = (ctypes.c_void_p,) * 3 + (ctypes.c_float, ctypes.c_int64)
+
+    def case(self, n: int):
+        """A callable timing the triad over float32 arrays of n elements; bytes = 12 n."""
+        a, b, c = (np.ones(n, np.float32) for _ in range(3))
+        pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+        fn = self.lib.triad_f32
+        return lambda: fn(pa, pb, pc, 2.0, n), 12 * n
+
+
+class Case:
+    def __init__(self, peer, variant, fn, nbytes, note=""):
+        self.peer, self.variant, self.fn, self.nbytes, self.note = peer, variant, fn, nbytes, note
+        self.first = None
+        self.times = []
+        self.error = None
+
+
+def run_group(cases, runs=7, blocks=5, pause=0.05):
+    """Times `cases` interleaved; returns them with .first (s), .times (s) filled."""
+    live = []
+    for c in cases:
+        try:
+            t0 = time.perf_counter()
+            c.fn()
+            c.first = time.perf_counter() - t0
+            c.fn()
+            live.append(c)
+        except Exception as e:  # a peer that cannot run this case is reported, not fatal
+            c.error = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    per_block = max(1, -(-runs // blocks))
+    for r in range(blocks):
+        order = live[r % len(live):] + live[:r % len(live)] if live else []
+        for c in order:
+            time.sleep(pause)
+            c.fn()
+            for _ in range(per_block):
+                t0 = time.perf_counter()
+                c.fn()
+                c.times.append(time.perf_counter() - t0)
+    return cases
+
+
+def median(c: Case):
+    return statistics.median(c.times) if c.times else None
+
+
+def gbs(c: Case):
+    m = median(c)
+    return c.nbytes / m / 1e9 if m else None

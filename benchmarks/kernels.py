@@ -1,0 +1,41 @@
+"""The benchmarked asc kernels: the natural (allocating) form and an `out` form writing a preallocated array."""
+from __future__ import annotations
+
+import asc.language as lang
+from asc.examples.seed import gelu_any as gelu_erf, gelu_tanh_any as gelu_tanh, swiglu_any as swiglu  # noqa: F401
+from asc.math import erf, pi, sqrt
+
+
+@lang.kernel
+def gelu_erf_out(x, out):
+    for i in range(len(x)):
+        out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0)))
+
+
+@lang.kernel
+def gelu_tanh_out(x, out):
+    for i in range(len(x)):
+        xi = x[i]
+        out[i] = 0.5 * xi * (1.0 + lang.tanh(sqrt(2 / pi) * (xi + 0.044715 * xi * xi * xi)))
+
+
+@lang.kernel
+def swiglu_out(a, b, out):
+    R, C = a.shape
+    for i in range(R):
+        for j in range(C):
+            out[i, j] = a[i, j] * lang.sigmoid(a[i, j]) * b[i, j]
+
+
+@lang.kernel
+def saxpy(a: lang.float32, x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = a * x[i] + y[i]
+    return out
+
+
+@lang.kernel
+def saxpy_out(a: lang.float32, x: lang.float32[N], y: lang.float32[N], out: lang.float32[N]):
+    for i in range(N):
+        out[i] = a * x[i] + y[i]

@@ -1,0 +1,186 @@
+"""asc against NumPy, torch eager (and torch.compile / Numba when asked and installed) on the elementwise kernels,
+with the machine's memory bandwidth (an in-process C triad) measured in the same rounds.
+
+    python benchmarks/run.py [--quick] [--compile] [--out FILE.json]      (also: asc bench ...)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+os.environ.setdefault("OMP_NUM_THREADS", "2")
+
+import numpy as np  # noqa: E402
+
+import harness  # noqa: E402
+from harness import Case  # noqa: E402
+import kernels as K  # noqa: E402
+
+THREADS = int(os.environ["OMP_NUM_THREADS"])
+
+
+def np_erf(x):
+    try:
+        from scipy.special import erf
+        return erf(x)
+    except ImportError:
+        return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def groups(n, rows, cols, torch, use_compile, numba_mod):
+    """(name, dtype, elements per array, bytes moved, [Case])"""
+    rng = np.random.default_rng(0)
+    c = math.sqrt(2 / math.pi)
+    F = torch.nn.functional if torch else None
+    tcompile = (lambda f: torch.compile(f, dynamic=False)) if (torch and use_compile) else None
+    for form in ("erf", "tanh"):
+        for dt in (np.float32, np.float16):
+            x = rng.standard_normal(n).astype(dt)
+            out = np.empty_like(x)
+            kern, kout = (K.gelu_erf, K.gelu_erf_out) if form == "erf" else (K.gelu_tanh, K.gelu_tanh_out)
+            nbytes = 2 * x.nbytes
+            cases = [Case("asc", "alloc", lambda: kern(x), nbytes), Case("asc", "out", lambda: kout(x, out), nbytes)]
+            if dt == np.float32:
+                ref = (lambda: 0.5 * x * (1 + np_erf(x * np.float32(1 / math.sqrt(2))))) if form == "erf" else \
+                    (lambda: 0.5 * x * (1 + np.tanh(np.float32(c) * (x + np.float32(0.044715) * x * x * x))))
+                cases.append(Case("numpy", "alloc", ref, nbytes))
+            if torch:
+                tx, tout = torch.from_numpy(x), torch.from_numpy(out)
+                approx = "none" if form == "erf" else "tanh"
+                cases.append(Case("torch eager", "alloc", lambda: F.gelu(tx, approximate=approx), nbytes))
+                cases.append(Case("torch eager", "out", lambda: torch._C._nn.gelu(tx, approximate=approx, out=tout),
+                                  nbytes))
+                if tcompile:
+                    g = tcompile(lambda t: F.gelu(t, approximate=approx))
+                    cases.append(Case("torch.compile", "alloc", lambda: g(tx), nbytes))
+            yield f"gelu {form}", np.dtype(dt).name, n, nbytes, cases
+    for dt in (np.float32, np.float16):
+        a = rng.standard_normal((rows, cols)).astype(dt)
+        b = rng.standard_normal((rows, cols)).astype(dt)
+        out = np.empty_like(a)
+        nbytes = 3 * a.nbytes
+        cases = [Case("asc", "alloc", lambda: K.swiglu(a, b), nbytes),
+                 Case("asc", "out", lambda: K.swiglu_out(a, b, out), nbytes)]
+        if dt == np.float32:
+            cases.append(Case("numpy", "alloc", lambda: a / (1 + np.exp(-a)) * b, nbytes))
+            if numba_mod:
+                cases.append(Case("numba", "out", lambda: numba_mod.swiglu_out(a, b, out), nbytes))
+        if torch:
+            ta, tb, tout = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(out)
+            cases.append(Case("torch eager", "alloc", lambda: F.silu(ta) * tb, nbytes))
+            cases.append(Case("torch eager", "out", lambda: torch.mul(F.silu(ta), tb, out=tout), nbytes))
+            if tcompile:
+                g = tcompile(lambda p, q: F.silu(p) * q)
+                cases.append(Case("torch.compile", "alloc", lambda: g(ta, tb), nbytes))
+        yield "swiglu", np.dtype(dt).name, rows * cols, nbytes, cases
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.empty_like(x)
+    nbytes = 3 * x.nbytes
+    cases = [Case("asc", "alloc", lambda: K.saxpy(2.0, x, y), nbytes),
+             Case("asc", "out", lambda: K.saxpy_out(2.0, x, y, out), nbytes),
+             Case("numpy", "alloc", lambda: np.float32(2.0) * x + y, nbytes)]
+    if numba_mod:
+        cases.append(Case("numba", "out", lambda: numba_mod.saxpy_out(2.0, x, y, out), nbytes))
+    if torch:
+        tx, ty, tout = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(out)
+        cases.append(Case("torch eager", "alloc", lambda: torch.add(ty, tx, alpha=2.0), nbytes))
+        cases.append(Case("torch eager", "out", lambda: torch.add(ty, tx, alpha=2.0, out=tout), nbytes))
+    yield "saxpy", "float32", n, nbytes, cases
+
+
+COMPILE_SCRIPT = r"""
+import time, sys
+t0 = time.perf_counter()
+import numpy as np
+import asc.language as lang
+t_import = time.perf_counter() - t0
+sys.path.insert(0, {here!r})
+import kernels as K
+x = np.ones(1 << 16, np.float32)
+t0 = time.perf_counter()
+K.gelu_erf(x)
+t_first = time.perf_counter() - t0
+print(t_import, t_first)
+"""
+
+
+def compile_times():
+    """Cold first call (empty cache: frontend + C++ compile + load) and warm first call (new process, disk cache)."""
+    d = tempfile.mkdtemp(prefix="asc-bench-cache-")
+    env = dict(os.environ, ASC_CACHE_DIR=d)
+    script = COMPILE_SCRIPT.format(here=HERE)
+    out = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        out.append(tuple(float(v) for v in r.stdout.split()))
+    warm = []
+    for _ in range(5):
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        warm.append(tuple(float(v) for v in r.stdout.split()))
+    return {"import_s": sorted(w[0] for w in warm)[2], "cold_first_call_s": out[0][1],
+            "warm_first_call_s": sorted(w[1] for w in warm)[2]}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true", help="sizes / 16")
+    p.add_argument("--compile", action="store_true", help="also torch.compile (slow to compile)")
+    p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "elementwise.json"))
+    a = p.parse_args()
+    n, rows, cols = (1 << 24, 2048, 4096) if not a.quick else (1 << 20, 512, 1024)
+    try:
+        import torch
+        torch.set_num_threads(THREADS)
+    except ImportError:
+        torch = None
+    numba_mod = None
+    try:
+        import numba_kernels as numba_mod  # noqa: F811
+        numba_mod.warm()
+    except ImportError:
+        numba_mod = None
+    triad = harness.Triad()
+    results = []
+    print(f"asc benchmarks: {platform.processor() or platform.machine()}, {THREADS} threads, "
+          f"torch {'yes' if torch else 'no'}, numba {'yes' if numba_mod else 'no'}", flush=True)
+    for name, dt, elems, nbytes, cases in groups(n, rows, cols, torch, a.compile, numba_mod):
+        per_array = elems * np.dtype(dt).itemsize
+        tfn, tbytes = triad.case(per_array // 4)
+        ref = Case("C triad", "ref", tfn, tbytes)
+        harness.run_group([ref] + cases, runs=a.runs)
+        ref_gbs = harness.gbs(ref)
+        print(f"\n{name} {dt} ({elems:,} elements): triad ref {ref_gbs:.1f} GB/s")
+        for c in cases:
+            if c.error:
+                print(f"  {c.peer:14s} {c.variant:6s} {c.error}")
+                results.append(dict(workload=name, dtype=dt, peer=c.peer, variant=c.variant, error=c.error))
+                continue
+            g = harness.gbs(c)
+            print(f"  {c.peer:14s} {c.variant:6s} {harness.median(c) * 1e3:9.3f} ms {g:6.1f} GB/s "
+                  f"{100 * g / ref_gbs:5.0f}% ref")
+            results.append(dict(workload=name, dtype=dt, elements=elems, peer=c.peer, variant=c.variant,
+                                median_s=harness.median(c), min_s=min(c.times), first_s=c.first, gbs=g,
+                                ref_gbs=ref_gbs, pct_ref=100 * g / ref_gbs, runs=len(c.times)))
+    ct = compile_times()
+    print(f"\nimport asc: {ct['import_s'] * 1e3:.0f} ms; first call, cold (compile): "
+          f"{ct['cold_first_call_s'] * 1e3:.0f} ms; first call in a new process with the disk cache: "
+          f"{ct['warm_first_call_s'] * 1e3:.1f} ms")
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump({"threads": THREADS, "quick": a.quick, "results": results, "compile": ct}, f, indent=1)
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
