@@ -1,0 +1,74 @@
+"""The 16-bit float conversions of asc_cpu.h, exhaustively against NumPy and ml_dtypes (round to nearest even,
+subnormals, inf, nan), and compiled the way kernels are."""
+import ctypes
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from asc.runtime import toolchain
+
+SHIM = r"""
+#include "asc_cpu.h"
+extern "C" ASC_EXPORT void h2f(const asc_half* x, float* o, long n) { for (long i = 0; i < n; ++i) o[i] = asc_h2f(x[i]); }
+extern "C" ASC_EXPORT void f2h(const float* x, asc_half* o, long n) { for (long i = 0; i < n; ++i) o[i] = asc_f2h(x[i]); }
+extern "C" ASC_EXPORT void bf2f(const asc_bf16* x, float* o, long n) { for (long i = 0; i < n; ++i) o[i] = asc_bf2f(x[i]); }
+extern "C" ASC_EXPORT void f2bf(const float* x, asc_bf16* o, long n) { for (long i = 0; i < n; ++i) o[i] = asc_f2bf(x[i]); }
+"""
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    d = tmp_path_factory.mktemp("conv")
+    so = str(d / "conv.so")
+    toolchain.build(SHIM, so, {}, "conversions")
+    lib = ctypes.CDLL(so)
+    for f in (lib.h2f, lib.f2h, lib.bf2f, lib.f2bf):
+        f.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long)
+    return lib
+
+
+def call(fn, x, out_dtype):
+    out = np.empty(x.shape, out_dtype)
+    fn(x.ctypes.data, out.ctypes.data, x.size)
+    return out
+
+
+def same_bits_or_both_nan(a, b):
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    return (a.view(np.uint16 if a.itemsize == 2 else np.uint32) == b.view(np.uint16 if b.itemsize == 2
+                                                                          else np.uint32)) | (np.isnan(a32) &
+                                                                                             np.isnan(b32))
+
+
+ALL16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+
+
+def floats():
+    rng = np.random.default_rng(0)
+    mags = rng.standard_normal(1 << 20) * 10.0 ** rng.integers(-45, 39, 1 << 20)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 65504, 65519.99, 65520, 65536, 6.1e-5, 5.96e-8, 2.98e-8, 2.99e-8,
+             1e-10, 1.4e-45, 3.4e38, -3.4e38, 1.17549435e-38]
+    with np.errstate(over="ignore"):
+        return np.concatenate([mags, edges, ALL16.view(np.float16).astype(np.float64),
+                               ALL16.view(ml_dtypes.bfloat16).astype(np.float64)]).astype(np.float32)
+
+
+def test_half_to_float_exhaustive(lib):
+    out = call(lib.h2f, ALL16, np.float32)
+    assert same_bits_or_both_nan(out, ALL16.view(np.float16).astype(np.float32)).all()
+
+
+def test_float_to_half_rounds_like_numpy(lib):
+    f = floats()
+    with np.errstate(over="ignore"):
+        ref = f.astype(np.float16)
+    assert same_bits_or_both_nan(call(lib.f2h, f, np.uint16).view(np.float16), ref).all()
+
+
+def test_bfloat16_both_ways(lib):
+    out = call(lib.bf2f, ALL16, np.float32)
+    assert same_bits_or_both_nan(out, ALL16.view(ml_dtypes.bfloat16).astype(np.float32)).all()
+    f = floats()
+    assert same_bits_or_both_nan(call(lib.f2bf, f, np.uint16).view(ml_dtypes.bfloat16),
+                                 f.astype(ml_dtypes.bfloat16)).all()
