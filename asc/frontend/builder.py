@@ -187,6 +187,9 @@ class FunctionBuilder:
             return []  # a docstring
         if isinstance(node.value, ast.Call) and self._is_print(node.value.func):
             return [self.print_call(node.value)]
+        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and \
+                node.value.func.id == "breakpoint" and node.value.func.id not in self.env:
+            return []      # stops in the interpreter (ASC_DEBUG=1); compiled code ignores it
         v = self.expr(node.value)
         if isinstance(v, ir.Expr) and not isinstance(v, (ir.Const, ir.Var)):
             return [ir.ExprStmt(v, self.loc(node))]

@@ -377,9 +377,9 @@ ASCM_INLINE float asc_cos_f32(float x) {
 }
 
 /* Fast float-only sin/cos (optional "fastmath" variants).
- * Cody-Waite reduction with pi/2 = 0x1.92p0 + 0x1.fb4p-12 + 0x1.4442d2p-24
- * (k*piece exact for k < 2^13 with or without FMA) and Cephes' float
- * minimax kernels on [-pi/4, pi/4].  Error bound documented for
+ * Cody-Waite reduction (3 float pieces of pi/2 with FMA, 4 pieces with
+ * trailing zeros without FMA) and Cephes' float minimax kernels on
+ * [-pi/4, pi/4].  Error bound documented for
  * |x| <= ASC_FAST_SINCOS_F32_MAX = 12868 (= 2^13 * pi/2); beyond that the
  * result stays in [-1, 1] but the absolute error grows like |x| * 2^-37
  * (reduction) and, above 2^22, the quadrant is meaningless.  inf/NaN -> NaN. */
@@ -389,9 +389,16 @@ ASCM_INLINE float ascm_fast_sincosf(float x, uint32_t qadd, uint32_t sgn) {
     float kf = ASCM_FMAF(ax, 0x1.45f306p-1f, 0x1.8p23f);
     uint32_t q = ascm_f2u(kf) + qadd;
     kf -= 0x1.8p23f;
-    float r = ASCM_FMAF(kf, -0x1.92p+0f, ax);
-    r = ASCM_FMAF(kf, -0x1.fb4p-12f, r);
-    r = ASCM_FMAF(kf, -0x1.4442d2p-24f, r);
+#if ASCM_HAS_FMA
+    /* three full float pieces; the first fma is exact for k < 2^13 */
+    float r = ASCM_FMAF(kf, -0x1.921fb6p+0f, ax);
+    r = ASCM_FMAF(kf, 0x1.777a5cp-25f, r);
+    r = ASCM_FMAF(kf, 0x1.ee59dap-50f, r);
+#else
+    /* pieces with 8/11/11/24 bits: k*piece exact for k < 2^13 */
+    float r = (ax - kf * 0x1.92p+0f) - kf * 0x1.fb4p-12f;
+    r = (r - kf * 0x1.444p-24f) - kf * 0x1.68c234p-39f;
+#endif
     float z = r * r;
     float ps = ASCM_FMAF(ASCM_FMAF(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f);
     float sn = ASCM_FMAF(r * z, ps, r);
