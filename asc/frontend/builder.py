@@ -630,7 +630,18 @@ class FunctionBuilder:
         b = self.scalar(self.expr(node.right), node.right)
         return self.binary(BINOPS[type(node.op)], a, b, node)
 
+    def check_weak_int(self, a, b, node):
+        """NumPy 2 refuses a Python int that does not fit the integer dtype it meets (`uint8_value + 300`)."""
+        for c, other in ((a, b), (b, a)):
+            if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and not other.type.weak \
+                    and other.type.dtype.kind in "iu":
+                info = np.iinfo(other.type.dtype.np_name)
+                if not info.min <= c.value <= info.max:
+                    raise self.error(f"Python integer {c.value} out of bounds for {other.type.dtype.name}", node,
+                                     KernelTypeError)
+
     def binary(self, op, a, b, node):
+        self.check_weak_int(a, b, node)
         if UNKNOWN in (a.type, b.type):
             t = b.type if a.type == UNKNOWN else a.type
         else:
@@ -681,6 +692,7 @@ class FunctionBuilder:
         return out
 
     def compare(self, op, a, b, node):
+        self.check_weak_int(a, b, node)
         t = ir.promote(a.type, b.type) if UNKNOWN not in (a.type, b.type) else UNKNOWN
         rt = ir.ScalarType(ir.bool_, weak=a.type.weak and b.type.weak)
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):

@@ -280,3 +280,18 @@ def test_print_in_compiled_kernel_formats_like_python(capfd):
     printer(x)
     out = capfd.readouterr().out
     assert out == "x 0 0.1 True\nx 1 -2.0 False\n"
+
+
+@lang.kernel
+def uint8_overflow(x: lang.uint8[N]):
+    for i in range(N):
+        x[i] = x[i] + 300
+
+
+def test_python_int_out_of_bounds_for_dtype_is_refused_like_numpy():
+    import asc
+    x = np.zeros(3, np.uint8)
+    with pytest.raises(asc.KernelTypeError, match="Python integer 300 out of bounds for uint8"):
+        uint8_overflow(x)
+    with pytest.raises(OverflowError):
+        x[0] + 300          # NumPy 2 agrees
