@@ -107,9 +107,6 @@ class CStyleRenderer:
     def expr_Var(self, e):
         return self.cname(e.name)
 
-    def expr_DimOf(self, e):
-        return self.dim(e.tensor.type.shape[e.axis])
-
     def dim(self, d) -> str:
         return self.cname(d.name) if isinstance(d, ir.Sym) else f"{d}LL"
 

@@ -230,9 +230,8 @@ class FunctionBuilder:
         h = as_dtype(ann) if not isinstance(ann, ir.Expr) else None
         value = self.expr(node.value)
         if h is not None and isinstance(node.target, ast.Name):
-            value = self.cast(self.scalar(value, node.value), ir.ScalarType(h.ir), node.value)
-        elif ann is int or ann is float:
-            pass
+            value = self.cast(self.scalar(value, node.value), ir.ScalarType(h.ir, weak=ann in (int, float, bool)),
+                              node.value)
         return self.assign(node.target, value, node)
 
     def stmt_AugAssign(self, node):
@@ -875,8 +874,6 @@ class FunctionBuilder:
             if e.loc is not None and e.loc.file == self.src.file and e.loc.line == self.loc(node).line:
                 raise
             raise type(e)(e.msg, e.loc, e.notes + (f"called from {self.loc(node)!r}",)) from None
-        if isinstance(ret, ir.NoneType):
-            return ir.FuncCall(fname, tuple(args), ret, self.loc(node))
         return ir.FuncCall(fname, tuple(args), ret, self.loc(node))
 
 

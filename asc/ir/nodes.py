@@ -51,15 +51,6 @@ class Load(Expr):
 
 
 @dataclass(frozen=True)
-class DimOf(Expr):
-    """The size of `tensor` along `axis` (a runtime value; only with dynamic shapes)."""
-    tensor: Var
-    axis: int
-    type: ScalarType
-    loc: Optional[Loc] = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
 class Unary(Expr):
     op: str             # neg, not, invert
     x: Expr
@@ -275,7 +266,7 @@ def walk_stmts(stmts):
 
 
 EXPR_CHILDREN = {
-    Const: (), Var: (), DimOf: ("tensor",), Load: ("tensor", "indices"), Unary: ("x",), Binary: ("a", "b"),
+    Const: (), Var: (), Load: ("tensor", "indices"), Unary: ("x",), Binary: ("a", "b"),
     Compare: ("a", "b"), Logical: ("a", "b"), Select: ("cond", "a", "b"), Cast: ("x",), Call: ("args",),
     FuncCall: ("args",), TupleExpr: ("elems",),
 }

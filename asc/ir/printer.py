@@ -17,8 +17,6 @@ def format_expr(e) -> str:
         return e.name
     if isinstance(e, n.Load):
         return f"{e.tensor.name}[{', '.join(map(f, e.indices))}]"
-    if isinstance(e, n.DimOf):
-        return f"{e.tensor.name}.shape[{e.axis}]"
     if isinstance(e, n.Unary):
         return f"({_UN[e.op]}{f(e.x)})"
     if isinstance(e, (n.Binary, n.Compare)):

@@ -11,7 +11,7 @@ import math as _math
 import numpy as np
 
 from .. import ir
-from .dtypes import DTypeHandle, as_dtype, float32
+from .dtypes import as_dtype, float32
 
 BUILTINS: dict = {}
 
@@ -315,5 +315,3 @@ def range_(start, stop=None, step=1):
         return range(int(start))
     return range(int(start), int(stop), int(step))
 
-
-DTYPE_CALL = DTypeHandle  # calling a dtype handle casts (see DTypeHandle.__call__)

@@ -10,19 +10,13 @@ PARALLEL_MIN_WORK = 1 << 15     # iterations x inner work below which a loop sta
 UNKNOWN_TRIP = 256
 
 
-def impure_functions(funcs) -> set:
-    """Names of device functions that write tensors or print (directly or through callees)."""
-    impure, calls = set(), {}
-    for f in funcs:
-        calls[f.name] = set()
-        for s in ir.walk_stmts(f.body):
-            if isinstance(s, (ir.Store, ir.Print)):
-                if not (isinstance(s, ir.Store) and any(isinstance(x, ir.Alloc) and x.var.name == s.tensor.name
-                                                        for x in ir.walk_stmts(f.body))):
-                    impure.add(f.name)
-            for e in ir.stmt_exprs(s):
-                if isinstance(e, ir.FuncCall):
-                    calls[f.name].add(e.func)
+def impure_functions(k: ir.Kernel) -> set:
+    """Names of device functions that write a tensor argument or print (directly or through callees): a loop
+    calling one is not parallel-safe."""
+    written = ir.written_params(k)
+    impure = {f.name for f in k.funcs if written[f.name] or any(isinstance(s, ir.Print) for s in ir.walk_stmts(f.body))}
+    calls = {f.name: {e.func for s in ir.walk_stmts(f.body) for e in ir.stmt_exprs(s) if isinstance(e, ir.FuncCall)}
+             for f in k.funcs}
     changed = True
     while changed:
         changed = False

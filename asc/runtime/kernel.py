@@ -162,7 +162,7 @@ def _np_dtype(d: ir.DType):
 def _empty(shape, dtype: ir.DType, use_torch: bool):
     if use_torch:
         import torch
-        return torch.empty(shape, dtype=getattr(torch, dtype.name if dtype.name != "bool" else "bool"))
+        return torch.empty(shape, dtype=getattr(torch, dtype.name))
     return np.empty(shape, _np_dtype(dtype))
 
 
