@@ -3,12 +3,14 @@ numbers and paths; corrupt entries are rebuilt; no compiler gives a clear error.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import asc.language as lang
 
@@ -101,3 +103,10 @@ def test_repeated_call_costs_no_compile():
     assert after["specializations"] == 1 and after["calls"] == before["calls"] + 5
     plus_one(np.zeros(9, np.float32))           # a new static shape: a new specialization
     assert plus_one.cache_info()["specializations"] == 2
+
+
+@pytest.mark.skipif(shutil.which("clang++") is None, reason="clang++ is not installed on this machine")
+def test_clang_builds_the_same_kernel(tmp_path):
+    r = run(tmp_path, KERNEL, ASC_LOG="compile", CXX="clang++")
+    assert r.returncode == 0, r.stderr
+    assert "compiling twice" in r.stderr and "stats 1 0" in r.stdout
