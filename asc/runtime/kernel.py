@@ -10,7 +10,7 @@ import numpy as np
 from .. import config as _config
 from .. import ir
 from ..errors import AscError, ArgumentError, CompileError
-from . import binding
+from . import binding, launcher
 
 TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
 AVAILABLE_TARGETS = ("cpu", "interpret")
@@ -187,6 +187,7 @@ class Kernel:
         self._ret = None
         self._cache: dict = {}
         self._last = None
+        self._launcher = None
         self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
 
     @property
@@ -200,7 +201,9 @@ class Kernel:
         return f"<asc kernel {self.__qualname__} target={self.options.target}>"
 
     @_hide_internals
-    def __call__(self, *args, **kwargs):
+    def _call(self, *args, **kwargs):
+        """The Python path of a call: binding with full checks and errors, specialization, compilation. Once a
+        specialization is compiled, the compiled launcher serves matching calls without coming here."""
         specs = self.specs
         bound, symbols = binding.bind(self.__name__, specs, args, kwargs)
         dynamic = self.options.dynamic_shape
@@ -221,7 +224,21 @@ class Kernel:
                 self.stats["disk_hits"] += 1
             else:
                 self.stats["compiles"] += 1
+            self._install(spec)
         return spec.run_compiled(bound, symbols)
+
+    __call__ = _call
+
+    def _install(self, spec):
+        """Adds a compiled specialization to this kernel's launcher (built on first use)."""
+        mod = launcher.module()
+        if mod is None:
+            return
+        if self._launcher is None:
+            self._launcher = mod.Launcher(self._call)
+            # calls now go straight to the launcher: a class of this kernel's own whose __call__ it is
+            self.__class__ = type(type(self).__name__, (type(self),), {"__call__": self._launcher})
+        self._launcher.add(*launcher.row(spec, ctypes.cast(spec.entry, ctypes.c_void_p).value))
 
     def _specialize(self, key, bound, symbols):
         from ..frontend import build_kernel
@@ -249,7 +266,8 @@ class Kernel:
 
     def cache_info(self) -> dict:
         """Specializations in memory, compiles and disk-cache hits in this process, and the library paths."""
-        return {"specializations": len(self._cache), **self.stats,
+        fast = self._launcher.calls if self._launcher is not None else 0
+        return {"specializations": len(self._cache), **self.stats, "calls": self.stats["calls"] + fast,
                 "libraries": [s.path for s in self._cache.values() if s.path]}
 
 

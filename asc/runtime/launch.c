@@ -1,0 +1,335 @@
+/* _asc_launch: the compiled entry point of asc kernels.
+ *
+ * A Launcher holds, for each compiled specialization of one kernel, a table describing its arguments (dtype
+ * number, rank, fixed sizes or size symbols, written or not) and its outputs. A call with NumPy arrays and Python
+ * numbers that matches a row is checked, its outputs are allocated, and the kernel runs, all without Python code.
+ * Anything else (keywords, defaults, torch tensors, NumPy scalars, a new signature, an error to report) goes to
+ * the Python fallback, which is the one place that explains what is wrong.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#include <numpy/arrayobject.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAXP 24
+#define MAXD 8
+#define MAXS 6
+
+typedef int (*entry_fn)(void *const *, const int64_t *);
+
+typedef struct {
+    char kind;          /* 't' tensor; scalars: 'd' double, 'D' double from a Python float only, 'f' float,
+                           'q' int64, 'i' int32, 'h' int16, 'b' int8, 'B' uint8, '?' bool, 'x' never (Python path) */
+    int type_num;       /* tensors: the NumPy type number */
+    int ndim;
+    npy_intp dims[MAXD];/* >= 0: that size; < 0: size symbol -(d + 1) */
+    char written;
+} PSpec;
+
+typedef struct {
+    int type_num;
+    int ndim;
+    npy_intp dims[MAXD];
+} OSpec;
+
+typedef struct {
+    entry_fn entry;
+    int dynamic;
+    int nparams, nsyms, nalloc, nsout, nret, tuple;
+    PSpec p[MAXP];
+    OSpec a[MAXP];
+    int sout_type[MAXP];
+    char ret_kind[MAXP];  /* 'p' argument, 'a' allocation, 's' scalar */
+    int ret_index[MAXP];
+} Spec;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback;
+    long long calls;
+    int nspecs;
+    Spec specs[MAXS];
+} Launcher;
+
+static int read_dims(PyObject *t, npy_intp *dims, int *ndim) {
+    Py_ssize_t n = PyTuple_Size(t);
+    if (n < 0 || n > MAXD) { PyErr_SetString(PyExc_ValueError, "too many dimensions"); return -1; }
+    *ndim = (int)n;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        dims[k] = (npy_intp)PyLong_AsLongLong(PyTuple_GET_ITEM(t, k));
+        if (dims[k] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple)
+ *   params: ((kind, type_num, dims, written), ...); allocs: ((type_num, dims), ...); rets: ((kind, index), ...) */
+static PyObject *Launcher_add(Launcher *self, PyObject *args) {
+    unsigned long long entry;
+    int dynamic, nsyms, tuple;
+    PyObject *params, *allocs, *souts, *rets;
+    if (!PyArg_ParseTuple(args, "KiiO!O!O!O!p", &entry, &dynamic, &nsyms, &PyTuple_Type, &params, &PyTuple_Type,
+                          &allocs, &PyTuple_Type, &souts, &PyTuple_Type, &rets, &tuple))
+        return NULL;
+    if (PyTuple_GET_SIZE(params) > MAXP || PyTuple_GET_SIZE(allocs) > MAXP || PyTuple_GET_SIZE(souts) > MAXP ||
+        PyTuple_GET_SIZE(rets) > MAXP)
+        Py_RETURN_FALSE;  /* too big for the table: the Python path serves it */
+    Spec s;
+    memset(&s, 0, sizeof s);
+    s.entry = (entry_fn)(uintptr_t)entry;
+    s.dynamic = dynamic; s.nsyms = nsyms; s.tuple = tuple;
+    s.nparams = (int)PyTuple_GET_SIZE(params);
+    for (int i = 0; i < s.nparams; ++i) {
+        PyObject *d;
+        const char *kind;
+        int written;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(params, i), "siO!p", &kind, &s.p[i].type_num, &PyTuple_Type, &d,
+                              &written))
+            return NULL;
+        s.p[i].kind = kind[0];
+        s.p[i].written = (char)written;
+        if (read_dims(d, s.p[i].dims, &s.p[i].ndim) < 0) return NULL;
+    }
+    s.nalloc = (int)PyTuple_GET_SIZE(allocs);
+    for (int i = 0; i < s.nalloc; ++i) {
+        PyObject *d;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(allocs, i), "iO!", &s.a[i].type_num, &PyTuple_Type, &d)) return NULL;
+        if (read_dims(d, s.a[i].dims, &s.a[i].ndim) < 0) return NULL;
+    }
+    s.nsout = (int)PyTuple_GET_SIZE(souts);
+    for (int i = 0; i < s.nsout; ++i) {
+        s.sout_type[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(souts, i));
+        if (PyErr_Occurred()) return NULL;
+    }
+    s.nret = (int)PyTuple_GET_SIZE(rets);
+    for (int i = 0; i < s.nret; ++i) {
+        const char *kind;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(rets, i), "si", &kind, &s.ret_index[i])) return NULL;
+        s.ret_kind[i] = kind[0];
+    }
+    /* newest first; the oldest row falls off a full table (its calls take the Python path) */
+    int n = self->nspecs < MAXS ? self->nspecs : MAXS - 1;
+    memmove(&self->specs[1], &self->specs[0], sizeof(Spec) * (size_t)n);
+    self->specs[0] = s;
+    self->nspecs = n + 1;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *Launcher_clear(Launcher *self, PyObject *unused) {
+    self->nspecs = 0;
+    Py_RETURN_NONE;
+}
+
+/* a Python number into the scalar slot; 0 when it does not fit this row (the Python path decides) */
+static int scalar_in(char kind, PyObject *o, uint64_t *slot) {
+    if (kind == 'D') {        /* a parameter typed from a Python float argument: only a float matches */
+        if (!PyFloat_CheckExact(o)) return 0;
+        double v = PyFloat_AS_DOUBLE(o);
+        memcpy(slot, &v, sizeof v);
+        return 1;
+    }
+    if (kind == 'd' || kind == 'f') {
+        double v;
+        if (PyFloat_CheckExact(o)) v = PyFloat_AS_DOUBLE(o);
+        else if (PyLong_CheckExact(o)) { v = PyLong_AsDouble(o); if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; } }
+        else return 0;
+        if (kind == 'd') memcpy(slot, &v, sizeof v);
+        else { float f = (float)v; memcpy(slot, &f, sizeof f); }
+        return 1;
+    }
+    if (kind == '?') {
+        if (o == Py_True || o == Py_False) { *(unsigned char *)slot = (unsigned char)(o == Py_True); return 1; }
+        return 0;
+    }
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+    switch (kind) {
+    case 'q': memcpy(slot, &v, 8); return 1;
+    case 'i': if (v < INT32_MIN || v > INT32_MAX) return 0; { int32_t x = (int32_t)v; memcpy(slot, &x, 4); } return 1;
+    case 'h': if (v < INT16_MIN || v > INT16_MAX) return 0; { int16_t x = (int16_t)v; memcpy(slot, &x, 2); } return 1;
+    case 'b': if (v < INT8_MIN || v > INT8_MAX) return 0; { int8_t x = (int8_t)v; memcpy(slot, &x, 1); } return 1;
+    case 'B': if (v < 0 || v > 255) return 0; { uint8_t x = (uint8_t)v; memcpy(slot, &x, 1); } return 1;
+    }
+    return 0;
+}
+
+/* 1: the call matches row s and is ready (slots, sizes filled); 0: not this row */
+static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *sbuf, int64_t *syms,
+                 char **lo, char **hi) {
+    for (int k = 0; k < s->nsyms; ++k) syms[k] = -1;
+    for (int i = 0; i < s->nparams; ++i) {
+        const PSpec *p = &s->p[i];
+        PyObject *o = args[i];
+        if (p->kind != 't') {
+            if (!scalar_in(p->kind, o, &sbuf[i])) return 0;
+            slots[i] = &sbuf[i];
+            lo[i] = hi[i] = NULL;
+            continue;
+        }
+        if (!PyArray_CheckExact(o)) return 0;
+        PyArrayObject *a = (PyArrayObject *)o;
+        if (PyArray_TYPE(a) != p->type_num || PyArray_NDIM(a) != p->ndim) return 0;
+        if (!PyArray_IS_C_CONTIGUOUS(a)) return 0;
+        if (p->written && !PyArray_ISWRITEABLE(a)) return 0;
+        const npy_intp *shape = PyArray_DIMS(a);
+        for (int d = 0; d < p->ndim; ++d) {
+            npy_intp want = p->dims[d];
+            if (want >= 0) { if (shape[d] != want) return 0; }
+            else {
+                int64_t *sym = &syms[-want - 1];
+                if (*sym < 0) *sym = shape[d];
+                else if (*sym != shape[d]) return 0;
+            }
+        }
+        slots[i] = PyArray_DATA(a);
+        npy_intp nbytes = PyArray_NBYTES(a);
+        lo[i] = nbytes ? (char *)PyArray_DATA(a) : NULL;
+        hi[i] = lo[i] + nbytes;
+    }
+    /* arguments that share memory, when the kernel writes one of them: the Python path refuses the call */
+    for (int i = 0; i < s->nparams; ++i) {
+        if (!lo[i]) continue;
+        for (int j = i + 1; j < s->nparams; ++j) {
+            if (!lo[j] || !(s->p[i].written || s->p[j].written)) continue;
+            if (lo[i] < hi[j] && lo[j] < hi[i]) return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Launcher *self = (Launcher *)obj;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    void *slots[3 * MAXP];
+    uint64_t sbuf[MAXP], sout[MAXP];
+    int64_t syms[MAXP];
+    char *lo[MAXP], *hi[MAXP];
+    if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
+        for (int r = 0; r < self->nspecs; ++r) {
+            const Spec *s = &self->specs[r];
+            if (s->nparams != nargs || !match(s, args, slots, sbuf, syms, lo, hi)) continue;
+            PyObject *allocs[MAXP];
+            for (int k = 0; k < s->nalloc; ++k) {
+                const OSpec *o = &s->a[k];
+                npy_intp dims[MAXD];
+                for (int d = 0; d < o->ndim; ++d) dims[d] = o->dims[d] >= 0 ? o->dims[d] : syms[-o->dims[d] - 1];
+                allocs[k] = PyArray_SimpleNew(o->ndim, dims, o->type_num);
+                if (!allocs[k]) { for (int j = 0; j < k; ++j) Py_DECREF(allocs[j]); return NULL; }
+                slots[s->nparams + k] = PyArray_DATA((PyArrayObject *)allocs[k]);
+            }
+            for (int k = 0; k < s->nsout; ++k) { sout[k] = 0; slots[s->nparams + s->nalloc + k] = &sout[k]; }
+            int rc;
+            entry_fn fn = s->entry;
+            Py_BEGIN_ALLOW_THREADS
+            rc = fn(slots, syms);
+            Py_END_ALLOW_THREADS
+            self->calls++;
+            if (rc != 0) {
+                for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
+                PyErr_Format(PyExc_RuntimeError, "asc kernel failed with code %d", rc);
+                return NULL;
+            }
+            PyObject *outs[MAXP];
+            int nout = s->nret;
+            for (int k = 0; k < nout; ++k) {
+                int ix = s->ret_index[k];
+                if (s->ret_kind[k] == 'p') { outs[k] = args[ix]; Py_INCREF(outs[k]); }
+                else if (s->ret_kind[k] == 'a') { outs[k] = allocs[ix]; Py_INCREF(outs[k]); }
+                else {
+                    PyArray_Descr *descr = PyArray_DescrFromType(s->sout_type[ix]);
+                    outs[k] = descr ? PyArray_Scalar(&sout[ix], descr, NULL) : NULL;
+                    Py_XDECREF(descr);
+                    if (!outs[k]) {
+                        for (int j = 0; j < k; ++j) Py_DECREF(outs[j]);
+                        for (int j = 0; j < s->nalloc; ++j) Py_DECREF(allocs[j]);
+                        return NULL;
+                    }
+                }
+            }
+            for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
+            if (s->tuple) {
+                PyObject *t = PyTuple_New(nout);
+                if (!t) { for (int k = 0; k < nout; ++k) Py_DECREF(outs[k]); return NULL; }
+                for (int k = 0; k < nout; ++k) PyTuple_SET_ITEM(t, k, outs[k]);
+                return t;
+            }
+            if (nout == 0) Py_RETURN_NONE;
+            return outs[0];
+        }
+    }
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    PyObject *fallback;
+    if (!PyArg_ParseTuple(args, "O", &fallback)) return NULL;
+    if (!PyCallable_Check(fallback)) { PyErr_SetString(PyExc_TypeError, "fallback must be callable"); return NULL; }
+    Launcher *self = (Launcher *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->vectorcall = Launcher_vectorcall;
+    Py_INCREF(fallback);
+    self->fallback = fallback;
+    self->nspecs = 0;
+    self->calls = 0;
+    return (PyObject *)self;
+}
+
+static int Launcher_traverse(Launcher *self, visitproc visit, void *arg) {
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static int Launcher_clear_refs(Launcher *self) {
+    Py_CLEAR(self->fallback);
+    return 0;
+}
+
+static void Launcher_dealloc(Launcher *self) {
+    PyObject_GC_UnTrack(self);
+    Launcher_clear_refs(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Launcher_methods[] = {
+    {"add", (PyCFunction)Launcher_add, METH_VARARGS, "add a compiled specialization (newest first)"},
+    {"clear", (PyCFunction)Launcher_clear, METH_NOARGS, "forget every specialization"},
+    {NULL}};
+
+static PyMemberDef Launcher_members[] = {
+    {"calls", T_LONGLONG, offsetof(Launcher, calls), READONLY, "calls served without Python"},
+    {"nspecs", T_INT, offsetof(Launcher, nspecs), READONLY, "specializations in the table"},
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(Launcher, vectorcall), READONLY},
+    {NULL}};
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "_asc_launch.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = Launcher_new,
+    .tp_dealloc = (destructor)Launcher_dealloc,
+    .tp_traverse = (traverseproc)Launcher_traverse,
+    .tp_clear = (inquiry)Launcher_clear_refs,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
+    .tp_methods = Launcher_methods,
+    .tp_members = Launcher_members,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_asc_launch", "asc's compiled kernel launcher", -1, NULL};
+
+PyMODINIT_FUNC PyInit__asc_launch(void) {
+    import_array();
+    if (PyType_Ready(&LauncherType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&LauncherType);
+    if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0) { Py_DECREF(m); return NULL; }
+    return m;
+}

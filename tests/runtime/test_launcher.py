@@ -1,0 +1,134 @@
+"""The compiled launcher serves steady-state calls; whatever it cannot serve takes the Python path, which gives the
+same results and the same errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import asc
+import asc.language as lang
+from asc.runtime import launcher
+
+pytestmark = pytest.mark.skipif(launcher.module() is None, reason="the launcher extension could not be built")
+
+
+@lang.kernel
+def axpy(a: float, x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = a * x[i] + y[i]
+    return out
+
+
+def fast_calls(k):
+    return k._launcher.calls if k._launcher is not None else 0
+
+
+def test_steady_state_calls_skip_python():
+    x, y = np.arange(8, dtype=np.float32), np.ones(8, np.float32)
+    first = axpy(2.0, x, y)
+    before = fast_calls(axpy)
+    for a in (2.0, 3, 0.5):                      # an int for a `float` parameter is converted, as in Python
+        np.testing.assert_array_equal(axpy(a, x, y), np.float32(a) * x + y)
+    assert fast_calls(axpy) == before + 3
+    np.testing.assert_array_equal(first, 2 * x + y)
+    assert axpy.cache_info()["calls"] >= 4
+
+
+def test_mismatches_fall_back_to_the_same_errors_and_leave_data_unchanged():
+    x, y = np.arange(8, dtype=np.float32), np.ones(8, np.float32)
+    axpy(1.0, x, y)
+    keep = (x.copy(), y.copy())
+    with pytest.raises(asc.ArgumentError, match="must be float32, got float64"):
+        axpy(1.0, x.astype(np.float64), y)
+    with pytest.raises(asc.ShapeError, match="N is 8 for 'x' but 7 for 'y'"):
+        axpy(1.0, x, y[:7])
+    with pytest.raises(asc.ArgumentError, match="C-contiguous"):
+        axpy(1.0, np.arange(16, dtype=np.float32)[::2], y)
+    with pytest.raises(asc.ArgumentError, match="must be a scalar, got str"):
+        axpy("2", x, y)
+    np.testing.assert_array_equal(x, keep[0])
+    np.testing.assert_array_equal(y, keep[1])
+    np.testing.assert_array_equal(axpy(1.0, y=y, x=x), x + y)          # keywords: the Python path
+
+
+@lang.kernel
+def bump(x: lang.int32[N], by: lang.int32):
+    for i in range(N):
+        x[i] += by
+
+
+def test_written_arguments_checked_on_the_fast_path():
+    x = np.zeros(4, np.int32)
+    bump(x, 1)
+    bump(x, 2)
+    np.testing.assert_array_equal(x, 3)
+    ro = np.zeros(4, np.int32)
+    ro.flags.writeable = False
+    with pytest.raises(asc.ArgumentError, match="read-only"):
+        bump(ro, 1)
+    with pytest.raises(asc.ArgumentError, match="out of range"):
+        bump(x, 2 ** 40)
+    np.testing.assert_array_equal(x, 3)
+
+
+@lang.kernel
+def stats(x: lang.float64[N]):
+    lo = x[0]
+    hi = x[0]
+    for i in range(N):
+        lo = min(lo, x[i])
+        hi = max(hi, x[i])
+    return lo, hi, N
+
+
+def test_tuple_and_scalar_outputs():
+    x = np.array([3.0, -1.0, 7.5])
+    for _ in range(3):
+        lo, hi, n = stats(x)
+        assert (lo, hi, n) == (-1.0, 7.5, 3)
+        assert type(lo) is np.float64 and type(n) is np.int64
+
+
+@lang.kernel
+def typed_by_call(x, s):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] * s
+    return out
+
+
+def test_parameters_typed_from_the_call_keep_their_python_type():
+    x = np.arange(4, dtype=np.int32)
+    f = typed_by_call(x, 2.5)       # int32 tensor: out is int32 (empty_like), the product float64 then stored
+    i = typed_by_call(x, 2)          # an int is a new specialization, not converted to the float one
+    np.testing.assert_array_equal(i, x * 2)
+    assert i.dtype == np.int32
+    np.testing.assert_array_equal(f, (x * 2.5).astype(f.dtype))
+
+
+@lang.kernel(dynamic_shape=True)
+def dyn_neg(x: lang.float32[R, C]) -> lang.float32[R, C]:
+    out = lang.empty_like(x)
+    for i in range(R):
+        for j in range(C):
+            out[i, j] = -x[i, j]
+    return out
+
+
+def test_dynamic_shapes_and_many_specializations():
+    for r, c in [(1, 1), (3, 5), (17, 2), (0, 4)]:
+        x = np.random.default_rng(r).random((r, c)).astype(np.float32)
+        np.testing.assert_array_equal(dyn_neg(x), -x)
+    assert dyn_neg.cache_info()["specializations"] == 1
+    for n in range(1, 12):                       # more specializations than the launcher's table holds
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal(axpy(1.0, x, x), 2 * x)
+        np.testing.assert_array_equal(axpy(1.0, x, x), 2 * x)
+
+
+def test_torch_tensors_take_the_python_path():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(8, dtype=torch.float32)
+    out = axpy(2.0, x, x)
+    assert isinstance(out, torch.Tensor) and torch.equal(out, 3 * x)
