@@ -24,6 +24,14 @@ class Config:
     cxx: str | None             # CXX
     num_threads: int            # ASC_NUM_THREADS, else OMP_NUM_THREADS, else the CPU count
     cflags: tuple               # ASC_CFLAGS: extra flags appended to the compile command
+    output_cache_mb: int        # ASC_OUTPUT_CACHE_MB: freed kernel outputs kept mapped for reuse (default 1024)
+
+
+def _int(name: str, default: int) -> int:
+    try:
+        return max(0, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
 
 
 def _read() -> Config:
@@ -43,6 +51,7 @@ def _read() -> Config:
         cxx=os.environ.get("CXX") or None,
         num_threads=n,
         cflags=tuple(os.environ.get("ASC_CFLAGS", "").split()),
+        output_cache_mb=_int("ASC_OUTPUT_CACHE_MB", 1024),
     )
 
 

@@ -1,7 +1,65 @@
 /*
  * asc_math.h -- header-only, vectorizer-friendly elementary functions for asc.
  *
- * DOC-BLOCK-PLACEHOLDER
+ * Every function is `static inline` (always_inline on gcc/clang), plain C99/C11
+ * and C++17 (hex float literals), branch-free (mask selects), without libm
+ * calls and, for float32, without tables, so that gcc -O3 and clang -O2/-O3
+ * auto-vectorize loops such as  for (i..) out[i] = asc_erf_f32(x[i]);
+ * (AVX-512 zmm with -march=native on Zen 4, ymm with -mavx2, with or
+ * without -mfma, with or without -fno-math-errno).  Only the float64 sin/cos
+ * large-argument path reads a table (160 bytes of 2/pi).
+ *
+ * Maximum error in ulp of the result type, measured
+ *   float32: exhaustively over all 2^32 inputs (pow: 3M random pairs plus
+ *            edge cases) against glibc's double functions;
+ *   float64: 1M-2M random inputs per range (log-uniform over the whole range
+ *            plus dense intervals) against 80-bit long double.
+ * "FMA" = -O3 -march=native (gcc 12, Zen 4); "no FMA" = baseline x86-64 or
+ * -DASC_MATH_NO_FMA.  clang 14 results lie within the same bounds.
+ *
+ *   function            f32 FMA / no FMA   f64 FMA / no FMA   bound holds for
+ *   asc_exp_*           1.02 / 0.99        0.86 / 0.86        all x
+ *   asc_log_*           0.76 / 0.84        0.75 / 0.80        all x
+ *   asc_tanh_*          0.88 / 1.11        0.85 / 1.07        all x
+ *   asc_erf_*           1.35 / 1.44        0.84 / 0.92        all x
+ *   asc_sigmoid_*       1.01 / 1.47        0.89 / 1.33        all x
+ *   asc_sin_*           0.501 / 0.501      0.77 / 0.77        all finite x
+ *   asc_cos_*           0.501 / 0.501      0.77 / 0.75        all finite x
+ *   asc_pow_*(x, y)     0.50 / 0.50        0.98 / 0.98        all x, y
+ *   asc_rsqrt_*         0.5004 / 0.5004    0.5005 / 0.5005    all x
+ *   asc_fast_sin_f32    1.56 (|x|<=1e5, 1.81 up to 1e6) / 2.47 (|x|<=12868)
+ *   asc_fast_cos_f32    1.56 (|x|<=1e5, 1.81 up to 1e6) / 2.39 (|x|<=12868)
+ *
+ * sin/cos: float32 uses an exact integer Payne-Hanek reduction for |x| >= 2,
+ * float64 a 4-piece Cody-Waite reduction below ASC_SINCOS_F64_MAX (~1.0e8)
+ * and an integer Payne-Hanek reduction above, so the bounds hold for every
+ * finite argument.  The optional asc_fast_{sin,cos}_f32 reduce with float
+ * Cody-Waite only: beyond their range the result stays in [-1, 1] but its
+ * absolute error grows with |x| (meaningless above 2^22).
+ *
+ * Special values follow C99 Annex F / numpy: NaN propagates; exp(+inf) =
+ * +inf, exp(-inf) = +0, overflow -> +inf, underflow gradual then +0;
+ * log(+-0) = -inf, log(x<0) = NaN, log(+inf) = +inf; tanh(+-inf) = +-1;
+ * erf(+-inf) = +-1; sigmoid(-inf) = +0, sigmoid(+inf) = 1 (never NaN for
+ * non-NaN x); sin/cos(+-inf) = NaN; sin, tanh, erf keep the sign of +-0;
+ * rsqrt(+-0) = +-inf, rsqrt(x<0) = NaN, rsqrt(+inf) = +0; pow follows every
+ * C99 pow special case (pow(x, +-0) = 1 even for NaN x, pow(1, y) = 1,
+ * pow(-1, +-inf) = 1, pow(x<0, non-integer) = NaN, odd integer powers of
+ * negative x and of -0 are negative, pow(+-0, y<0) = +-inf, ...).
+ * Subnormal inputs are handled (scaled, never flushed).
+ *
+ * Not supported: -ffast-math, -ffinite-math-only (special values),
+ * -fassociative-math (breaks the error-free transformations and the
+ * round-to-integer tricks) and non-default rounding modes.
+ * ASC_MATH_NO_FMA forces the non-FMA code paths (testing; combine it with
+ * -ffp-contract=off on targets that have FMA).
+ *
+ * Polynomial coefficients: exp/log/sin/cos/erf kernels of FreeBSD msun
+ * (fdlibm, Copyright (C) 1993-2004 Sun Microsystems: "Permission to use,
+ * copy, modify, and distribute this software is freely granted, provided that
+ * this notice is preserved."), Cephes tanh/sinf/cosf rationals (S. L. Moshier,
+ * "may be used freely"), the others fitted for this file (Remez).
+ * See docs/math.md for details and throughput numbers.
  */
 #ifndef ASC_MATH_H
 #define ASC_MATH_H
@@ -209,7 +267,8 @@ ASCM_INLINE float asc_log_f32(float x) {
 }
 
 /* tanh: |x| < 0.625: x + x^3*P(x^2) (minimax, rel. err 2^-29);
- *       otherwise  1 - 2/(exp(2|x|) + 1), |x| clamped to 9.5 (tanh = 1). */
+ *       otherwise  1 - 2t/(1+t), t = exp(-2|x|), |x| clamped to 9.5
+ *       (tanh rounds to 1 beyond 9.01). */
 ASCM_INLINE float asc_tanh_f32(float x) {
     float a = ascm_absf(x);
     float z = a * a;
@@ -217,9 +276,24 @@ ASCM_INLINE float asc_tanh_f32(float x) {
                   0x1.383aaap-9f, z, -0x1.147320p-7f), z, 0x1.6534bep-6f), z,
                   -0x1.ba12b4p-5f), z, 0x1.111108p-3f), z, -0x1.555556p-2f);
     float small = ASCM_FMAF(a * z, p, a);
+    /* large: t = exp(-2|x|) as t + tl, q = t/(1+t) with one correction
+     * step (see asc_sigmoid_f32), tanh = 1 - 2q */
     float ac = ascm_minf(a, 9.5f); /* NaN -> 9.5 */
-    float e = ascm_expf_core_normal(2.0f * ac);
-    float large = 1.0f - 2.0f / (e + 1.0f);
+    int32_t k;
+    float y = ascm_expf_poly(-2.0f * ac, &k);
+    float sc = ascm_u2f((uint32_t)(k + 127) << 23);
+    float t = ASCM_FMAF(y, sc, sc);
+    float tl = ASCM_FMAF(y, sc, sc - t);
+    float dh = 1.0f + t;
+    float dl = (t - (dh - 1.0f)) + tl;
+    float q = t / dh;
+#if ASCM_HAS_FMA
+    float rem = ASCM_FMAF(-q, dh, t);
+#else
+    float rem = 0.0f;
+#endif
+    q = ASCM_FMAF(rem + (tl - q * dl), 1.0f - q, q);
+    float large = ASCM_FMAF(-2.0f, q, 1.0f);
     float res = ascm_self(a < 0.625f, small, large);
     res = ascm_with_signf(res, x);
     return ascm_self(ascm_isnanf(x), x, res);
@@ -302,8 +376,8 @@ ASCM_INLINE uint64_t ascm_selu64(int c, uint64_t a, uint64_t b) {
 }
 
 ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
-    /* 4/pi = 0x1.45f306dc9c882a53f84eafa3ea6a...: bits 0xa2f9836e... of
-     * 4/pi/2 preceded by 24 zero bits, as big-endian 64-bit words */
+    /* the binary digits of 4/pi (4/pi = 0xa2f9836e4e441529... * 2^-31),
+     * preceded by 24 zero bits, as big-endian 64-bit words */
     const uint64_t G0 = 0x000000a2f9836e4eull, G1 = 0x441529fc2757d1f5ull,
                    G2 = 0x34ddc0db6295993cull, G3 = 0x4390410000000000ull;
     ascm_redf_t out;
@@ -438,10 +512,13 @@ ASCM_INLINE float asc_rsqrt_f32(float x) {
 /* float64                                                                  */
 /* ======================================================================== */
 
-/* exp(xh + xl) for xh in [-746, 710], |xl| <= 2^-40 |xh| (or tiny).
- * FreeBSD e_exp.c rational scheme (error < 1 ulp) made branch-free, with the
- * 2^k scaling done in two steps (gradual underflow rounded once). */
-ASCM_INLINE double ascm_exp_dd(double xh, double xl) {
+/* exp(xh + xl) for xh in [-746, 710] (callers clamp, no NaN) and |xl| tiny
+ * (a double-double tail, |xl| < 2^-40).  FreeBSD e_exp.c rational scheme
+ * (error < 1 ulp) made branch-free, the 2^k scaling done in two steps
+ * (gradual underflow rounded once).  Returns the result; *tail receives the
+ * rounding error of the final 1 + (exp(r) - 1) step, scaled like the result
+ * (result + *tail is exp to ~2^-60 relative while it is normal). */
+ASCM_INLINE double ascm_exp_hl(double xh, double xl, double *tail) {
     const double shift = 0x1.8p52;
     double kd = ASCM_FMA(xh, 0x1.71547652b82fep+0, shift);
     uint64_t kb = ascm_d2u(kd);
@@ -453,7 +530,9 @@ ASCM_INLINE double ascm_exp_dd(double xh, double xl) {
     double c = r - rr * (0x1.555555555553ep-3 + rr * (-0x1.6c16c16bebd93p-9 +
                rr * (0x1.1566aaf25de2cp-14 + rr * (-0x1.bbd41c5d26bf1p-20 +
                rr * 0x1.6376972bea4d0p-25))));
-    double y = 1.0 + ((r * c) / (2.0 - c) - lo + hi);
+    double em1 = (r * c) / (2.0 - c) - lo + hi; /* exp(r) - 1 */
+    double y = 1.0 + em1;
+    double yl = em1 - (y - 1.0); /* rounding error of y (exact) */
     /* k = k1 + k2, k1 = round(k/2) */
     double hd = ASCM_FMA(kd, 0.5, shift);
     int64_t k = (int64_t)(kb - ascm_d2u(shift));
@@ -461,7 +540,14 @@ ASCM_INLINE double ascm_exp_dd(double xh, double xl) {
     int64_t k2 = k - k1;
     double s1 = ascm_u2d((uint64_t)(k1 + 1023) << 52);
     double s2 = ascm_u2d((uint64_t)(k2 + 1023) << 52);
+    *tail = (yl * s1) * s2;
     return (y * s1) * s2;
+}
+
+/* exp(xh + xl), see ascm_exp_hl. */
+ASCM_INLINE double ascm_exp_dd(double xh, double xl) {
+    double tail;
+    return ascm_exp_hl(xh, xl, &tail);
 }
 
 ASCM_INLINE double asc_exp_f64(double x) {
@@ -503,28 +589,52 @@ ASCM_INLINE double asc_log_f64(double x) {
 }
 
 /* tanh: |x| < 0.625: Cephes rational x + x^3 P(x^2)/Q(x^2);
- *       otherwise 1 - 2/(exp(2|x|) + 1), |x| clamped to 22 (tanh = 1). */
+ *       otherwise 1 - 2t/(1+t), t = exp(-2|x|) (corrected quotient as in
+ *       asc_sigmoid_f64), |x| clamped to 22 (tanh rounds to 1 beyond 19.1). */
 ASCM_INLINE double asc_tanh_f64(double x) {
     double a = ascm_abs(x);
     double z = a * a;
-    double p = ((-0x1.edc5baafd6f4bp-1 * z + -0x1.8d26a0e26682dp+6) * z + -0x1.93ac030580563p+10) * z;
-    double q = ((z + 0x1.c33f28a581b86p+6) * z + 0x1.176fa0e5535fap+11) * z + 0x1.2ec102442040cp+12;
-    double small = a + a * (p / q);
+    double pn = ((-0x1.edc5baafd6f4bp-1 * z + -0x1.8d26a0e26682dp+6) * z + -0x1.93ac030580563p+10) * z;
+    double pd = ((z + 0x1.c33f28a581b86p+6) * z + 0x1.176fa0e5535fap+11) * z + 0x1.2ec102442040cp+12;
+    double small = a + a * (pn / pd);
     double ac = ascm_mind(a, 22.0); /* NaN -> 22 */
-    double e = ascm_exp_dd(2.0 * ac, 0.0);
-    double large = 1.0 - 2.0 / (e + 1.0);
+    double tl;
+    double t = ascm_exp_hl(-2.0 * ac, 0.0, &tl);
+    double dh = 1.0 + t;
+    double dl = (t - (dh - 1.0)) + tl;
+    double q = t / dh;
+#if ASCM_HAS_FMA
+    double rem = ASCM_FMA(-q, dh, t);
+#else
+    double rem = 0.0;
+#endif
+    q = ASCM_FMA(rem + (tl - q * dl), 1.0 - q, q);
+    double large = ASCM_FMA(-2.0, q, 1.0);
     double res = ascm_seld(a < 0.625, small, large);
     res = ascm_with_sign(res, x);
     return ascm_seld(ascm_isnan(x), x, res);
 }
 
-/* sigmoid: t = exp(-|x|); x >= 0: 1/(1+t), x < 0: t/(1+t). */
+/* sigmoid: t = exp(-|x|) as t + tl; x >= 0: 1/(1+t), x < 0: t/(1+t), with
+ * the same one-step quotient correction as asc_sigmoid_f32. */
 ASCM_INLINE double asc_sigmoid_f64(double x) {
     double a = ascm_abs(x);
     double ac = ascm_mind(a, 746.0); /* NaN -> 746 */
-    double t = ascm_exp_dd(-ac, 0.0);
-    double num = ascm_seld(x < 0.0, t, 1.0);
-    double res = num / (1.0 + t);
+    double tl;
+    double t = ascm_exp_hl(-ac, 0.0, &tl);
+    double dh = 1.0 + t;
+    double dl = (t - (dh - 1.0)) + tl;
+    int neg = x < 0.0;
+    double num = ascm_seld(neg, t, 1.0);
+    double nl = ascm_seld(neg, tl, 0.0);
+    double q = num / dh;
+#if ASCM_HAS_FMA
+    double rem = ASCM_FMA(-q, dh, num); /* exact division residual */
+#else
+    double rem = 0.0;
+#endif
+    double rinv = ascm_seld(neg, 1.0 - q, q);
+    double res = ASCM_FMA(rem + (nl - q * dl), rinv, q);
     return ascm_seld(ascm_isnan(x), x, res);
 }
 

@@ -160,10 +160,18 @@ def _np_dtype(d: ir.DType):
 
 
 def _empty(shape, dtype: ir.DType, use_torch: bool):
+    """An output array (from the launcher's output cache when it is built), as NumPy or torch."""
+    from ..language.dtypes import HANDLES
+    mod = launcher.module()
+    npdt = HANDLES[dtype].np
     if use_torch:
         import torch
-        return torch.empty(shape, dtype=getattr(torch, dtype.name))
-    return np.empty(shape, _np_dtype(dtype))
+        if mod is None:
+            return torch.empty(shape, dtype=getattr(torch, dtype.name))
+        if dtype == ir.bfloat16:
+            return torch.from_numpy(mod.empty(tuple(shape), np.dtype(np.int16).num)).view(torch.bfloat16)
+        return torch.from_numpy(mod.empty(tuple(shape), npdt.num))
+    return mod.empty(tuple(shape), npdt.num) if mod is not None else np.empty(shape, npdt)
 
 
 def _ptr(arr) -> int:

@@ -66,6 +66,181 @@ static int read_dims(PyObject *t, npy_intp *dims, int *ndim) {
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------------------
+ * Output memory. A freshly mapped output page-faults on first touch (about a microsecond per 4 KiB page); a
+ * kernel that returns a new 64 MB array every call would spend more time faulting than computing. Large outputs
+ * therefore come from blocks that are kept when NumPy frees them and handed out again for the next output of the
+ * same size: already mapped, on transparent huge pages where the OS allows. The cache is bounded (set_cache_limit);
+ * a block is in it only after NumPy freed it, so it is never handed out twice. Small blocks use malloc.
+ * ------------------------------------------------------------------------------------------------------------ */
+#include <sys/mman.h>
+#include <pthread.h>
+
+#define BIG (1u << 20)          /* outputs of at least 1 MiB use the cache */
+#define HUGE_PAGE (2u << 20)
+#define MAXCACHED 64
+
+typedef struct { void *ptr; size_t size; } Block;
+static Block cached[MAXCACHED];
+static int ncached = 0;
+static size_t cached_bytes = 0, cache_limit = (size_t)1 << 30;
+static Block *live = NULL;       /* big blocks handed out, by address */
+static size_t nlive = 0, cap_live = 0;
+static long long stat_hits = 0, stat_maps = 0;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t round_big(size_t n) { return (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1); }
+
+static void *map_block(size_t size) {
+    /* over-map by one huge page, then trim, so that the block is 2 MiB aligned (huge-page eligible) */
+    size_t span = size + HUGE_PAGE;
+    char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (a > (uintptr_t)p) munmap(p, a - (uintptr_t)p);
+    char *end = p + span;
+    if ((char *)a + size < end) munmap((char *)a + size, (size_t)(end - ((char *)a + size)));
+#ifdef MADV_HUGEPAGE
+    madvise((void *)a, size, MADV_HUGEPAGE);
+#endif
+    stat_maps++;
+    return (void *)a;
+}
+
+static int live_add(void *p, size_t size) {
+    if (nlive == cap_live) {
+        size_t cap = cap_live ? 2 * cap_live : 64;
+        Block *n = realloc(live, cap * sizeof(Block));
+        if (!n) return -1;
+        live = n; cap_live = cap;
+    }
+    live[nlive].ptr = p; live[nlive].size = size; nlive++;
+    return 0;
+}
+
+static size_t live_remove(void *p) {  /* the block's size, or 0 when p is not a big block */
+    for (size_t i = nlive; i-- > 0;) {
+        if (live[i].ptr == p) { size_t s = live[i].size; live[i] = live[--nlive]; return s; }
+    }
+    return 0;
+}
+
+static void *big_alloc(size_t n, int zero) {
+    size_t size = round_big(n);
+    void *p = NULL;
+    pthread_mutex_lock(&lock);
+    for (int i = ncached - 1; i >= 0; --i) {           /* the most recently freed block of this size */
+        if (cached[i].size == size) {
+            p = cached[i].ptr;
+            cached[i] = cached[--ncached];
+            cached_bytes -= size;
+            stat_hits++;
+            break;
+        }
+    }
+    int fresh = p == NULL;
+    if (fresh) p = map_block(size);
+    if (p && live_add(p, size) < 0) { munmap(p, size); p = NULL; }
+    pthread_mutex_unlock(&lock);
+    if (p && zero && !fresh) memset(p, 0, n);
+    return p;
+}
+
+static void big_free(void *p, size_t size) {
+    pthread_mutex_lock(&lock);
+    if (size <= cache_limit) {
+        while (ncached && (ncached == MAXCACHED || cached_bytes + size > cache_limit)) {  /* drop the oldest */
+            munmap(cached[0].ptr, cached[0].size);
+            cached_bytes -= cached[0].size;
+            memmove(&cached[0], &cached[1], sizeof(Block) * (size_t)(--ncached));
+        }
+    }
+    if (size <= cache_limit && cached_bytes + size <= cache_limit && ncached < MAXCACHED) {
+        cached[ncached].ptr = p; cached[ncached].size = size; ncached++;
+        cached_bytes += size;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    if (p) munmap(p, size);
+}
+
+static void *h_malloc(void *ctx, size_t n) { return n >= BIG ? big_alloc(n, 0) : malloc(n ? n : 1); }
+static void *h_calloc(void *ctx, size_t k, size_t n) {
+    size_t total = k * n;
+    if (n && total / n != k) return NULL;
+    return total >= BIG ? big_alloc(total, 1) : calloc(k ? k : 1, n ? n : 1);
+}
+static void h_free(void *ctx, void *p, size_t n) {
+    if (!p) return;
+    pthread_mutex_lock(&lock);
+    size_t size = live_remove(p);
+    pthread_mutex_unlock(&lock);
+    if (size) big_free(p, size);
+    else free(p);
+}
+static void *h_realloc(void *ctx, void *p, size_t n) {
+    if (!p) return h_malloc(ctx, n);
+    pthread_mutex_lock(&lock);
+    size_t old = 0;
+    for (size_t i = 0; i < nlive; ++i) if (live[i].ptr == p) { old = live[i].size; break; }
+    pthread_mutex_unlock(&lock);
+    if (!old && n < BIG) return realloc(p, n ? n : 1);
+    void *q = h_malloc(ctx, n);
+    if (!q) return NULL;
+    if (old) memcpy(q, p, old < n ? old : n);
+    else memcpy(q, p, n);   /* a small block grows into a big one: its size is at most n */
+    h_free(ctx, p, 0);
+    return q;
+}
+
+static PyDataMem_Handler handler = {
+    "asc_output_cache", 1, {NULL, h_malloc, h_calloc, h_realloc, h_free}};
+static PyObject *handler_capsule = NULL;
+
+/* a new C-contiguous array from the output cache */
+static PyObject *new_output(int ndim, npy_intp *dims, int type_num) {
+    PyObject *old = PyDataMem_SetHandler(handler_capsule);
+    if (!old) return NULL;
+    PyObject *a = PyArray_SimpleNew(ndim, dims, type_num);
+    PyObject *back = PyDataMem_SetHandler(old);
+    Py_DECREF(old);
+    Py_XDECREF(back);
+    return a;
+}
+
+static PyObject *mod_empty(PyObject *m, PyObject *args) {
+    PyObject *shape;
+    int type_num;
+    if (!PyArg_ParseTuple(args, "O!i", &PyTuple_Type, &shape, &type_num)) return NULL;
+    npy_intp dims[MAXD];
+    int ndim;
+    if (read_dims(shape, dims, &ndim) < 0) return NULL;
+    return new_output(ndim, dims, type_num);
+}
+
+static PyObject *mod_set_cache_limit(PyObject *m, PyObject *args) {
+    unsigned long long limit;
+    if (!PyArg_ParseTuple(args, "K", &limit)) return NULL;
+    pthread_mutex_lock(&lock);
+    cache_limit = (size_t)limit;
+    while (ncached && cached_bytes > cache_limit) {
+        munmap(cached[0].ptr, cached[0].size);
+        cached_bytes -= cached[0].size;
+        memmove(&cached[0], &cached[1], sizeof(Block) * (size_t)(--ncached));
+    }
+    pthread_mutex_unlock(&lock);
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_cache_stats(PyObject *m, PyObject *unused) {
+    pthread_mutex_lock(&lock);
+    PyObject *r = Py_BuildValue("{s:n,s:n,s:n,s:L,s:L,s:n}", "cached_blocks", (Py_ssize_t)ncached, "cached_bytes",
+                                (Py_ssize_t)cached_bytes, "live_blocks", (Py_ssize_t)nlive, "reuses", stat_hits,
+                                "maps", stat_maps, "limit", (Py_ssize_t)cache_limit);
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
 /* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple)
  *   params: ((kind, type_num, dims, written), ...); allocs: ((type_num, dims), ...); rets: ((kind, index), ...) */
 static PyObject *Launcher_add(Launcher *self, PyObject *args) {
@@ -219,7 +394,7 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
                 const OSpec *o = &s->a[k];
                 npy_intp dims[MAXD];
                 for (int d = 0; d < o->ndim; ++d) dims[d] = o->dims[d] >= 0 ? o->dims[d] : syms[-o->dims[d] - 1];
-                allocs[k] = PyArray_SimpleNew(o->ndim, dims, o->type_num);
+                allocs[k] = new_output(o->ndim, dims, o->type_num);
                 if (!allocs[k]) { for (int j = 0; j < k; ++j) Py_DECREF(allocs[j]); return NULL; }
                 slots[s->nparams + k] = PyArray_DATA((PyArrayObject *)allocs[k]);
             }
@@ -322,11 +497,20 @@ static PyTypeObject LauncherType = {
     .tp_members = Launcher_members,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_asc_launch", "asc's compiled kernel launcher", -1, NULL};
+static PyMethodDef module_methods[] = {
+    {"empty", mod_empty, METH_VARARGS, "empty(shape, type_num): a new array from the output cache"},
+    {"set_cache_limit", mod_set_cache_limit, METH_VARARGS, "the most bytes of freed outputs kept for reuse"},
+    {"cache_stats", mod_cache_stats, METH_NOARGS, "the output cache's counters"},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_asc_launch", "asc's compiled kernel launcher", -1,
+                                    module_methods};
 
 PyMODINIT_FUNC PyInit__asc_launch(void) {
     import_array();
     if (PyType_Ready(&LauncherType) < 0) return NULL;
+    handler_capsule = PyCapsule_New(&handler, "mem_handler", NULL);
+    if (!handler_capsule) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&LauncherType);

@@ -15,7 +15,7 @@ import tempfile
 
 import numpy as np
 
-from .. import ir
+from .. import config as _config, ir
 from ..errors import ToolchainError
 from ..language.dtypes import HANDLES
 from . import cache, toolchain
@@ -58,6 +58,7 @@ def _load():
     spec = importlib.util.spec_from_file_location("_asc_launch", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    mod.set_cache_limit(_config.config.output_cache_mb << 20)
     return mod
 
 
