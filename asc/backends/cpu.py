@@ -6,6 +6,10 @@ from ..passes.loops import PARALLEL_MIN_WORK, UNKNOWN_TRIP, trip_count
 from .cstyle import CStyleRenderer, prepare
 
 ENTRY = "asc_entry"
+REDUCE_BLOCK = 4096      # elements per partial of a parallel reduction (fixed: results do not depend on threads)
+_OMP_OP = {"add": "+", "mul": "*", "max": "max", "min": "min"}
+_COMBINE = {"add": "{a} + {p}", "mul": "{a} * {p}", "max": "({p} > {a} ? {p} : {a})",
+            "min": "({p} < {a} ? {p} : {a})"}
 
 
 class CPURenderer(CStyleRenderer):
@@ -23,8 +27,68 @@ class CPURenderer(CStyleRenderer):
                 cond = f" if({trips} * {inner}LL >= {PARALLEL_MIN_WORK}LL)"
             return f"#pragma omp parallel for schedule(static){nt}{cond}"
         if s.kind == "simd":
-            return "#pragma omp simd"
+            return "#pragma omp simd" + self.reduction_clauses(s)
         return None
+
+    def reduction_clauses(self, s: ir.For) -> str:
+        return "".join(f" reduction({_OMP_OP[op]}:{self.cname(v.name)})" for v, op in s.reduce)
+
+    def stmt_For(self, s: ir.For):
+        if not (s.kind == "parallel" and s.reduce):
+            return super().stmt_For(s)
+        # A parallel reduction, the same bits for every thread count: fixed blocks of the range, each reduced
+        # (vectorized) into its own partial, then the partials combined in block order on one thread.
+        v = self.cname(s.var.name)
+        start, stop, step = (self.expr(x) for x in (s.start, s.stop, s.step))
+        block = max(1, REDUCE_BLOCK // _inner_work(s))       # iterations per partial: about REDUCE_BLOCK elements
+        innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t {v}_lo = {start}, {v}_step = {step};")
+        self.emit(f"const int64_t {v}_n = {stop} > {v}_lo ? ({stop} - {v}_lo + {v}_step - 1) / {v}_step : 0;")
+        self.emit(f"const int64_t {v}_blocks = ({v}_n + {block - 1}) / {block};")
+        for acc, _ in s.reduce:
+            t = self.ctype(self._locals_all.get(acc.name, acc.type))
+            self.emit(f"asc::Buffer<{t}> {self.cname(acc.name)}_part({v}_blocks);")
+        threads = self.options.get("num_threads")
+        self.emit(f"#pragma omp parallel for schedule(static)" + (f" num_threads({int(threads)})" if threads else ""))
+        self.emit(f"for (int64_t {v}_b = 0; {v}_b < {v}_blocks; ++{v}_b) {{")
+        self.depth += 1
+        for acc, op in s.reduce:
+            t = self._locals_all.get(acc.name, acc.type)
+            self.emit(f"{self.ctype(t)} {self.cname(acc.name)} = {self.identity(op, t)};  // this block's partial")
+        self.emit(f"const int64_t {v}_end = {v}_lo + asc_min_i(({v}_b + 1) * {block}LL, {v}_n) * {v}_step;")
+        if innermost:
+            self.emit("#pragma omp simd" + self.reduction_clauses(s))
+        self.emit(f"for (int64_t {v} = {v}_lo + {v}_b * {block}LL * {v}_step; {v} < {v}_end; {v} += {v}_step) {{")
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.emit("}")
+        for acc, _ in s.reduce:
+            self.emit(f"{self.cname(acc.name)}_part.data[{v}_b] = {self.cname(acc.name)};")
+        self.depth -= 1
+        self.emit("}")
+        self.emit(f"for (int64_t {v}_b = 0; {v}_b < {v}_blocks; ++{v}_b) {{")
+        self.depth += 1
+        for acc, op in s.reduce:
+            a, part = self.cname(acc.name), f"{self.cname(acc.name)}_part.data[{v}_b]"
+            self.emit(f"{a} = {_COMBINE[op].format(a=a, p=part)};")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def identity(self, op: str, t: ir.ScalarType) -> str:
+        if op == "add":
+            return "0"
+        if op == "mul":
+            return "1"
+        if t.dtype.kind == "f":
+            inf = "ASC_INF" if self.suffix(t) == "f64" else "ASC_INF_F"
+            return f"-{inf}" if op == "max" else inf
+        c = self.ctype(t)
+        return f"std::numeric_limits<{c}>::{'lowest' if op == 'max' else 'max'}()"
 
     # ---- functions
     def param_decl(self, p: ir.Param, fn: ir.Function, device: bool) -> str:

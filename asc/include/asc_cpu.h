@@ -108,6 +108,7 @@ static inline float asc_minimum_f32(float a, float b) { return (a != a || b != b
 static inline double asc_minimum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
 
 #ifdef __cplusplus
+#include <limits>
 // float -> int as numpy does on x86 (out of range: the "integer indefinite" value), never undefined behaviour
 template <typename T> static inline T asc_f2i(double x) {
   if (!(x > -9.3e18 && x < 9.3e18)) return (T)INT64_MIN;

@@ -299,6 +299,23 @@ ASCM_INLINE float asc_tanh_f32(float x) {
     return ascm_self(ascm_isnanf(x), x, res);
 }
 
+/* Fast tanh (optional "fastmath" variant): same small-|x| polynomial,
+ * 1 - 2/(exp(2|x|) + 1) above 0.625 without the quotient correction:
+ * max 1.33 ulp (exhaustive), ~1.4x faster when compute bound. */
+ASCM_INLINE float asc_fast_tanh_f32(float x) {
+    float a = ascm_absf(x);
+    float z = a * a;
+    float p = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(
+                  0x1.383aaap-9f, z, -0x1.147320p-7f), z, 0x1.6534bep-6f), z,
+                  -0x1.ba12b4p-5f), z, 0x1.111108p-3f), z, -0x1.555556p-2f);
+    float small = ASCM_FMAF(a * z, p, a);
+    float e = ascm_expf_core_normal(2.0f * ascm_minf(a, 9.5f)); /* NaN -> 9.5 */
+    float large = 1.0f - 2.0f / (e + 1.0f);
+    float res = ascm_self(a < 0.625f, small, large);
+    res = ascm_with_signf(res, x);
+    return ascm_self(ascm_isnanf(x), x, res);
+}
+
 /* sigmoid(x) = 1/(1+exp(-x)).  With t = exp(-|x|) (never overflows):
  *   x >= 0: 1/(1+t),  x < 0: t/(1+t).
  * t is kept as t + tl (the rounding error of the exp scaling step), 1+t as
@@ -718,7 +735,6 @@ ASCM_INLINE ascm_red_t ascm_sincos_reduce(double ax) {
  * the exact product M*W (32x32->64 multiplies, columns summed with carries)
  * give x*2/pi mod 4 with 126 fraction bits (truncation error < 2^-124).
  * The fraction is converted to a double-double and multiplied by pi/2. */
-ASCM_INLINE uint64_t ascm_u32_to_u64(uint32_t v) { return (uint64_t)v; }
 ASCM_INLINE double ascm_u32_to_d(uint32_t v) { /* exact, no unsigned cvt needed */
     return ascm_u2d(0x4330000000000000ull | (uint64_t)v) - 0x1p52;
 }
@@ -741,7 +757,7 @@ ASCM_INLINE ascm_red_t ascm_sincos_reduce_large(double ax) {
     uint32_t w = sbit >> 5, sh = sbit & 31u;
     uint32_t W[6];
     for (int i = 0; i < 6; i++) {
-        uint64_t pair = (ascm_u32_to_u64(two_over_pi[w + i]) << 32) | two_over_pi[w + i + 1];
+        uint64_t pair = ((uint64_t)two_over_pi[w + i] << 32) | two_over_pi[w + i + 1];
         W[i] = (uint32_t)(pair >> (32u - sh));
     }
     uint64_t M = (ix & 0x000fffffffffffffull) | 0x0010000000000000ull;
@@ -916,7 +932,7 @@ ASCM_INLINE double asc_pow_f64(double x, double y) {
 }
 
 /* pow (float32): log and exp evaluated in double (|y*log x| error < 2^-44),
- * one final rounding to float. */
+ * one final rounding to float; special cases as asc_pow_f64. */
 ASCM_INLINE float asc_pow_f32(float x, float y) {
     float ax = ascm_absf(x), ay = ascm_absf(y);
     double L = ascm_log_core((double)ax, 0);

@@ -161,6 +161,7 @@ class For(Stmt):
     body: tuple
     kind: str = "serial"   # serial | parallel | simd  (set by passes.loops)
     loc: Optional[Loc] = field(default=None, compare=False)
+    reduce: tuple = ()     # ((accumulator Var, op), ...): op "add" | "mul" | "max" | "min" (set by passes.loops)
 
 
 @dataclass(frozen=True)

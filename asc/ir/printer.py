@@ -53,8 +53,9 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
             idx = ", ".join(map(format_expr, s.indices))
             out.append(f"{pad}{s.tensor.name}[{idx}] = {format_expr(s.value)}{where}")
         elif isinstance(s, n.For):
+            red = "".join(f" {op}:{v.name}" for v, op in s.reduce)
             out.append(f"{pad}for {s.var.name} in range({format_expr(s.start)}, {format_expr(s.stop)}, "
-                       f"{format_expr(s.step)}) [{s.kind}]:{where}")
+                       f"{format_expr(s.step)}) [{s.kind}{red}]:{where}")
             out += format_stmts(s.body, indent + 1, locs)
         elif isinstance(s, n.While):
             out.append(f"{pad}while {format_expr(s.cond)}:{where}")

@@ -37,13 +37,16 @@ def _classify_block(block, decl, impure, in_parallel):
     out = []
     for s in block:
         if isinstance(s, ir.For):
-            safe = _parallel_safe(s, decl, impure)
+            safe, red = _parallel_safe(s, decl, impure)
             innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
+            positive_step = isinstance(s.step, ir.Const) and s.step.value > 0
+            if red and not positive_step:
+                safe = False
             if safe and not in_parallel and _work(s) >= PARALLEL_MIN_WORK:
                 body = _classify_block(s.body, decl, impure, True)
-                s = ir.For(s.var, s.start, s.stop, s.step, body, "parallel", s.loc)
+                s = ir.For(s.var, s.start, s.stop, s.step, body, "parallel", s.loc, red)
             elif safe and innermost:
-                s = ir.For(s.var, s.start, s.stop, s.step, s.body, "simd", s.loc)
+                s = ir.For(s.var, s.start, s.stop, s.step, s.body, "simd", s.loc, red)
             else:
                 body = _classify_block(s.body, decl, impure, in_parallel)
                 s = ir.For(s.var, s.start, s.stop, s.step, body, "serial", s.loc)
@@ -73,7 +76,8 @@ def _work(loop: ir.For) -> int:
     return n * max(inner, 1)
 
 
-def _parallel_safe(loop: ir.For, decl, impure) -> bool:
+def _parallel_safe(loop: ir.For, decl, impure):
+    """(safe, reductions): safe when iterations are independent but for the accumulators in `reductions`."""
     v = loop.var.name
     body_ids = set()
     assigned, private_tensors = set(), set()
@@ -112,15 +116,63 @@ def _parallel_safe(loop: ir.For, decl, impure) -> bool:
         return True
 
     if visit(loop.body, 0) is False:
-        return False
-    for name in assigned:
-        if name in decl and decl[name] not in body_ids:
-            return False           # a scalar carried across iterations (an accumulator): serial
+        return False, ()
+    carried = {name for name in assigned if name in decl and decl[name] not in body_ids}
+    reductions = []
+    for name in sorted(carried):
+        op = _reduction_op(loop.body, name)
+        if op is None:
+            return False, ()       # a scalar carried across iterations that is not an accumulator: serial
+        var = next(s.var for s in ir.walk_stmts(loop.body) if isinstance(s, ir.Assign) and s.var.name == name)
+        reductions.append((var, op))
     variant = assigned | {v}
     for t in stored - private_tensors:
         if not _disjoint(accesses[t], v, variant):
-            return False
-    return True
+            return False, ()
+    return True, tuple(reductions)
+
+
+def _is_var(e, name):
+    return isinstance(e, ir.Var) and e.name == name
+
+
+def _update_op(value, name):
+    """The reduction operator if `value` is acc + e, e + acc, acc * e, max(acc, e) or min(acc, e) (Python's
+    max/min, as selects) with e free of acc; else None."""
+    def free(e):
+        return not any(_is_var(x, name) for x in ir.walk_expr(e))
+    if isinstance(value, ir.Binary) and value.op in ("add", "mul"):
+        for a, b in ((value.a, value.b), (value.b, value.a)):
+            if _is_var(a, name) and free(b):
+                return value.op
+    if isinstance(value, ir.Select) and isinstance(value.cond, ir.Compare) and value.cond.op in ("gt", "lt"):
+        c = value.cond
+        if _same(c.a, value.a) and _same(c.b, value.b) and (
+                (_is_var(c.b, name) and free(c.a)) or (_is_var(c.a, name) and free(c.b))):
+            return "max" if c.op == "gt" else "min"
+    return None
+
+
+def _same(a, b):
+    return format_expr(a) == format_expr(b)
+
+
+def _reduction_op(body, name):
+    """The one operator every assignment to `name` in `body` accumulates with, if `name` is read nowhere else."""
+    ops = set()
+    for s in ir.walk_stmts(body):
+        uses = [e for e in ir.stmt_exprs(s) if _is_var(e, name)]
+        if isinstance(s, ir.Assign) and s.var.name == name:
+            op = _update_op(s.value, name)
+            if op is None:
+                return None
+            ops.add(op)
+            n_reads = sum(1 for e in ir.walk_expr(s.value) if _is_var(e, name))
+            if n_reads != (2 if op in ("max", "min") else 1):
+                return None
+        elif uses:
+            return None
+    return ops.pop() if len(ops) == 1 else None
 
 
 def _offset(e, v, variant):
