@@ -117,3 +117,41 @@ def matmul_naive(A, B):
             for k in range(K):
                 C[i, j] += A[i, k] * B[k, j]
     return C
+
+
+@lang.kernel
+def softmax(x: lang.float32[R, C]) -> lang.float32[R, C]:
+    """Row softmax in the element style: a max pass, an exp-and-sum pass, a scaling pass per row."""
+    out = lang.empty_like(x)
+    for i in range(R):
+        m = x[i, 0]
+        for j in range(C):
+            m = max(m, x[i, j])
+        s = 0.0
+        for j in range(C):
+            e = lang.exp(x[i, j] - m)
+            out[i, j] = e
+            s += e
+        inv = 1.0 / s
+        for j in range(C):
+            out[i, j] = out[i, j] * inv
+    return out
+
+
+@lang.kernel
+def layernorm(x: lang.float32[R, C], w: lang.float32[C], b: lang.float32[C], eps: float = 1e-5) -> lang.float32[R, C]:
+    """Row layer normalization: mean and variance per row, then scale and shift."""
+    out = lang.empty_like(x)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        mean = s / C
+        v = 0.0
+        for j in range(C):
+            d = x[i, j] - mean
+            v += d * d
+        rstd = lang.rsqrt(v / C + eps)
+        for j in range(C):
+            out[i, j] = (x[i, j] - mean) * rstd * w[j] + b[j]
+    return out

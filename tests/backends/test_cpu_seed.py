@@ -128,3 +128,25 @@ def test_matmul_naive_unannotated(mkn, dtype):
         close(C, A.astype(np.float64) @ B.astype(np.float64), dtype, ulps=k)
     if Ci is not None:
         close(C, Ci, dtype, ulps=k)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (17, 1000), (256, 4096)])
+def test_softmax_rows(shape):
+    x = rand(shape, np.float32, 16, 4.0)
+    y, yi = both(sk.softmax, x, n=shape[0] * shape[1])
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    close(y, e / e.sum(axis=1, keepdims=True), np.float32, ulps=8)
+    if yi is not None:
+        close(y, yi, np.float32, ulps=8)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (17, 1000), (256, 4096)])
+def test_layernorm_rows(shape):
+    x = rand(shape, np.float32, 17, 2.0) + 3.0
+    w, b = rand(shape[1], np.float32, 18), rand(shape[1], np.float32, 19)
+    y, yi = both(sk.layernorm, x, w, b, n=shape[0] * shape[1])
+    x64 = x.astype(np.float64)
+    mu, var = x64.mean(axis=1, keepdims=True), x64.var(axis=1, keepdims=True)
+    close(y, (x64 - mu) / np.sqrt(var + 1e-5) * w + b, np.float32, ulps=50)
+    if yi is not None:
+        close(y, yi, np.float32, ulps=50)
