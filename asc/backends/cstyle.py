@@ -26,9 +26,11 @@ class CStyleRenderer:
                  "lshift": "<<", "rshift": ">>", "lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">",
                  "ge": ">="}
     # binary ops that need Python semantics: by operand class ("f" float, "i" int)
-    binary_fn = {("floordiv", "f"): "asc_floordiv_f({}, {})", ("floordiv", "i"): "asc_floordiv_i({}, {})",
-                 ("mod", "f"): "asc_mod_f({}, {})", ("mod", "i"): "asc_mod_i({}, {})",
-                 ("pow", "i"): "asc_ipow({}, {})"}
+    binary_fn = {("floordiv", "f32"): "asc_floordiv_f<float>({}, {})",
+                 ("floordiv", "f64"): "asc_floordiv_f<double>({}, {})", ("floordiv", "i"): "asc_floordiv_i({}, {})",
+                 ("mod", "f32"): "asc_mod_f<float>({}, {})", ("mod", "f64"): "asc_mod_f<double>({}, {})",
+                 ("mod", "i"): "asc_mod_i({}, {})", ("pow", "i"): "asc_ipow({}, {})",
+                 ("lshift", "i"): "asc_shl<{t}>({}, {})", ("rshift", "i"): "asc_shr<{t}>({}, {})"}
     # builtin math: name -> template by suffix (f32 / f64 / i)
     math_fn = {
         "exp": "asc_exp_{s}({})", "log": "asc_log_{s}({})", "tanh": "asc_tanh_{s}({})", "erf": "asc_erf_{s}({})",
@@ -87,7 +89,7 @@ class CStyleRenderer:
             v = int(c.value)
             if t.dtype.bits == 64 or t.weak:
                 return f"{v}LL" if -(1 << 63) < v < (1 << 63) else f"(-{(1 << 63) - 1}LL - 1)"
-            return str(v)
+            return str(v) if v != -(1 << 31) else "(-2147483647 - 1)"   # -2147483648 would be a long
         v = float(c.value)
         f32 = self.suffix(t) == "f32"
         if math.isnan(v):
@@ -125,22 +127,28 @@ class CStyleRenderer:
 
     def expr_Unary(self, e):
         op = {"neg": "-", "not": "!", "invert": "~"}[e.op]
-        return f"({op}{self.expr(e.x)})"
+        return self.narrow(e.type, f"({op}{self.expr(e.x)})")
+
+    def narrow(self, t: ir.ScalarType, text: str) -> str:
+        """Integer results narrower than 64 bits wrap to their type after every operation, as in NumPy (C would
+        compute int8/int16 in int, and the helpers in int64)."""
+        if t.dtype.kind in "iu" and t.dtype.bits < 64 and not t.weak:
+            return f"(({self.ctype(t)}){text})"
+        return text
 
     def expr_Binary(self, e):
-        cls = "f" if e.type.dtype.kind == "f" else "i"
+        cls = self.suffix(e.type)
         fn = self.binary_fn.get((e.op, cls))
         if fn:
-            return fn.format(self.expr(e.a), self.expr(e.b))
+            return self.narrow(e.type, fn.format(self.expr(e.a), self.expr(e.b), t=self.ctype(e.type)))
         if e.op == "pow":
             return self.math_fn["pow"].format(self.expr(e.a), self.expr(e.b), s=self.suffix(e.type))
         if e.op == "truediv" and cls == "i":
             return f"((double){self.expr(e.a)} / (double){self.expr(e.b)})"
-        if e.op in ("lshift", "rshift"):
-            return f"({self.ctype(e.type)})({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})"
-        return f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})"
+        return self.narrow(e.type, f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})")
 
-    expr_Compare = expr_Binary
+    def expr_Compare(self, e):
+        return f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})"
 
     def expr_Logical(self, e):
         return f"({self.expr(e.a)} {'&&' if e.op == 'and' else '||'} {self.expr(e.b)})"
@@ -151,13 +159,19 @@ class CStyleRenderer:
     def expr_Cast(self, e):
         src = e.x.type
         inner = self.expr(e.x)
-        if e.type.dtype.kind == "b":
+        dst = e.type.dtype
+        if dst.kind == "b":
             return f"({inner} != 0)"
-        if e.type.dtype.is_16bit_float and not e.type.weak and src.dtype != e.type.dtype:
-            return self.round_to[e.type.dtype.name].format(f"(float)({inner})" if src.dtype.kind != "f" or
-                                                            src.dtype.bits == 64 or src.weak else inner)
-        if e.type.dtype.kind in "iu" and src.dtype.kind == "f":
+        if dst.kind in "iu" and src.dtype.kind == "f":
             return f"asc_f2i<{self.ctype(e.type)}>({inner})"
+        if dst.is_16bit_float and not e.type.weak:
+            wide = src.dtype.kind == "f" and (src.dtype.bits == 64 or src.weak)
+            if not e.explicit:     # carried in float32; a float64 source rounds to odd, so a later store rounds once
+                return f"asc_d2f_odd({inner})" if wide and dst.name == "float16" else f"(float)({inner})"
+            if dst.name == "float16" and wide:
+                return f"asc_h2f(asc_d2h({inner}))"
+            return self.round_to[dst.name].format(inner if src.dtype.kind == "f" and not wide else
+                                                  f"(float)({inner})")
         if self.ctype(e.type) == self.ctype(src):
             return inner
         return f"({self.ctype(e.type)})({inner})"
@@ -165,7 +179,7 @@ class CStyleRenderer:
     def expr_Call(self, e):
         args = [self.expr(a) for a in e.args]
         if e.type.dtype.kind != "f" and e.fn in self.int_math_fn:
-            return self.int_math_fn[e.fn].format(*args)
+            return self.narrow(e.type, self.int_math_fn[e.fn].format(*args))
         return self.math_fn[e.fn].format(*args, s=self.suffix(e.type))
 
     def expr_FuncCall(self, e):

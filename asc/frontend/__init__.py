@@ -35,7 +35,8 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
                         fb.loc(fb.src.tree))
     funcs = tuple(ctx.funcs[k] for k in ctx.order)
     syms = tuple(n for n, v in symbols.items() if isinstance(v, ir.Sym))
-    return ir.Kernel(entry, funcs, tuple(outputs), returns_tuple, syms, fb.src.file)
+    return ir.Kernel(entry, funcs, tuple(outputs), returns_tuple, syms, fb.src.file,
+                     tuple(sorted(fb.conversions.items())))
 
 
 def _c_name(name):

@@ -118,6 +118,7 @@ class FunctionBuilder:
         # consts[name] is that Const, or None once any other value is seen. Shared across rounds.
         self.consts = consts if consts is not None else {}
         self.assigned_vars: set = set()
+        self.conversions: dict = {}            # (line, col) -> result type, for the interpreter (see ir.Kernel)
         self.src = get_source(pyfunc)
         self.var_types = var_types            # scalar variable -> type (grows until the fixpoint)
         self.changed = False
@@ -231,7 +232,7 @@ class FunctionBuilder:
         value = self.expr(node.value)
         if h is not None and isinstance(node.target, ast.Name):
             value = self.cast(self.scalar(value, node.value), ir.ScalarType(h.ir, weak=ann in (int, float, bool)),
-                              node.value)
+                              node.value, explicit=True)
         return self.assign(node.target, value, node)
 
     def stmt_AugAssign(self, node):
@@ -614,12 +615,16 @@ class FunctionBuilder:
             return ir.Const(bool(v.value), ir.WEAK_BOOL, v.loc)
         return ir.Compare("ne", v, ir.Const(0, ir.WEAK_INT), ir.ScalarType(ir.bool_), self.loc(node))
 
-    def cast(self, v, t, node):
-        if v.type == t or t == UNKNOWN or v.type == UNKNOWN:
+    def cast(self, v, t, node, explicit=False):
+        """v converted to t. Implicit conversions (promotion, stores) keep 16-bit floats in float32, as the
+        compiled code carries them; explicit ones (lang.cast, lang.float16(x), annotations) round to t."""
+        if t == UNKNOWN or v.type == UNKNOWN:
+            return v
+        if v.type == t and not (explicit and t.dtype.is_16bit_float):
             return v
         if isinstance(v, ir.Const):
-            return ir.Const(_convert(v.value, t.dtype), t, v.loc)
-        return ir.Cast(v, t, v.loc or self.loc(node))
+            return ir.Const(_convert_const(v.value, t, explicit), t, v.loc)
+        return ir.Cast(v, t, v.loc or self.loc(node), explicit)
 
     def expr_BinOp(self, node):
         if isinstance(node.op, ast.MatMult):
@@ -634,8 +639,7 @@ class FunctionBuilder:
         for c, other in ((a, b), (b, a)):
             if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and not other.type.weak \
                     and other.type.dtype.kind in "iu":
-                info = np.iinfo(other.type.dtype.np_name)
-                if not info.min <= c.value <= info.max:
+                if not _fits(c.value, other.type.dtype):
                     raise self.error(f"Python integer {c.value} out of bounds for {other.type.dtype.name}", node,
                                      KernelTypeError)
 
@@ -658,8 +662,8 @@ class FunctionBuilder:
                 return ir.Const(_convert(r, t.dtype), t, self.loc(node))
             except (ZeroDivisionError, OverflowError, ValueError):
                 pass
-        return ir.Binary(op, self.cast(a, t, node) if op not in ("lshift", "rshift") else a,
-                         self.cast(b, t, node) if op not in ("lshift", "rshift") else b, t, self.loc(node))
+        return ir.Binary(op, self.cast(a, t, node), self.cast(b, t, node) if op not in ("lshift", "rshift") else b,
+                         t, self.loc(node))
 
     def expr_UnaryOp(self, node):
         v = self.scalar(self.expr(node.operand), node.operand)
@@ -691,8 +695,11 @@ class FunctionBuilder:
         return out
 
     def compare(self, op, a, b, node):
-        self.check_weak_int(a, b, node)
         t = ir.promote(a.type, b.type) if UNKNOWN not in (a.type, b.type) else UNKNOWN
+        for c in (a, b):   # NumPy compares a Python int exactly, even one out of the other dtype's range
+            if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and t.dtype.kind in "iu" \
+                    and not t.weak and not _fits(c.value, t.dtype):
+                t = ir.ScalarType(ir.int64) if _fits(c.value, ir.int64) else ir.ScalarType(ir.float64)
         rt = ir.ScalarType(ir.bool_, weak=a.type.weak and b.type.weak)
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
             return ir.Const(bool(_FOLD[op](a.value, b.value)), rt, self.loc(node))
@@ -729,7 +736,12 @@ class FunctionBuilder:
             t = b.type if a.type == UNKNOWN else a.type
         else:
             t = ir.promote(a.type, b.type)
+        self.note_conversion(node, t, a, b)
         return ir.Select(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
+
+    def note_conversion(self, node, t, *operands):
+        if any(o.type != t for o in operands) and t != UNKNOWN:
+            self.conversions[(node.lineno, node.col_offset)] = t
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
@@ -745,7 +757,8 @@ class FunctionBuilder:
         if isinstance(fn, DTypeHandle):
             if len(node.args) != 1 or node.keywords:
                 raise self.error(f"{fn!r}(x) takes one argument", node)
-            return self.cast(self.scalar(self.expr(node.args[0]), node.args[0]), ir.ScalarType(fn.ir), node)
+            return self.cast(self.scalar(self.expr(node.args[0]), node.args[0]), ir.ScalarType(fn.ir), node,
+                             explicit=True)
         if fn in PYMATH:
             return self.call_builtin(BUILTINS[PYMATH[fn]], node)
         handler = _PY_BUILTINS.get(fn) if _hashable(fn) else None
@@ -794,7 +807,7 @@ class FunctionBuilder:
             h = as_dtype(vals["dtype"][0])
             if h is None:
                 raise self.error(f"not a dtype: {self._describe(vals['dtype'][0])}", vals["dtype"][1])
-            return self.cast(self.scalar(*vals["x"]), ir.ScalarType(h.ir), node)
+            return self.cast(self.scalar(*vals["x"]), ir.ScalarType(h.ir), node, explicit=True)
         if b.kind == "range":
             raise self.error("lang.range() can only be used as the iterable of a for loop", node)
         raise self.error(f"lang.{b.name} is not supported in this kind of kernel", node, UnsupportedError)
@@ -854,7 +867,7 @@ class FunctionBuilder:
         if b.name == "full":
             if "fill_value" not in vals:
                 raise self.error("lang.full needs a fill_value", node)
-            fill = self.cast(self.scalar(*vals["fill_value"]), ir.ScalarType(dt), node)
+            fill = self.cast(self.scalar(*vals["fill_value"]), ir.ScalarType(dt), node, explicit=True)
         return _Alloc(ir.TensorType(dt, shape), b.name, fill, loc)
 
     def call_device(self, pyfunc, node):
@@ -883,6 +896,25 @@ def _hashable(x):
         return True
     except TypeError:
         return False
+
+
+def _fits(value: int, dt: ir.DType) -> bool:
+    info = np.iinfo(dt.np_name)
+    return info.min <= value <= info.max
+
+
+def _convert_const(value, t: ir.ScalarType, explicit: bool):
+    """A constant converted as NumPy converts it; a 16-bit float implicitly converted is carried in float32."""
+    if t.weak:
+        return _convert(value, t.dtype)
+    name = t.dtype.np_name
+    if t.dtype.is_16bit_float and not explicit:
+        name = "float32"
+    from ..language.dtypes import HANDLES
+    npdt = HANDLES[t.dtype].np if name != "float32" else np.dtype(np.float32)
+    with np.errstate(all="ignore"):
+        r = np.array(value, dtype=np.float64 if isinstance(value, float) else None).astype(npdt)
+    return r.item() if t.dtype.kind != "f" else float(r.astype(np.float64))
 
 
 def _convert(value, dt: ir.DType):
@@ -923,6 +955,11 @@ def _py_minmax(op):
         if node.keywords or len(node.args) < 2:
             raise fb.error(f"{op}() in kernels takes two or more numbers", node)
         vals = [fb.scalar(fb.expr(a), a) for a in node.args]
+        if UNKNOWN not in [v.type for v in vals]:
+            t_all = vals[0].type
+            for v in vals[1:]:
+                t_all = ir.promote(t_all, v.type)
+            fb.note_conversion(node, t_all, *vals)
         out = vals[0]
         for v in vals[1:]:
             # Python semantics: max(a, b) is a unless b > a (nan stays where it is)
@@ -941,7 +978,7 @@ def _py_conv(dt):
         if len(node.args) != 1:
             raise fb.error("conversion takes one argument", node)
         v = fb.scalar(fb.expr(node.args[0]), node.args[0])
-        return fb.cast(v, ir.ScalarType(dt, weak=True), node)
+        return fb.cast(v, ir.ScalarType(dt, weak=True), node, explicit=True)
     return lower
 
 

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <float.h>
 #include <limits.h>
+#ifdef __cplusplus
+#include <cmath>
+#endif
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -52,6 +55,14 @@ static inline asc_bf16 asc_f2bf(float f) {
   uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u;
   return (asc_bf16)(nan ? ((u >> 16) | 0x40u) : (r >> 16));
 }
+// double -> float rounded to odd: a later rounding to half is then correct (one rounding, not two)
+static inline float asc_d2f_odd(double d) {
+  float f = (float)d;
+  uint32_t u = asc_f2bits(f);
+  if ((double)f != d && d == d) { if (fabs((double)f) > fabs(d)) u -= 1; u |= 1u; }
+  return asc_bits2f(u);
+}
+static inline asc_half asc_d2h(double d) { return asc_f2h(asc_d2f_odd(d)); }
 static inline float asc_round_h(float f) { return asc_h2f(asc_f2h(f)); }
 static inline float asc_round_bf(float f) { return asc_bf2f(asc_f2bf(f)); }
 
@@ -66,21 +77,6 @@ static inline int64_t asc_mod_i(int64_t a, int64_t b) {
   if (b == 0 || b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
-static inline double asc_floordiv_f(double a, double b) {
-  if (b == 0.0) return a / b;
-  double m = fmod(a, b), d = (a - m) / b;
-  if (m != 0.0 && ((b < 0) != (m < 0))) d -= 1.0;
-  if (d == 0.0) return copysign(0.0, a / b);
-  double fd = floor(d);
-  return (d - fd > 0.5) ? fd + 1.0 : fd;
-}
-static inline double asc_mod_f(double a, double b) {
-  if (b == 0.0) return NAN;
-  double m = fmod(a, b);
-  if (m != 0.0) { if ((b < 0) != (m < 0)) m += b; }
-  else m = copysign(0.0, b);
-  return m;
 }
 static inline int64_t asc_ipow(int64_t b, int64_t e) {
   if (e < 0) return 0;
@@ -109,10 +105,35 @@ static inline double asc_minimum_f64(double a, double b) { return (a != a || b !
 
 #ifdef __cplusplus
 #include <limits>
+// Python's // and % on floats, computed in the operands' type (NumPy's npy_divmod)
+template <typename T> static inline T asc_floordiv_f(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = std::fmod(a, b), div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  if (div == 0) return std::copysign(T(0), a / b);
+  T fd = std::floor(div);
+  return (div - fd > T(0.5)) ? fd + 1 : fd;
+}
+template <typename T> static inline T asc_mod_f(T a, T b) {
+  if (b == 0) return std::fmod(a, b);
+  T mod = std::fmod(a, b);
+  if (mod != 0) { if ((b < 0) != (mod < 0)) mod += b; }
+  else mod = std::copysign(T(0), b);
+  return mod;
+}
+// shifts as NumPy: counts outside [0, bits) give 0 (or -1 for a negative value shifted right)
+template <typename T> static inline T asc_shl(T a, int64_t b) {
+  return ((uint64_t)b < sizeof(T) * 8) ? (T)((uint64_t)a << b) : (T)0;
+}
+template <typename T> static inline T asc_shr(T a, int64_t b) {
+  return ((uint64_t)b < sizeof(T) * 8) ? (T)(a >> b) : (T)(a < 0 ? -1 : 0);
+}
 // float -> int as numpy does on x86 (out of range: the "integer indefinite" value), never undefined behaviour
 template <typename T> static inline T asc_f2i(double x) {
-  if (!(x > -9.3e18 && x < 9.3e18)) return (T)INT64_MIN;
-  return (T)(int64_t)x;
+  if (sizeof(T) == 8) return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? (T)(int64_t)x : (T)INT64_MIN;
+  // narrower types convert through int32 as x86 (and NumPy there) does: out of range or nan gives INT32_MIN
+  int32_t v = (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
+  return (T)v;
 }
 
 template <typename T> static inline void asc_fill(T* p, int64_t n, T v) { for (int64_t i = 0; i < n; ++i) p[i] = v; }

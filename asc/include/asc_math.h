@@ -29,6 +29,7 @@
  *   asc_rsqrt_*         0.5004 / 0.5004    0.5005 / 0.5005    all x
  *   asc_fast_sin_f32    1.56 (|x|<=1e5, 1.81 up to 1e6) / 2.47 (|x|<=12868)
  *   asc_fast_cos_f32    1.56 (|x|<=1e5, 1.81 up to 1e6) / 2.39 (|x|<=12868)
+ *   asc_fast_tanh_f32   1.33 / 1.33                           all x
  *
  * sin/cos: float32 uses an exact integer Payne-Hanek reduction for |x| >= 2,
  * float64 a 4-piece Cody-Waite reduction below ASC_SINCOS_F64_MAX (~1.0e8)
@@ -57,8 +58,11 @@
  * Polynomial coefficients: exp/log/sin/cos/erf kernels of FreeBSD msun
  * (fdlibm, Copyright (C) 1993-2004 Sun Microsystems: "Permission to use,
  * copy, modify, and distribute this software is freely granted, provided that
- * this notice is preserved."), Cephes tanh/sinf/cosf rationals (S. L. Moshier,
- * "may be used freely"), the others fitted for this file (Remez).
+ * this notice is preserved."), the Cephes tanh rational and sinf/cosf
+ * polynomials (S. L. Moshier, "may be used freely"), the others fitted for
+ * this file (Remez).  The float32 sin/cos large-argument reduction follows
+ * the integer scheme of Arm optimized-routines (Copyright (c) 2018 Arm Ltd,
+ * MIT OR Apache-2.0 WITH LLVM-exception).
  * See docs/math.md for details and throughput numbers.
  */
 #ifndef ASC_MATH_H

@@ -96,9 +96,12 @@ class Select(Expr):
 
 @dataclass(frozen=True)
 class Cast(Expr):
+    """x converted to `type`. An explicit cast to a 16-bit float rounds to it; an implicit one (promotion, a
+    store) keeps the value in float32, the compute type of 16-bit floats."""
     x: Expr
     type: ScalarType
     loc: Optional[Loc] = field(default=None, compare=False)
+    explicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,9 @@ class Kernel:
     returns_tuple: bool
     symbols: tuple = ()              # names of runtime shape symbols (dynamic_shape), in argument order
     file: str = ""
+    # values the interpreter must convert to match the typing: ((line, col), ScalarType) for each ternary or
+    # Python min/max whose chosen operand can differ in type from the result (Python returns it unchanged)
+    conversions: tuple = ()
 
 
 def walk_stmts(stmts):

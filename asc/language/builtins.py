@@ -103,14 +103,16 @@ def _erf_s(v):
 
 
 def _sigmoid_s(v):
+    if v != v:
+        return v
     return 1.0 / (1.0 + _math.exp(-v)) if v > -700 else 0.0
 
 
 def _rsqrt_s(v):
-    if v != v or v < 0:
+    if v != v or (v < 0):
         return _math.nan
     if v == 0:
-        return _math.inf
+        return _math.copysign(_math.inf, v)
     return 0.0 if v == _math.inf else 1.0 / _math.sqrt(v)
 
 

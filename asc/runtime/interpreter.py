@@ -2,6 +2,8 @@
 built for this signature decides the result types), so print() and breakpoint() work inside kernels."""
 from __future__ import annotations
 
+import ast
+import copy
 import types
 
 import numpy as np
@@ -40,6 +42,60 @@ def _from_numpy(arr, use_torch: bool):
     return torch.from_numpy(np.ascontiguousarray(arr))
 
 
+def _converter(t: ir.ScalarType):
+    if t.weak:
+        return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind]
+    npt = np.float32 if t.dtype.is_16bit_float else HANDLES[t.dtype].np.type   # 16-bit: carried in float32
+
+    def conv(v):
+        with np.errstate(all="ignore"):
+            return npt(v)
+    return conv
+
+
+class _Wrap(ast.NodeTransformer):
+    """Wraps the ternaries and min/max calls that need a conversion: `__asc_as(expr, k)`."""
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def _wrap(self, node):
+        k = self.keys.get((node.lineno, node.col_offset))
+        if k is None:
+            return node
+        call = ast.Call(ast.Name("__asc_as", ast.Load()), [node, ast.Constant(k)], [])
+        return ast.copy_location(call, node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return self._wrap(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        return self._wrap(node)
+
+
+def _converting_function(fn, conversions, g):
+    """fn's code with the conversions of the typing applied; the same file and lines, so pdb shows the kernel."""
+    from ..frontend.source import get_source
+    src = get_source(fn)
+    keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+    convs = [_converter(t) for _, t in conversions]
+    fdef = copy.deepcopy(src.tree)
+    fdef.decorator_list = []
+    fdef = _Wrap(keys).visit(fdef)
+    free = fn.__code__.co_freevars
+    outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
+                            [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
+    ast.copy_location(outer, fdef)
+    mod = ast.fix_missing_locations(ast.Module([outer], []))
+    ns = g
+    ns["__asc_as"] = lambda v, k: convs[k](v)
+    exec(compile(mod, fn.__code__.co_filename, "exec"), ns)  # noqa: S102 - the user's own kernel source
+    cells = [c.cell_contents for c in (fn.__closure__ or ())]
+    return ns.pop("__asc_outer")(*cells)
+
+
 def run(spec, bound, symbols):
     k = spec.ir
     fn = spec.kernel.pyfunc
@@ -52,8 +108,11 @@ def run(spec, bound, symbols):
             args.append(v)
     g = dict(fn.__globals__)
     g.update(symbols)               # sizes named in annotations are plain ints inside the kernel
-    run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
-    run_fn.__kwdefaults__ = fn.__kwdefaults__
+    if k.conversions:
+        run_fn = _converting_function(fn, k.conversions, g)
+    else:
+        run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     token = _bound_dims.set(dict(symbols))
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
