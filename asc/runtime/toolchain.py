@@ -74,7 +74,10 @@ def host_fingerprint() -> str:
 def flags(options: dict) -> tuple:
     out = list(BASE_FLAGS)
     if options.get("fastmath"):
-        out.append("-ffast-math")
+        # FMA contraction and reciprocal division, but nan/inf and signed zeros keep their meaning (asc_math.h
+        # relies on them; -ffast-math would break its special cases)
+        out = [f for f in out if f != "-ffp-contract=off"] + ["-ffp-contract=fast", "-freciprocal-math",
+                                                             "-fno-signed-zeros", "-fno-trapping-math"]
     out += list(_config.config.cflags)
     return tuple(out)
 
