@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asc.language as lang
 from asc.examples.seed import gelu_any as gelu_erf, gelu_tanh_any as gelu_tanh, swiglu_any as swiglu  # noqa: F401
+from asc.examples.seed import layernorm, softmax  # noqa: F401
 from asc.math import erf, pi, sqrt
 
 

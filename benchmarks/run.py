@@ -96,6 +96,29 @@ def groups(n, rows, cols, torch, use_compile, numba_mod):
         cases.append(Case("torch eager", "alloc", lambda: torch.add(ty, tx, alpha=2.0), nbytes))
         cases.append(Case("torch eager", "out", lambda: torch.add(ty, tx, alpha=2.0, out=tout), nbytes))
     yield "saxpy", "float32", n, nbytes, cases
+    r2 = rows * 2 if n >= (1 << 24) else rows          # 4096 x 4096 in the full run
+    x = rng.standard_normal((r2, cols)).astype(np.float32)
+    w, b = rng.random(cols).astype(np.float32), rng.random(cols).astype(np.float32)
+    nbytes = 2 * x.nbytes
+
+    def np_softmax():
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def np_layernorm():
+        mu = x.mean(axis=1, keepdims=True)
+        return (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * w + b
+    cases = [Case("asc", "alloc", lambda: K.softmax(x), nbytes), Case("numpy", "alloc", np_softmax, nbytes)]
+    if torch:
+        tx = torch.from_numpy(x)
+        cases.append(Case("torch eager", "alloc", lambda: torch.softmax(tx, dim=1), nbytes))
+    yield "softmax", "float32", r2 * cols, nbytes, cases
+    cases = [Case("asc", "alloc", lambda: K.layernorm(x, w, b), nbytes),
+             Case("numpy", "alloc", np_layernorm, nbytes)]
+    if torch:
+        tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
+        cases.append(Case("torch eager", "alloc", lambda: F.layer_norm(tx, (cols,), tw, tb), nbytes))
+    yield "layernorm", "float32", r2 * cols, nbytes, cases
 
 
 COMPILE_SCRIPT = r"""
