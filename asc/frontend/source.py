@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import ast
-import inspect
+import linecache
+import os
 from dataclasses import dataclass
 
 from ..errors import CompileError
@@ -34,6 +35,25 @@ class Source:
 
 
 _cache: dict = {}
+_files: dict = {}
+
+
+def _file_tree(filename: str):
+    """The parsed module of a file, cached while the file is unchanged (one parse serves all its kernels)."""
+    try:
+        stamp = os.stat(filename).st_mtime_ns
+    except OSError:
+        stamp = None
+    hit = _files.get(filename)
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None, ()
+    tree = ast.parse("".join(lines), filename)
+    _files[filename] = (stamp, tree, tuple(lines))
+    return tree, tuple(lines)
 
 
 def get_source(fn) -> Source:
@@ -41,19 +61,19 @@ def get_source(fn) -> Source:
     hit = _cache.get(code)
     if hit is not None:
         return hit
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as e:
-        raise CompileError(f"cannot read the source of {fn.__qualname__!r} ({e}); kernels must be defined in a "
-                           f"file") from None
-    # parsed inside an `if` block, so that an indented (nested) definition keeps the file's own columns
-    nested = lines[0][:1].isspace()
-    tree = ast.parse(("if 1:\n" if nested else "") + "".join(lines))
-    ast.increment_lineno(tree, first - 1 - nested)
-    body = tree.body[0].body if nested else tree.body
-    fdef = next(n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    tree, lines = _file_tree(code.co_filename)
+    fdef = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                if code.co_firstlineno in (first, node.lineno):
+                    fdef = node
+                    break
+    if fdef is None:
+        raise CompileError(f"cannot read the source of {fn.__qualname__!r}; kernels must be defined in a file")
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise CompileError("unsupported Python feature: async def", Loc(code.co_filename, fdef.lineno, 0))
-    src = Source(fdef, code.co_filename, tuple(lines), first)
+    src = Source(fdef, code.co_filename, lines, 1)
     _cache[code] = src
     return src
