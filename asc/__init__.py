@@ -5,4 +5,4 @@
 __version__ = "0.1.0"
 
 from .errors import (AscError, ArgumentError, CacheMissError, CompileError, KernelTypeError,  # noqa: E402,F401
-                     ShapeError, ToolchainError, UnsupportedError)
+                     MemoryCheckError, ShapeError, ToolchainError, UnsupportedError)

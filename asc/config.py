@@ -25,6 +25,7 @@ class Config:
     num_threads: int            # ASC_NUM_THREADS, else OMP_NUM_THREADS, else the CPU count
     cflags: tuple               # ASC_CFLAGS: extra flags appended to the compile command
     output_cache_mb: int        # ASC_OUTPUT_CACHE_MB: freed kernel outputs kept mapped for reuse (default 1024)
+    memory_check: bool          # ASC_MEMORY_CHECK=1: compiled kernels check every index
 
 
 def _int(name: str, default: int) -> int:
@@ -52,6 +53,7 @@ def _read() -> Config:
         num_threads=n,
         cflags=tuple(os.environ.get("ASC_CFLAGS", "").split()),
         output_cache_mb=_int("ASC_OUTPUT_CACHE_MB", 1024),
+        memory_check=_flag("ASC_MEMORY_CHECK"),
     )
 
 

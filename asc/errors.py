@@ -53,5 +53,9 @@ class ToolchainError(AscError, RuntimeError):
     """The C/C++ compiler is missing or failed."""
 
 
+class MemoryCheckError(AscError, IndexError):
+    """A memory-checked kernel indexed a tensor out of its bounds."""
+
+
 class CacheMissError(AscError, RuntimeError):
     """ASC_CACHE=must-hit and a kernel needed compiling."""

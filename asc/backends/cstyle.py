@@ -53,6 +53,7 @@ class CStyleRenderer:
         self.fn: ir.Function | None = None
         self.decl: dict = {}
         self.dynamic = bool(kernel.symbols)
+        self.sites: list = []      # memory-check sites: (loc, tensor name, shape)
 
     # ---- names and types
     def cname(self, name: str) -> str:
@@ -120,10 +121,24 @@ class CStyleRenderer:
             out = term if out is None else f"({out}) * {self.dim(shape[k])} + {term}"
         return out if out is not None else "0"
 
+    def bounds_check(self, tensor: ir.Var, indices, loc) -> str | None:
+        """With memory checks on: the condition that every index is inside its axis (recording the first
+        violation); the site number maps back to the Python line."""
+        if not self.options.get("memory_check"):
+            return None
+        site = len(self.sites)
+        self.sites.append((loc, tensor.name, tensor.type.shape))
+        return " & ".join(f"asc_inb({self.expr(i)}, {self.dim(d)}, {site}, {k})"
+                          for k, (i, d) in enumerate(zip(indices, tensor.type.shape))) or "1"
+
     def expr_Load(self, e):
         ref = f"{self.cname(e.tensor.name)}[{self.index(e.tensor, e.indices)}]"
         conv = self.load_conv.get(e.tensor.type.dtype.name)
-        return conv.format(ref) if conv else ref
+        value = conv.format(ref) if conv else ref
+        check = self.bounds_check(e.tensor, e.indices, e.loc)
+        if check is None:
+            return value
+        return f"(({check}) ? {value} : ({self.compute_type[e.tensor.type.dtype.name]})0)"
 
     def expr_Unary(self, e):
         op = {"neg": "-", "not": "!", "invert": "~"}[e.op]
@@ -218,8 +233,9 @@ class CStyleRenderer:
     def stmt_Store(self, s):
         value = self.expr(s.value)
         conv = self.store_conv.get(s.tensor.type.dtype.name)
-        self.emit(f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = "
-                  f"{conv.format(value) if conv else value};")
+        store = f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = {conv.format(value) if conv else value};"
+        check = self.bounds_check(s.tensor, s.indices, s.loc)
+        self.emit(store if check is None else f"if ({check}) {store}")
 
     def numel(self, t: ir.TensorType) -> str:
         return " * ".join(self.dim(d) for d in t.shape) or "1LL"

@@ -154,6 +154,26 @@ template <typename T> struct Buffer {
 }  // namespace asc
 #endif
 
+// ---------------------------------------------------------------- memory check (kernels built with it only)
+#if defined(ASC_MEMORY_CHECK) && defined(__cplusplus)
+#include <atomic>
+// the first out-of-bounds access of a call: its site (a Python line and tensor), axis and index. The access itself
+// is skipped (a store) or reads 0 (a load): nothing outside a tensor is touched.
+static std::atomic<int64_t> asc_err_site(-1);
+static int64_t asc_err_axis = 0, asc_err_index = 0;
+static inline void asc_err_reset() { asc_err_site.store(-1); }
+static inline int asc_err_status() { return asc_err_site.load() >= 0 ? 2 : 0; }
+static inline int asc_inb(int64_t i, int64_t n, int64_t site, int64_t axis) {
+  if ((uint64_t)i < (uint64_t)n) return 1;
+  int64_t none = -1;
+  if (asc_err_site.compare_exchange_strong(none, site)) { asc_err_axis = axis; asc_err_index = i; }
+  return 0;
+}
+extern "C" ASC_EXPORT void asc_error_info(int64_t* out) {
+  out[0] = asc_err_site.load(); out[1] = asc_err_axis; out[2] = asc_err_index;
+}
+#endif
+
 // ---------------------------------------------------------------- print(): formatted like Python, one line at a time
 typedef struct { char buf[1024]; int n; } asc_printbuf;
 static inline void asc_print_str(asc_printbuf* b, const char* s) {

@@ -1,5 +1,17 @@
 """The asc kernel language: `import asc.language as lang`."""
-from ..runtime.kernel import kernel, func  # noqa: F401
+from ..runtime.kernel import kernel, func, set_memory_check as _set_memory_check  # noqa: F401
+
+
+def enable_memory_check():
+    """Compiled kernels check every index from now on: an out-of-bounds access raises IndexError
+    (asc.MemoryCheckError) naming the kernel, the line, the tensor, the index and the shape, and touches nothing.
+    Also `@lang.kernel(memory_check=True)` and ASC_MEMORY_CHECK=1. The interpreter always checks."""
+    _set_memory_check(True)
+
+
+def disable_memory_check():
+    """Back to unchecked compiled code (the checks cost nothing when off: the code has none)."""
+    _set_memory_check(False)
 from .builtins import (BUILTINS, cast, ceil, cos, empty, empty_like, erf, exp, floor, full, log, maximum,  # noqa: F401
                        minimum, pi, rsqrt, sigmoid, sin, sqrt, tanh, zeros, zeros_like)
 from .builtins import abs_ as abs, pow_ as pow, range_ as range  # noqa: F401

@@ -19,9 +19,10 @@ class KernelArray(np.ndarray):
         for axis, i in enumerate(t):
             if isinstance(i, (int, np.integer)) and not isinstance(i, bool) and axis < self.ndim:
                 if i < 0 or i >= self.shape[axis]:
-                    raise IndexError(f"index {int(i)} is out of bounds for axis {axis} with size "
-                                     f"{self.shape[axis]}" + (" (kernels do not wrap negative indices)"
-                                                              if i < 0 else ""))
+                    name = getattr(self, "_asc_name", None)
+                    of = f" of {name!r} with shape {self.shape}" if name else f" with size {self.shape[axis]}"
+                    raise IndexError(f"index {int(i)} is out of bounds for axis {axis}{of}" +
+                                     (" (kernels do not wrap negative indices)" if i < 0 else ""))
 
     def __getitem__(self, idx):
         self._check(idx)

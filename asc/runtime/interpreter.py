@@ -8,9 +8,15 @@ import types
 
 import numpy as np
 
+import os
+
 from .. import ir
+from ..errors import MemoryCheckError
 from ..language.dtypes import HANDLES, _bound_dims
 from ..language.interpreter_array import KernelArray
+
+
+_ASC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _to_kernel_array(a):
@@ -96,12 +102,25 @@ def _converting_function(fn, conversions, g):
     return ns.pop("__asc_outer")(*cells)
 
 
+def _located(e: IndexError, name: str):
+    """The interpreter's bounds error, with the kernel's line (the innermost frame in a kernel source file)."""
+    tb, where = e.__traceback__, ""
+    while tb is not None:
+        f = tb.tb_frame
+        if not f.f_code.co_filename.startswith(_ASC_DIR):
+            where = f"{f.f_code.co_filename}:{tb.tb_lineno}: "
+        tb = tb.tb_next
+    return MemoryCheckError(f"{where}kernel {name!r}: {e}")
+
+
 def run(spec, bound, symbols):
     k = spec.ir
     fn = spec.kernel.pyfunc
     args, kwargs = [], {}
     for p, a, ps in zip(k.entry.params, bound, spec.kernel.specs):
         v = _scalar_in(a.value, p.var.type) if a.kind == "scalar" else _to_kernel_array(a)
+        if a.kind != "scalar":
+            v._asc_name = ps.name
         if ps.kwonly:
             kwargs[ps.name] = v
         else:
@@ -116,7 +135,10 @@ def run(spec, bound, symbols):
     token = _bound_dims.set(dict(symbols))
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
-            result = run_fn(*args, **kwargs)
+            try:
+                result = run_fn(*args, **kwargs)
+            except IndexError as e:
+                raise _located(e, spec.kernel.__name__) from e
     finally:
         _bound_dims.reset(token)
     use_torch = any(a.kind == "torch" for a in bound)

@@ -4,12 +4,13 @@ from __future__ import annotations
 import ctypes
 import functools
 import time
+import weakref
 
 import numpy as np
 
 from .. import config as _config
 from .. import ir
-from ..errors import AscError, ArgumentError, CompileError
+from ..errors import AscError, ArgumentError, CompileError, MemoryCheckError
 from . import binding, launcher
 
 TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
@@ -17,10 +18,27 @@ AVAILABLE_TARGETS = ("cpu", "interpret")
 PRECISIONS = ("default", "mixed")
 
 
-class Options:
-    __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads")
+_memory_check = [None]          # lang.enable_memory_check() / disable: overrides ASC_MEMORY_CHECK when set
+_kernels: "weakref.WeakSet" = weakref.WeakSet()
 
-    def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None):
+
+def set_memory_check(on: bool):
+    """Turns bounds-checked code on or off for every kernel without its own memory_check option."""
+    _memory_check[0] = bool(on)
+    for k in list(_kernels):          # their launchers hold rows of the other mode
+        if k._launcher is not None:
+            k._launcher.clear()
+
+
+def memory_check_enabled() -> bool:
+    return _config.config.memory_check if _memory_check[0] is None else _memory_check[0]
+
+
+class Options:
+    __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads", "memory_check")
+
+    def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None,
+                 memory_check=None):
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
         if target not in AVAILABLE_TARGETS:
@@ -33,9 +51,16 @@ class Options:
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")
         self.target, self.dynamic_shape, self.precision = target, bool(dynamic_shape), precision
         self.fastmath, self.num_threads = bool(fastmath), num_threads
+        self.memory_check = None if memory_check is None else bool(memory_check)
 
-    def build_options(self) -> dict:
-        return {"fastmath": self.fastmath, "num_threads": self.num_threads or _config.config.num_threads}
+    def checked(self) -> bool:
+        return memory_check_enabled() if self.memory_check is None else self.memory_check
+
+    def build_options(self, checked: bool = False) -> dict:
+        opts = {"fastmath": self.fastmath, "num_threads": self.num_threads or _config.config.num_threads}
+        if checked:
+            opts["memory_check"] = True
+        return opts
 
 
 def _hide_internals(fn):
@@ -52,8 +77,9 @@ def _hide_internals(fn):
 class Specialization:
     """One compiled signature of a kernel."""
 
-    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order):
+    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order, checked: bool = False):
         self.kernel, self.key, self.ir = kernel, key, ir_kernel
+        self.opts = kernel.options.build_options(checked)
         self.symbols_order = symbols_order
         self.entry = None
         self.lib = None
@@ -84,7 +110,7 @@ class Specialization:
         t0 = time.perf_counter()
         lowered = passes.for_cpu(self.ir)
         self.lowered = lowered
-        opts = self.kernel.options.build_options()
+        opts = self.opts
         normalized = ir.format_kernel(lowered, locs=False)
         lib, path, compiled = cache.load_or_build(self.ir.entry.name, normalized,
                                                   lambda: cpu.render(lowered, opts), opts, reason)
@@ -102,7 +128,7 @@ class Specialization:
             return ir.format_kernel(self.ir)
         if target == "cpu":
             from ..backends import cpu
-            return cpu.render(passes.for_cpu(self.ir), self.kernel.options.build_options())
+            return cpu.render(passes.for_cpu(self.ir), self.opts)
         raise ValueError(f"no source for target {target!r}; choose 'ir' or 'cpu'")
 
     # ---- run
@@ -137,8 +163,23 @@ class Specialization:
             dims = np.array([symbols[n] for n in self.symbols_order], dtype=np.int64)
         rc = self.entry(slots, dims.ctypes.data if dims is not None else None)
         if rc != 0:
-            raise AscError(f"kernel {self.kernel.__name__!r} failed with code {rc}")
+            self.fail(rc)
         return self.collect(bound, outs, [b[()] for b in sbufs])
+
+    def fail(self, rc: int):
+        """Raises the error a kernel reported through its return code."""
+        name = self.kernel.__name__
+        if rc == 2 and self.opts.get("memory_check"):
+            from ..backends import cpu
+            info = (ctypes.c_int64 * 3)()
+            self.lib.asc_error_info(info)
+            site, axis, index = info
+            loc, tensor, shape = cpu.memory_check_sites(self.lowered, self.opts)[site]
+            where = f"{loc!r}: " if loc is not None else ""
+            dims = tuple(d if isinstance(d, int) else d.name for d in shape)
+            raise MemoryCheckError(f"{where}kernel {name!r}: index {index} is out of bounds for axis {axis} of "
+                                   f"{tensor!r} with shape {dims} (memory check: the access was skipped)")
+        raise AscError(f"kernel {name!r} failed with code {rc}")
 
     def collect(self, bound, outs, scalars):
         res = []
@@ -196,7 +237,9 @@ class Kernel:
         self._cache: dict = {}
         self._last = None
         self._launcher = None
+        self._by_entry: dict = {}
         self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
+        _kernels.add(self)
 
     @property
     def specs(self):
@@ -215,10 +258,11 @@ class Kernel:
         specs = self.specs
         bound, symbols = binding.bind(self.__name__, specs, args, kwargs)
         dynamic = self.options.dynamic_shape
-        key = binding.spec_key(bound, dynamic)
+        checked = self.options.checked()
+        key = binding.spec_key(bound, dynamic) + (checked,)
         spec = self._cache.get(key)
         if spec is None:
-            spec = self._specialize(key, bound, symbols)
+            spec = self._specialize(key, bound, symbols, checked)
         self._last = spec
         self.stats["calls"] += 1
         binding.check_writes(self.__name__, specs, bound, spec.written)
@@ -243,16 +287,22 @@ class Kernel:
         if mod is None:
             return
         if self._launcher is None:
-            self._launcher = mod.Launcher(self._call)
+            self._launcher = mod.Launcher(self._call, self._on_error)
             # calls now go straight to the launcher: a class of this kernel's own whose __call__ it is
             self.__class__ = type(type(self).__name__, (type(self),), {"__call__": self._launcher})
-        self._launcher.add(*launcher.row(spec, ctypes.cast(spec.entry, ctypes.c_void_p).value))
+        address = ctypes.cast(spec.entry, ctypes.c_void_p).value
+        self._by_entry[address] = spec
+        self._launcher.add(*launcher.row(spec, address))
 
-    def _specialize(self, key, bound, symbols):
+    def _on_error(self, address: int, rc: int):
+        """The launcher's report of a failed call: raise its error."""
+        _hide_internals(self._by_entry[address].fail)(rc)
+
+    def _specialize(self, key, bound, symbols, checked=False):
         from ..frontend import build_kernel
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
         k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret)
-        spec = Specialization(self, key, k, k.symbols)
+        spec = Specialization(self, key, k, k.symbols, checked)
         self._cache[key] = spec
         return spec
 
@@ -264,8 +314,9 @@ class Kernel:
     def _source(self, target, *args, **kwargs):
         if args or kwargs:
             bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
-            key = binding.spec_key(bound, self.options.dynamic_shape)
-            spec = self._cache.get(key) or self._specialize(key, bound, symbols)
+            checked = self.options.checked()
+            key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
+            spec = self._cache.get(key) or self._specialize(key, bound, symbols, checked)
         else:
             spec = self._last
             if spec is None:

@@ -50,6 +50,7 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback;
+    PyObject *on_error;     /* on_error(entry address, code): raises the kernel's error */
     long long calls;
     int nspecs;
     Spec specs[MAXS];
@@ -407,7 +408,11 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
             self->calls++;
             if (rc != 0) {
                 for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
-                PyErr_Format(PyExc_RuntimeError, "asc kernel failed with code %d", rc);
+                PyObject *r = PyObject_CallFunction(self->on_error, "Ki", (unsigned long long)(uintptr_t)s->entry, rc);
+                if (r) {
+                    Py_DECREF(r);
+                    PyErr_Format(PyExc_RuntimeError, "asc kernel failed with code %d", rc);
+                }
                 return NULL;
             }
             PyObject *outs[MAXP];
@@ -442,14 +447,19 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
 }
 
 static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    PyObject *fallback;
-    if (!PyArg_ParseTuple(args, "O", &fallback)) return NULL;
-    if (!PyCallable_Check(fallback)) { PyErr_SetString(PyExc_TypeError, "fallback must be callable"); return NULL; }
+    PyObject *fallback, *on_error;
+    if (!PyArg_ParseTuple(args, "OO", &fallback, &on_error)) return NULL;
+    if (!PyCallable_Check(fallback) || !PyCallable_Check(on_error)) {
+        PyErr_SetString(PyExc_TypeError, "fallback and on_error must be callable");
+        return NULL;
+    }
     Launcher *self = (Launcher *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     self->vectorcall = Launcher_vectorcall;
     Py_INCREF(fallback);
     self->fallback = fallback;
+    Py_INCREF(on_error);
+    self->on_error = on_error;
     self->nspecs = 0;
     self->calls = 0;
     return (PyObject *)self;
@@ -457,11 +467,13 @@ static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
 
 static int Launcher_traverse(Launcher *self, visitproc visit, void *arg) {
     Py_VISIT(self->fallback);
+    Py_VISIT(self->on_error);
     return 0;
 }
 
 static int Launcher_clear_refs(Launcher *self) {
     Py_CLEAR(self->fallback);
+    Py_CLEAR(self->on_error);
     return 0;
 }
 

@@ -1,0 +1,139 @@
+"""Memory check: every index is checked, an out-of-bounds access raises IndexError naming the kernel, the line, the
+tensor, the index and the shape; nothing outside a tensor is read or written; with checks off there are none."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import asc
+import asc.language as lang
+
+
+def line_of(marker: str) -> int:
+    with open(__file__) as f:
+        return next(i for i, text in enumerate(f, 1) if marker in text and "line_of" not in text)
+
+
+def make(target, check=True):
+    opts = {"target": target} if target == "interpret" else {"memory_check": check}
+
+    @lang.kernel(**opts)
+    def reads(x: lang.float32[N], k: int) -> lang.float32[N]:
+        out = lang.zeros_like(x)
+        for i in range(N):
+            out[i] = x[i + k]  # READ
+        return out
+
+    @lang.kernel(**opts)
+    def writes(x: lang.float32[N], k: int):
+        for i in range(N):
+            x[i + k] = 7.0  # WRITE
+
+    @lang.kernel(**opts)
+    def rows(a: lang.float32[R, C], c: int) -> lang.float32:
+        s = 0.0
+        for i in range(R):
+            s += a[i, c]  # AXIS1
+        return s
+    return reads, writes, rows
+
+
+TARGETS = ["cpu", "interpret"]
+
+
+def guarded(n):
+    """An n-element float32 view with sentinel elements on both sides, to see any write outside it."""
+    buf = np.full(n + 32, -1.0, np.float32)
+    return buf, buf[16:16 + n]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("k,index", [(1, 8), (-1, -1)])
+def test_reads_past_either_end(target, k, index):
+    reads, _, _ = make(target)
+    buf, x = guarded(8)
+    x[:] = np.arange(8)
+    before = buf.copy()
+    with pytest.raises(IndexError) as ei:
+        reads(x, k)
+    e = ei.value
+    assert isinstance(e, asc.MemoryCheckError)
+    msg = str(e)
+    assert f"test_memory_check.py:{line_of('# READ')}" in msg and "'reads'" in msg and "'x'" in msg
+    assert f"index {index} is out of bounds for axis 0" in msg and "(8,)" in msg
+    np.testing.assert_array_equal(buf, before)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("k,index", [(1, 8), (-3, -3)])
+def test_writes_past_either_end_touch_nothing_outside(target, k, index):
+    _, writes, _ = make(target)
+    buf, x = guarded(8)
+    with pytest.raises(asc.MemoryCheckError) as ei:
+        writes(x, k)
+    msg = str(ei.value)
+    assert f":{line_of('# WRITE')}" in msg and f"index {index}" in msg and "'x'" in msg
+    assert (buf[:16] == -1).all() and (buf[24:] == -1).all()      # the sentinels around the tensor
+
+
+def test_constant_index_out_of_bounds_is_a_compile_error():
+    @lang.kernel
+    def const_index(a: lang.float32[R, C]) -> lang.float32:
+        return a[0, C]  # CONST
+    with pytest.raises(asc.CompileError) as ei:
+        const_index(np.ones((3, 5), np.float32))
+    assert ei.value.loc.line == line_of("# CONST") and "index 5 is out of bounds for axis 1" in str(ei.value)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_second_axis(target):
+    _, _, rows = make(target)
+    with pytest.raises(asc.MemoryCheckError) as ei:
+        rows(np.ones((3, 5), np.float32), 5)
+    msg = str(ei.value)
+    assert "index 5 is out of bounds for axis 1" in msg and "(3, 5)" in msg and f":{line_of('# AXIS1')}" in msg
+
+
+def test_in_bounds_calls_agree_with_unchecked_code():
+    reads_c, _, _ = make("cpu", True)
+    reads_u, _, _ = make("cpu", False)
+    x = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(reads_c(x, 0), reads_u(x, 0))
+    assert "asc_inb" in reads_c.source("cpu", x, 0)
+    assert "asc_inb" not in reads_u.source("cpu", x, 0) and "ASC_MEMORY_CHECK" not in reads_u.source("cpu", x, 0)
+
+
+@lang.kernel
+def global_mode(x: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[N - i]
+    return out
+
+
+def test_enable_and_disable_globally():
+    x = np.arange(4, dtype=np.float32)
+    try:
+        lang.enable_memory_check()
+        with pytest.raises(asc.MemoryCheckError, match="index 4 is out of bounds"):
+            global_mode(x)
+        with pytest.raises(asc.MemoryCheckError):   # again: through the compiled launcher too
+            global_mode(x)
+    finally:
+        lang.disable_memory_check()
+    assert "asc_inb" not in global_mode.source("cpu", x)
+
+
+def test_environment_variable(tmp_path):
+    p = tmp_path / "k.py"
+    p.write_text("from __future__ import annotations\nimport numpy as np, asc.language as lang\n"
+                 "@lang.kernel\ndef f(x: lang.float32[N]):\n    for i in range(N):\n        x[i + 1] = 0.0\n"
+                 "f(np.ones(3, np.float32))\n")
+    r = subprocess.run([sys.executable, str(p)], capture_output=True, text=True,
+                       env=dict(os.environ, ASC_MEMORY_CHECK="1"))
+    assert r.returncode != 0 and "MemoryCheckError" in r.stderr and "k.py:6" in r.stderr
+    assert "index 3 is out of bounds" in r.stderr
