@@ -5,4 +5,4 @@
 __version__ = "0.1.0"
 
 from .errors import (AscError, ArgumentError, CacheMissError, CompileError, KernelTypeError,  # noqa: E402,F401
-                     MemoryCheckError, ShapeError, ToolchainError, UnsupportedError)
+                     MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError)

@@ -26,6 +26,7 @@ class Config:
     cflags: tuple               # ASC_CFLAGS: extra flags appended to the compile command
     output_cache_mb: int        # ASC_OUTPUT_CACHE_MB: freed kernel outputs kept mapped for reuse (default 1024)
     memory_check: bool          # ASC_MEMORY_CHECK=1: compiled kernels check every index
+    numeric_check: bool         # ASC_NUMERIC_CHECK=1: nan/inf in a kernel's outputs is an error
 
 
 def _int(name: str, default: int) -> int:
@@ -54,6 +55,7 @@ def _read() -> Config:
         cflags=tuple(os.environ.get("ASC_CFLAGS", "").split()),
         output_cache_mb=_int("ASC_OUTPUT_CACHE_MB", 1024),
         memory_check=_flag("ASC_MEMORY_CHECK"),
+        numeric_check=_flag("ASC_NUMERIC_CHECK"),
     )
 
 

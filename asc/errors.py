@@ -57,5 +57,9 @@ class MemoryCheckError(AscError, IndexError):
     """A memory-checked kernel indexed a tensor out of its bounds."""
 
 
+class NumericCheckError(AscError, FloatingPointError):
+    """A numeric-checked kernel produced nan or inf."""
+
+
 class CacheMissError(AscError, RuntimeError):
     """ASC_CACHE=must-hit and a kernel needed compiling."""

@@ -121,7 +121,7 @@ class CStyleRenderer:
             out = term if out is None else f"({out}) * {self.dim(shape[k])} + {term}"
         return out if out is not None else "0"
 
-    def bounds_check(self, tensor: ir.Var, indices, loc) -> str | None:
+    def bounds_check(self, tensor: ir.Var, indices, loc):
         """With memory checks on: the condition that every index is inside its axis (recording the first
         violation); the site number maps back to the Python line."""
         if not self.options.get("memory_check"):
@@ -232,6 +232,10 @@ class CStyleRenderer:
 
     def stmt_Store(self, s):
         value = self.expr(s.value)
+        if self.options.get("finite_check") and s.value.type.dtype.kind == "f":
+            site = len(self.sites)
+            self.sites.append((s.loc, s.tensor.name, s.tensor.type.shape))
+            value = f"asc_fin({value}, {site}, {self.index(s.tensor, s.indices)})"
         conv = self.store_conv.get(s.tensor.type.dtype.name)
         store = f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = {conv.format(value) if conv else value};"
         check = self.bounds_check(s.tensor, s.indices, s.loc)

@@ -161,16 +161,31 @@ template <typename T> struct Buffer {
 // is skipped (a store) or reads 0 (a load): nothing outside a tensor is touched.
 static std::atomic<int64_t> asc_err_site(-1);
 static int64_t asc_err_axis = 0, asc_err_index = 0;
+static int asc_err_kind = 0;      // 2: out of bounds, 3: a non-finite value stored
+static double asc_err_value = 0;
 static inline void asc_err_reset() { asc_err_site.store(-1); }
-static inline int asc_err_status() { return asc_err_site.load() >= 0 ? 2 : 0; }
+static inline int asc_err_status() { return asc_err_site.load() >= 0 ? asc_err_kind : 0; }
 static inline int asc_inb(int64_t i, int64_t n, int64_t site, int64_t axis) {
   if ((uint64_t)i < (uint64_t)n) return 1;
   int64_t none = -1;
-  if (asc_err_site.compare_exchange_strong(none, site)) { asc_err_axis = axis; asc_err_index = i; }
+  if (asc_err_site.compare_exchange_strong(none, site)) { asc_err_kind = 2; asc_err_axis = axis; asc_err_index = i; }
   return 0;
+}
+// numeric check of intermediates: the first non-finite value stored (site, flat index, value)
+static inline double asc_fin_record(double v, int64_t site, int64_t flat) {
+  int64_t none = -1;
+  if (asc_err_site.compare_exchange_strong(none, site)) { asc_err_kind = 3; asc_err_index = flat; asc_err_value = v; }
+  return v;
+}
+static inline float asc_fin(float v, int64_t site, int64_t flat) {
+  return (v - v == 0.0f) ? v : (float)asc_fin_record(v, site, flat);
+}
+static inline double asc_fin(double v, int64_t site, int64_t flat) {
+  return (v - v == 0.0) ? v : asc_fin_record(v, site, flat);
 }
 extern "C" ASC_EXPORT void asc_error_info(int64_t* out) {
   out[0] = asc_err_site.load(); out[1] = asc_err_axis; out[2] = asc_err_index;
+  memcpy(&out[3], &asc_err_value, 8);
 }
 #endif
 

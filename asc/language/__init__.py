@@ -1,5 +1,6 @@
 """The asc kernel language: `import asc.language as lang`."""
 from ..runtime.kernel import kernel, func, set_memory_check as _set_memory_check  # noqa: F401
+from ..runtime.kernel import set_numeric_check as _set_numeric_check
 
 
 def enable_memory_check():
@@ -17,3 +18,15 @@ from .builtins import (BUILTINS, cast, ceil, cos, empty, empty_like, erf, exp, f
 from .builtins import abs_ as abs, pow_ as pow, range_ as range  # noqa: F401
 from .dtypes import (Dim, Tensor, bfloat16, bool_, dim, float16, float32, float64, int8, int16, int32,  # noqa: F401
                      int64, uint8)
+
+
+def enable_numeric_check(intermediates: bool = False):
+    """From now on nan or inf in a kernel's outputs raises asc.NumericCheckError naming the kernel, the output and
+    the first bad index with its value. With intermediates=True every value a kernel stores is checked too, and
+    the error names the line that first produced it. Also `@lang.kernel(numeric_check=...)`, ASC_NUMERIC_CHECK=1."""
+    _set_numeric_check("intermediates" if intermediates else "outputs")
+
+
+def disable_numeric_check():
+    """Turns the numeric check off (checked kernels go back to the compiled launcher)."""
+    _set_numeric_check(False)

@@ -36,21 +36,46 @@ def log(msg: str) -> None:
         print(f"asc: {msg}", file=sys.stderr)
 
 
-def load_or_build(name: str, normalized_ir: str, render, options: dict, reason: str):
+def _why_not_cached(name: str, signature: str, normalized_ir: str, options: dict) -> str:
+    """Compares with the last build of this kernel and signature (an index kept beside the cache)."""
+    d = os.path.join(cache_dir(), "index")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    entry = os.path.join(d, hashlib.sha256(f"{name}|{signature}".encode()).hexdigest()[:32])
+    ir_hash = hashlib.sha256(normalized_ir.encode()).hexdigest()
+    opt_hash = hashlib.sha256(toolchain.identity(options).encode()).hexdigest()
+    try:
+        with open(entry) as f:
+            old_ir, old_opt = f.read().split()
+    except (OSError, ValueError):
+        old_ir = old_opt = None
+    tmp = f"{entry}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{ir_hash} {opt_hash}\n")
+    os.replace(tmp, entry)
+    if old_ir is None:
+        return "not in the disk cache"
+    if old_ir != ir_hash:
+        return "the kernel's source changed since its last build"
+    if old_opt != opt_hash:
+        return "the compiler, its flags or the kernel's options changed since its last build"
+    return "its disk cache entry is missing"
+
+
+def load_or_build(name: str, normalized_ir: str, render, options: dict, reason: str, signature: str = ""):
     """The loaded library for this kernel: from the disk cache, else compiled (render() gives the source).
-    Returns (library, path, compiled: bool)."""
+    Returns (library, path, compiled: bool, reason)."""
     k = key(normalized_ir, options)
     path = path_for(name, k)
     mode = _config.config.cache_mode
     if mode != "off" and os.path.exists(path):
         try:
-            return ctypes.CDLL(path), path, False
+            return ctypes.CDLL(path), path, False, reason
         except OSError as e:
-            reason = f"cache entry corrupt ({e})"
+            reason = f"{reason}; cache entry corrupt ({e})"
     elif mode != "off":
-        reason = reason + ", not in the disk cache"
+        reason = f"{reason}; {_why_not_cached(name, signature, normalized_ir, options)}"
     if mode == "must-hit":
-        raise CacheMissError(f"ASC_CACHE=must-hit: kernel {name!r} needs compiling ({reason})")
+        raise CacheMissError(f"ASC_CACHE=must-hit: kernel {name!r} ({signature}) needs compiling: {reason}")
     log(f"compiling {name} ({reason}) -> {path}")
     toolchain.build(render(), path, options, name)
-    return ctypes.CDLL(path), path, True
+    return ctypes.CDLL(path), path, True, reason

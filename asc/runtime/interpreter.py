@@ -11,9 +11,9 @@ import numpy as np
 import os
 
 from .. import ir
-from ..errors import MemoryCheckError
+from ..errors import MemoryCheckError, NumericCheckError
 from ..language.dtypes import HANDLES, _bound_dims
-from ..language.interpreter_array import KernelArray
+from ..language.interpreter_array import KernelArray, finite_stores
 
 
 _ASC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -102,7 +102,7 @@ def _converting_function(fn, conversions, g):
     return ns.pop("__asc_outer")(*cells)
 
 
-def _located(e: IndexError, name: str):
+def _located(e: Exception, name: str, cls):
     """The interpreter's bounds error, with the kernel's line (the innermost frame in a kernel source file)."""
     tb, where = e.__traceback__, ""
     while tb is not None:
@@ -110,7 +110,7 @@ def _located(e: IndexError, name: str):
         if not f.f_code.co_filename.startswith(_ASC_DIR):
             where = f"{f.f_code.co_filename}:{tb.tb_lineno}: "
         tb = tb.tb_next
-    return MemoryCheckError(f"{where}kernel {name!r}: {e}")
+    return cls(f"{where}kernel {name!r}: {e}")
 
 
 def run(spec, bound, symbols):
@@ -133,14 +133,18 @@ def run(spec, bound, symbols):
         run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
     run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     token = _bound_dims.set(dict(symbols))
+    finite = finite_stores.set(bool(spec.key[-1][1]))
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
             try:
                 result = run_fn(*args, **kwargs)
             except IndexError as e:
-                raise _located(e, spec.kernel.__name__) from e
+                raise _located(e, spec.kernel.__name__, MemoryCheckError) from e
+            except FloatingPointError as e:
+                raise _located(e, spec.kernel.__name__, NumericCheckError) from e
     finally:
         _bound_dims.reset(token)
+        finite_stores.reset(finite)
     use_torch = any(a.kind == "torch" for a in bound)
     elems = result if k.returns_tuple else (result,)
     out = []

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import config as _config
 from .. import ir
-from ..errors import AscError, ArgumentError, CompileError, MemoryCheckError
+from ..errors import AscError, ArgumentError, CompileError, MemoryCheckError, NumericCheckError
 from . import binding, launcher
 
 TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
@@ -19,15 +19,51 @@ PRECISIONS = ("default", "mixed")
 
 
 _memory_check = [None]          # lang.enable_memory_check() / disable: overrides ASC_MEMORY_CHECK when set
+_numeric_check = [None]         # lang.enable_numeric_check(): None (ASC_NUMERIC_CHECK), False, "outputs", "intermediates"
+_observer = [None]              # the active profiler: sees every call and compile (calls then take the Python path)
 _kernels: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _python_path_only() -> bool:
+    return _observer[0] is not None or numeric_check_mode() is not None
+
+
+def _refresh_launchers():
+    """Empties every launcher when calls must take the Python path (profiling, numeric checks), refills otherwise."""
+    for k in list(_kernels):
+        if k._launcher is None:
+            continue
+        k._launcher.clear()
+        if not _python_path_only():
+            for spec in k._cache.values():
+                if spec.entry is not None and spec.key[-1] == k.options.checked():
+                    k._add_row(spec)
+
+
+def set_observer(obs):
+    """Installs (or with None removes) the call observer: obs.on_call(kernel, spec, bound, seconds) and
+    obs.on_compile(kernel, spec, seconds, from_disk, reason)."""
+    _observer[0] = obs
+    _refresh_launchers()
+
+
+def set_numeric_check(mode):
+    """mode: None/False (off), "outputs" (check outputs after each call), "intermediates" (also every store)."""
+    _numeric_check[0] = mode if mode else False
+    _refresh_launchers()
+
+
+def numeric_check_mode():
+    mode = _numeric_check[0]
+    if mode is None:
+        return "outputs" if _config.config.numeric_check else None
+    return mode or None
 
 
 def set_memory_check(on: bool):
     """Turns bounds-checked code on or off for every kernel without its own memory_check option."""
     _memory_check[0] = bool(on)
-    for k in list(_kernels):          # their launchers hold rows of the other mode
-        if k._launcher is not None:
-            k._launcher.clear()
+    _refresh_launchers()               # their launchers hold rows of the other mode
 
 
 def memory_check_enabled() -> bool:
@@ -35,10 +71,10 @@ def memory_check_enabled() -> bool:
 
 
 class Options:
-    __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads", "memory_check")
+    __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads", "memory_check", "numeric_check")
 
     def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None,
-                 memory_check=None):
+                 memory_check=None, numeric_check=None):
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
         if target not in AVAILABLE_TARGETS:
@@ -52,14 +88,26 @@ class Options:
         self.target, self.dynamic_shape, self.precision = target, bool(dynamic_shape), precision
         self.fastmath, self.num_threads = bool(fastmath), num_threads
         self.memory_check = None if memory_check is None else bool(memory_check)
+        if numeric_check not in (None, True, False, "outputs", "intermediates"):
+            raise ValueError(f"numeric_check must be True, False, 'outputs' or 'intermediates', got {numeric_check!r}")
+        self.numeric_check = "outputs" if numeric_check is True else numeric_check
 
-    def checked(self) -> bool:
-        return memory_check_enabled() if self.memory_check is None else self.memory_check
+    def numeric(self):
+        if self.numeric_check is None:
+            return numeric_check_mode()
+        return self.numeric_check or None
 
-    def build_options(self, checked: bool = False) -> dict:
+    def checked(self):
+        """What the compiled code checks: (memory check, finite intermediates) -- part of the specialization."""
+        return (memory_check_enabled() if self.memory_check is None else self.memory_check,
+                self.numeric() == "intermediates")
+
+    def build_options(self, checked=(False, False)) -> dict:
         opts = {"fastmath": self.fastmath, "num_threads": self.num_threads or _config.config.num_threads}
-        if checked:
+        if checked[0]:
             opts["memory_check"] = True
+        if checked[1]:
+            opts["finite_check"] = True
         return opts
 
 
@@ -77,7 +125,7 @@ def _hide_internals(fn):
 class Specialization:
     """One compiled signature of a kernel."""
 
-    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order, checked: bool = False):
+    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order, checked=(False, False)):
         self.kernel, self.key, self.ir = kernel, key, ir_kernel
         self.opts = kernel.options.build_options(checked)
         self.symbols_order = symbols_order
@@ -112,8 +160,10 @@ class Specialization:
         self.lowered = lowered
         opts = self.opts
         normalized = ir.format_kernel(lowered, locs=False)
-        lib, path, compiled = cache.load_or_build(self.ir.entry.name, normalized,
-                                                  lambda: cpu.render(lowered, opts), opts, reason)
+        lib, path, compiled, reason = cache.load_or_build(self.ir.entry.name, normalized,
+                                                          lambda: cpu.render(lowered, opts), opts, reason,
+                                                          self.describe())
+        self.reason = reason
         fn = lib.asc_entry
         fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
         fn.restype = ctypes.c_int
@@ -121,6 +171,10 @@ class Specialization:
         self.from_disk = not compiled
         self.compile_seconds = time.perf_counter() - t0
         self._slots = (ctypes.c_void_p * max(self.nslots, 1))()
+
+    def describe(self) -> str:
+        """The signature, as `x: float32[1024], a: float`."""
+        return ", ".join(f"{p.var.name}: {p.var.type!r}" for p in self.ir.entry.params)
 
     def source(self, target: str) -> str:
         from .. import passes
@@ -169,16 +223,23 @@ class Specialization:
     def fail(self, rc: int):
         """Raises the error a kernel reported through its return code."""
         name = self.kernel.__name__
-        if rc == 2 and self.opts.get("memory_check"):
+        if rc in (2, 3) and hasattr(self.lib, "asc_error_info"):
             from ..backends import cpu
-            info = (ctypes.c_int64 * 3)()
+            info = (ctypes.c_int64 * 4)()
             self.lib.asc_error_info(info)
-            site, axis, index = info
+            site, axis, index = info[0], info[1], info[2]
+            value = np.array([info[3]], np.int64).view(np.float64)[0]
             loc, tensor, shape = cpu.memory_check_sites(self.lowered, self.opts)[site]
             where = f"{loc!r}: " if loc is not None else ""
             dims = tuple(d if isinstance(d, int) else d.name for d in shape)
-            raise MemoryCheckError(f"{where}kernel {name!r}: index {index} is out of bounds for axis {axis} of "
-                                   f"{tensor!r} with shape {dims} (memory check: the access was skipped)")
+            if rc == 2:
+                raise MemoryCheckError(f"{where}kernel {name!r}: index {index} is out of bounds for axis {axis} of "
+                                       f"{tensor!r} with shape {dims} (memory check: the access was skipped)")
+            concrete = tuple(d if isinstance(d, int) else 1 for d in shape)
+            at = tuple(int(i) for i in np.unravel_index(index, concrete)) if all(isinstance(d, int) for d in shape) \
+                else (int(index),)
+            raise NumericCheckError(f"{where}kernel {name!r}: this line first produced {value} (stored to {tensor!r} "
+                                    f"at index {at})")
         raise AscError(f"kernel {name!r} failed with code {rc}")
 
     def collect(self, bound, outs, scalars):
@@ -238,6 +299,7 @@ class Kernel:
         self._last = None
         self._launcher = None
         self._by_entry: dict = {}
+        self.compile_log: list = []
         self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
         _kernels.add(self)
 
@@ -266,20 +328,48 @@ class Kernel:
         self._last = spec
         self.stats["calls"] += 1
         binding.check_writes(self.__name__, specs, bound, spec.written)
-        if self.options.target == "interpret" or _config.config.debug:
-            from .interpreter import run
-            return run(spec, bound, symbols)
-        if spec.entry is None:
-            reason = "first call" if not self._cache or len(self._cache) == 1 else "new argument types or shapes"
+        obs = _observer[0]
+        interpret = self.options.target == "interpret" or _config.config.debug
+        if not interpret and spec.entry is None:
+            reason = self._compile_reason(key)
             spec.ensure_compiled(reason)
-            if spec.from_disk:
-                self.stats["disk_hits"] += 1
-            else:
-                self.stats["compiles"] += 1
+            reason = spec.reason
+            self.compile_log.append({"signature": spec.describe(), "reason": reason,
+                                     "seconds": spec.compile_seconds, "from_disk_cache": spec.from_disk})
+            self.stats["disk_hits" if spec.from_disk else "compiles"] += 1
+            if obs is not None:
+                obs.on_compile(self, spec, spec.compile_seconds, spec.from_disk, reason)
             self._install(spec)
-        return spec.run_compiled(bound, symbols)
+        t0 = time.perf_counter()
+        if interpret:
+            from .interpreter import run
+            result = run(spec, bound, symbols)
+        else:
+            result = spec.run_compiled(bound, symbols)
+        if obs is not None:
+            obs.on_call(self, spec, bound, symbols, "interpret" if interpret else self.options.target,
+                        time.perf_counter() - t0)
+        if self.options.numeric() is not None:
+            from .numeric import check_outputs
+            check_outputs(self, spec, bound, result)
+        return result
 
     __call__ = _call
+
+    def _compile_reason(self, key) -> str:
+        """Why this specialization compiles: what differs from the ones this kernel already has."""
+        others = [k for k, s in self._cache.items() if k != key]
+        if not others:
+            return "first call"
+        names = [s.name for s in self.specs]
+        prev = others[-1]
+        for name, a, b in zip(names, prev, key):
+            if a[1] != b[1]:
+                return f"new dtype for {name!r} ({a[1]!r} -> {b[1]!r})"
+        for name, a, b in zip(names, prev, key):
+            if a != b:
+                return f"new static shape for {name!r} ({a[2]} -> {b[2]})"
+        return "changed options (memory or numeric check)"
 
     def _install(self, spec):
         """Adds a compiled specialization to this kernel's launcher (built on first use)."""
@@ -290,6 +380,10 @@ class Kernel:
             self._launcher = mod.Launcher(self._call, self._on_error)
             # calls now go straight to the launcher: a class of this kernel's own whose __call__ it is
             self.__class__ = type(type(self).__name__, (type(self),), {"__call__": self._launcher})
+        if not _python_path_only():
+            self._add_row(spec)
+
+    def _add_row(self, spec):
         address = ctypes.cast(spec.entry, ctypes.c_void_p).value
         self._by_entry[address] = spec
         self._launcher.add(*launcher.row(spec, address))
@@ -298,7 +392,7 @@ class Kernel:
         """The launcher's report of a failed call: raise its error."""
         _hide_internals(self._by_entry[address].fail)(rc)
 
-    def _specialize(self, key, bound, symbols, checked=False):
+    def _specialize(self, key, bound, symbols, checked=(False, False)):
         from ..frontend import build_kernel
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
         k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret)
@@ -327,6 +421,7 @@ class Kernel:
         """Specializations in memory, compiles and disk-cache hits in this process, and the library paths."""
         fast = self._launcher.calls if self._launcher is not None else 0
         return {"specializations": len(self._cache), **self.stats, "calls": self.stats["calls"] + fast,
+                "compilations": list(self.compile_log),
                 "libraries": [s.path for s in self._cache.values() if s.path]}
 
 

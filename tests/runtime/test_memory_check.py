@@ -137,3 +137,14 @@ def test_environment_variable(tmp_path):
                        env=dict(os.environ, ASC_MEMORY_CHECK="1"))
     assert r.returncode != 0 and "MemoryCheckError" in r.stderr and "k.py:6" in r.stderr
     assert "index 3 is out of bounds" in r.stderr
+
+
+def test_interpreter_names_a_local_tensor():
+    @lang.kernel(target="interpret")
+    def local(x: lang.float32[N]) -> lang.float32[N]:
+        tmp = lang.zeros(3, dtype=lang.float32)
+        for i in range(N):
+            tmp[i] = x[i]
+        return x
+    with pytest.raises(asc.MemoryCheckError, match="index 3 is out of bounds for axis 0 of 'tmp' with shape"):
+        local(np.ones(5, np.float32))
