@@ -22,6 +22,7 @@ _memory_check = [None]          # lang.enable_memory_check() / disable: override
 _numeric_check = [None]         # lang.enable_numeric_check(): None (ASC_NUMERIC_CHECK), False, "outputs", "intermediates"
 _observer = [None]              # the active profiler: sees every call and compile (calls then take the Python path)
 _kernels: "weakref.WeakSet" = weakref.WeakSet()
+_funcs: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def _python_path_only() -> bool:
@@ -432,6 +433,7 @@ class Func:
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
         functools.update_wrapper(self, pyfunc)
+        _funcs.add(self)
 
     def __call__(self, *args, **kwargs):
         return self.pyfunc(*args, **kwargs)
