@@ -1,6 +1,7 @@
 """The asc kernel language: `import asc.language as lang`."""
 from ..runtime.kernel import kernel, func, set_memory_check as _set_memory_check  # noqa: F401
 from ..runtime.kernel import set_numeric_check as _set_numeric_check
+from ..runtime.profiler import profiler  # noqa: F401
 
 
 def enable_memory_check():
