@@ -26,7 +26,7 @@ _funcs: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def _python_path_only() -> bool:
-    return _observer[0] is not None or numeric_check_mode() is not None
+    return numeric_check_mode() is not None
 
 
 def _refresh_launchers():
@@ -42,10 +42,12 @@ def _refresh_launchers():
 
 
 def set_observer(obs):
-    """Installs (or with None removes) the call observer: obs.on_call(kernel, spec, bound, seconds) and
-    obs.on_compile(kernel, spec, seconds, from_disk, reason)."""
+    """Installs (or with None removes) the call observer: obs.on_call(kernel, spec, bound, symbols, target, seconds)
+    and obs.on_compile(kernel, spec, seconds, from_disk, reason). Launchers report their calls to it too."""
     _observer[0] = obs
-    _refresh_launchers()
+    for k in list(_kernels):
+        if k._launcher is not None:
+            k._launcher.observer = k._observed if obs is not None else None
 
 
 def set_numeric_check(mode):
@@ -379,6 +381,8 @@ class Kernel:
             return
         if self._launcher is None:
             self._launcher = mod.Launcher(self._call, self._on_error)
+            if _observer[0] is not None:
+                self._launcher.observer = self._observed
             # calls now go straight to the launcher: a class of this kernel's own whose __call__ it is
             self.__class__ = type(type(self).__name__, (type(self),), {"__call__": self._launcher})
         if not _python_path_only():
@@ -388,6 +392,13 @@ class Kernel:
         address = ctypes.cast(spec.entry, ctypes.c_void_p).value
         self._by_entry[address] = spec
         self._launcher.add(*launcher.row(spec, address))
+
+    def _observed(self, address: int, seconds: float, sizes: tuple):
+        """A call the launcher served, reported to the active profiler."""
+        obs = _observer[0]
+        if obs is not None:
+            spec = self._by_entry[address]
+            obs.on_call(self, spec, None, dict(zip(spec.ir.symbols, sizes)), self.options.target, seconds)
 
     def _on_error(self, address: int, rc: int):
         """The launcher's report of a failed call: raise its error."""

@@ -13,6 +13,7 @@
 #include <numpy/arrayobject.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define MAXP 24
 #define MAXD 8
@@ -51,6 +52,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *fallback;
     PyObject *on_error;     /* on_error(entry address, code): raises the kernel's error */
+    PyObject *observer;     /* None, or observer(entry address, seconds, sizes) after each call (the profiler) */
     long long calls;
     int nspecs;
     Spec specs[MAXS];
@@ -402,10 +404,24 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
             for (int k = 0; k < s->nsout; ++k) { sout[k] = 0; slots[s->nparams + s->nalloc + k] = &sout[k]; }
             int rc;
             entry_fn fn = s->entry;
+            struct timespec t0, t1;
+            int observed = self->observer != NULL && self->observer != Py_None;
+            if (observed) clock_gettime(CLOCK_MONOTONIC, &t0);
             Py_BEGIN_ALLOW_THREADS
             rc = fn(slots, syms);
             Py_END_ALLOW_THREADS
             self->calls++;
+            if (observed && rc == 0) {
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+                PyObject *sizes = PyTuple_New(s->nsyms);
+                if (!sizes) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
+                for (int k = 0; k < s->nsyms; ++k) PyTuple_SET_ITEM(sizes, k, PyLong_FromLongLong(syms[k]));
+                PyObject *r = PyObject_CallFunction(self->observer, "KdN", (unsigned long long)(uintptr_t)s->entry,
+                                                    sec, sizes);
+                if (!r) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
+                Py_DECREF(r);
+            }
             if (rc != 0) {
                 for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
                 PyObject *r = PyObject_CallFunction(self->on_error, "Ki", (unsigned long long)(uintptr_t)s->entry, rc);
@@ -460,6 +476,8 @@ static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     self->fallback = fallback;
     Py_INCREF(on_error);
     self->on_error = on_error;
+    Py_INCREF(Py_None);
+    self->observer = Py_None;
     self->nspecs = 0;
     self->calls = 0;
     return (PyObject *)self;
@@ -468,12 +486,14 @@ static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
 static int Launcher_traverse(Launcher *self, visitproc visit, void *arg) {
     Py_VISIT(self->fallback);
     Py_VISIT(self->on_error);
+    Py_VISIT(self->observer);
     return 0;
 }
 
 static int Launcher_clear_refs(Launcher *self) {
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->on_error);
+    Py_CLEAR(self->observer);
     return 0;
 }
 
@@ -491,6 +511,7 @@ static PyMethodDef Launcher_methods[] = {
 static PyMemberDef Launcher_members[] = {
     {"calls", T_LONGLONG, offsetof(Launcher, calls), READONLY, "calls served without Python"},
     {"nspecs", T_INT, offsetof(Launcher, nspecs), READONLY, "specializations in the table"},
+    {"observer", T_OBJECT, offsetof(Launcher, observer), 0, "None, or called with (entry, seconds, sizes) per call"},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(Launcher, vectorcall), READONLY},
     {NULL}};
 
