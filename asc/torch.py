@@ -47,7 +47,7 @@ def _schema_type(spec) -> str:
 class AscOp:
     """A registered operator: call it with torch tensors (and numbers); it dispatches through torch."""
 
-    def __init__(self, kernel: Kernel, name: str, backward=None):
+    def __init__(self, kernel: Kernel, name: str, backward=None, autodiff: bool = False):
         if not isinstance(kernel, Kernel):
             raise OpError(f"asc.torch.op needs a @lang.kernel, got {kernel!r}")
         if "::" not in name:
@@ -76,6 +76,13 @@ class AscOp:
         self.op = torch.library.custom_op(name, impl, mutates_args=(), schema=f"({params}) -> {out}")
         self.op.register_fake(self._fake)
         self._backward = None
+        if backward is not None and autodiff:
+            raise OpError("give either backward= or autodiff=True, not both")
+        if autodiff:
+            from .autodiff import grad
+            g = grad(kernel)
+            g._backward_for  # noqa: B018 - refusals surface at the first backward, with the kernel's line
+            backward = g
         if backward is not None:
             self.register_backward(backward)
 
@@ -125,14 +132,14 @@ class AscOp:
         return f"<asc torch op {self.name} from kernel {self.kernel.__name__}>"
 
 
-def op(kernel=None, name: str | None = None, *, backward=None):
+def op(kernel=None, name: str | None = None, *, backward=None, autodiff: bool = False):
     """Registers `kernel` as the torch custom operator `name` ("namespace::name"); also a decorator:
     `@asc.torch.op(name="mylib::gelu")` above `@lang.kernel`."""
     if kernel is None:
-        return lambda k: op(k, name, backward=backward)
+        return lambda k: op(k, name, backward=backward, autodiff=autodiff)
     if name is None:
         name = f"asc::{kernel.__name__}"
-    return AscOp(kernel, name, backward)
+    return AscOp(kernel, name, backward, autodiff)
 
 
 __all__ = ["op", "AscOp", "OpError"]
