@@ -30,23 +30,20 @@ def rmsnorm(x: lang.float32[R, C], w: lang.float32[C]) -> lang.float32[R, C]:
 def rmsnorm_backward(x: lang.float32[R, C], w: lang.float32[C], g: lang.float32[R, C]):
     dx = lang.empty_like(x)
     dw = lang.zeros_like(w)
-    for i in range(R):
+    rs = lang.empty(R, dtype=lang.float32)
+    for i in range(R):                     # rows in parallel: dx, and each row's 1/rms
         ss = 0.0
         dot = 0.0
         for j in range(C):
             ss += x[i, j] * x[i, j]
             dot += g[i, j] * w[j] * x[i, j]
         r = lang.rsqrt(ss / C + 1e-6)
+        rs[i] = r
         for j in range(C):
             dx[i, j] = r * w[j] * g[i, j] - x[i, j] * (r * r * r) * dot / C
-    for j in range(C):                     # dw: a sum over rows, one column per iteration
-        acc = 0.0
-        for i in range(R):
-            ss = 0.0
-            for k in range(C):
-                ss += x[i, k] * x[i, k]
-            acc += g[i, j] * x[i, j] * lang.rsqrt(ss / C + 1e-6)
-        dw[j] = acc
+    for i in range(R):                     # dw sums over rows: rows in order, columns vectorized
+        for j in range(C):
+            dw[j] += g[i, j] * x[i, j] * rs[i]
     return dx, dw
 
 
