@@ -389,6 +389,7 @@ class Kernel:
             self._add_row(spec)
 
     def _add_row(self, spec):
+        launcher.share_torch(launcher.module())
         address = ctypes.cast(spec.entry, ctypes.c_void_p).value
         self._by_entry[address] = spec
         self._launcher.add(*launcher.row(spec, address))

@@ -244,6 +244,60 @@ static PyObject *mod_cache_stats(PyObject *m, PyObject *unused) {
     return r;
 }
 
+/* ---- torch tensors: recognized by type; their dtype, shape, strides and data pointer read through attributes */
+static PyObject *torch_tensor_type = NULL;   /* torch.Tensor, once torch is imported (set_torch) */
+static PyObject *torch_from_numpy = NULL;    /* torch.from_numpy */
+static PyObject *torch_dtypes = NULL;        /* dict: NumPy type number -> torch dtype */
+static int torch_no_from_numpy = -1;         /* the type number torch.from_numpy cannot take (bfloat16) */
+
+static PyObject *mod_set_torch(PyObject *m, PyObject *args) {
+    PyObject *tt, *fn, *dt;
+    if (!PyArg_ParseTuple(args, "OOO!i", &tt, &fn, &PyDict_Type, &dt, &torch_no_from_numpy)) return NULL;
+    Py_XDECREF(torch_tensor_type); Py_XDECREF(torch_from_numpy); Py_XDECREF(torch_dtypes);
+    Py_INCREF(tt); Py_INCREF(fn); Py_INCREF(dt);
+    torch_tensor_type = tt; torch_from_numpy = fn; torch_dtypes = dt;
+    Py_RETURN_NONE;
+}
+
+/* a CPU torch tensor matching (type_num, ndim): its data pointer, shape and byte size; 0 when it does not match */
+static int torch_view(PyObject *o, int type_num, int ndim, int written, void **data, npy_intp *shape,
+                      npy_intp *nbytes) {
+    if (!torch_tensor_type || (PyObject *)Py_TYPE(o) != torch_tensor_type) return 0;
+    PyObject *key = PyLong_FromLong(type_num);
+    PyObject *want = key ? PyDict_GetItem(torch_dtypes, key) : NULL;   /* borrowed */
+    Py_XDECREF(key);
+    PyObject *dt = PyObject_GetAttrString(o, "dtype");
+    int ok = dt && want && dt == want;
+    Py_XDECREF(dt);
+    if (!ok) { PyErr_Clear(); return 0; }
+    PyObject *r = PyObject_GetAttrString(o, "is_cpu");
+    ok = r == Py_True; Py_XDECREF(r);
+    r = PyObject_GetAttrString(o, "requires_grad");
+    ok = ok && r == Py_False; Py_XDECREF(r);      /* grad-requiring tensors: the Python path decides */
+    if (!ok) { PyErr_Clear(); return 0; }
+    r = PyObject_CallMethod(o, "is_contiguous", NULL);
+    ok = r == Py_True; Py_XDECREF(r);
+    if (!ok) { PyErr_Clear(); return 0; }
+    PyObject *sh = PyObject_GetAttrString(o, "shape");
+    if (!sh || PySequence_Size(sh) != ndim) { Py_XDECREF(sh); PyErr_Clear(); return 0; }
+    npy_intp n = 1;
+    for (int d = 0; d < ndim; ++d) {
+        PyObject *v = PySequence_GetItem(sh, d);
+        shape[d] = v ? (npy_intp)PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+        n *= shape[d];
+    }
+    Py_DECREF(sh);
+    r = PyObject_CallMethod(o, "data_ptr", NULL);
+    if (!r || PyErr_Occurred()) { Py_XDECREF(r); PyErr_Clear(); return 0; }
+    *data = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(r);
+    Py_DECREF(r);
+    PyArray_Descr *descr = PyArray_DescrFromType(type_num);
+    *nbytes = n * (descr ? (npy_intp)PyDataType_ELSIZE(descr) : 0);
+    Py_XDECREF(descr);
+    return 1;
+}
+
 /* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple)
  *   params: ((kind, type_num, dims, written), ...); allocs: ((type_num, dims), ...); rets: ((kind, index), ...) */
 static PyObject *Launcher_add(Launcher *self, PyObject *args) {
@@ -339,7 +393,8 @@ static int scalar_in(char kind, PyObject *o, uint64_t *slot) {
 
 /* 1: the call matches row s and is ready (slots, sizes filled); 0: not this row */
 static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *sbuf, int64_t *syms,
-                 char **lo, char **hi) {
+                 char **lo, char **hi, int *any_torch) {
+    *any_torch = 0;
     for (int k = 0; k < s->nsyms; ++k) syms[k] = -1;
     for (int i = 0; i < s->nparams; ++i) {
         const PSpec *p = &s->p[i];
@@ -350,7 +405,25 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
             lo[i] = hi[i] = NULL;
             continue;
         }
-        if (!PyArray_CheckExact(o)) return 0;
+        if (!PyArray_CheckExact(o)) {
+            void *data;
+            npy_intp shape[MAXD], nbytes;
+            if (!torch_view(o, p->type_num, p->ndim, p->written, &data, shape, &nbytes)) return 0;
+            for (int d = 0; d < p->ndim; ++d) {
+                npy_intp want = p->dims[d];
+                if (want >= 0) { if (shape[d] != want) return 0; }
+                else {
+                    int64_t *sym = &syms[-want - 1];
+                    if (*sym < 0) *sym = shape[d];
+                    else if (*sym != shape[d]) return 0;
+                }
+            }
+            slots[i] = data;
+            lo[i] = nbytes ? (char *)data : NULL;
+            hi[i] = lo[i] + nbytes;
+            *any_torch = 1;
+            continue;
+        }
         PyArrayObject *a = (PyArrayObject *)o;
         if (PyArray_TYPE(a) != p->type_num || PyArray_NDIM(a) != p->ndim) return 0;
         if (!PyArray_IS_C_CONTIGUOUS(a)) return 0;
@@ -391,7 +464,13 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
     if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
         for (int r = 0; r < self->nspecs; ++r) {
             const Spec *s = &self->specs[r];
-            if (s->nparams != nargs || !match(s, args, slots, sbuf, syms, lo, hi)) continue;
+            int any_torch;
+            if (s->nparams != nargs || !match(s, args, slots, sbuf, syms, lo, hi, &any_torch)) continue;
+            if (any_torch) {
+                int convertible = 1;
+                for (int k = 0; k < s->nalloc; ++k) convertible &= s->a[k].type_num != torch_no_from_numpy;
+                if (!convertible) continue;
+            }
             PyObject *allocs[MAXP];
             for (int k = 0; k < s->nalloc; ++k) {
                 const OSpec *o = &s->a[k];
@@ -449,6 +528,15 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
                 }
             }
             for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
+            if (any_torch) {       /* outputs come back as the inputs' kind: torch tensors sharing the memory */
+                for (int k = 0; k < nout; ++k) {
+                    if (s->ret_kind[k] != 'a') continue;
+                    PyObject *t = PyObject_CallOneArg(torch_from_numpy, outs[k]);
+                    Py_DECREF(outs[k]);
+                    outs[k] = t;
+                    if (!t) { for (int j = 0; j < nout; ++j) if (j != k) Py_XDECREF(outs[j]); return NULL; }
+                }
+            }
             if (s->tuple) {
                 PyObject *t = PyTuple_New(nout);
                 if (!t) { for (int k = 0; k < nout; ++k) Py_DECREF(outs[k]); return NULL; }
@@ -534,6 +622,8 @@ static PyMethodDef module_methods[] = {
     {"empty", mod_empty, METH_VARARGS, "empty(shape, type_num): a new array from the output cache"},
     {"set_cache_limit", mod_set_cache_limit, METH_VARARGS, "the most bytes of freed outputs kept for reuse"},
     {"cache_stats", mod_cache_stats, METH_NOARGS, "the output cache's counters"},
+    {"set_torch", mod_set_torch, METH_VARARGS,
+     "set_torch(torch.Tensor, torch.from_numpy, {type_num: dtype}, bfloat16 type_num)"},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_asc_launch", "asc's compiled kernel launcher", -1,

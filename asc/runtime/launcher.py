@@ -62,6 +62,23 @@ def _load():
     return mod
 
 
+_torch_set = [False]
+
+
+def share_torch(mod) -> None:
+    """Lets the launcher take torch CPU tensors, once torch is imported (asc never imports torch itself)."""
+    torch = sys.modules.get("torch")
+    if _torch_set[0] or torch is None or not hasattr(torch, "from_numpy"):
+        return
+    table = {}
+    for h in HANDLES.values():
+        t = getattr(torch, h.ir.name, None)
+        if isinstance(t, torch.dtype):
+            table[h.np.num] = t
+    mod.set_torch(torch.Tensor, torch.from_numpy, table, HANDLES[ir.bfloat16].np.num)
+    _torch_set[0] = True
+
+
 def row(spec, entry_address: int):
     """The launcher's table row for a compiled specialization (see Launcher.add in launch.c)."""
     k: ir.Kernel = spec.ir
