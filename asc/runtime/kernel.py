@@ -35,6 +35,7 @@ def _refresh_launchers():
         if k._launcher is None:
             continue
         k._launcher.clear()
+        k._rows = []
         if not _python_path_only():
             for spec in k._cache.values():
                 if spec.entry is not None and spec.key[-1] == k.options.checked():
@@ -302,6 +303,7 @@ class Kernel:
         self._last = None
         self._launcher = None
         self._by_entry: dict = {}
+        self._rows: list = []
         self.compile_log: list = []
         self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
         _kernels.add(self)
@@ -349,6 +351,9 @@ class Kernel:
             result = run(spec, bound, symbols)
         else:
             result = spec.run_compiled(bound, symbols)
+            if self._launcher is not None and not _python_path_only() and \
+                    ctypes.cast(spec.entry, ctypes.c_void_p).value not in self._rows:
+                self._add_row(spec)      # a signature the table had pushed out: it serves the next calls again
         if obs is not None:
             obs.on_call(self, spec, bound, symbols, "interpret" if interpret else self.options.target,
                         time.perf_counter() - t0)
@@ -389,10 +394,13 @@ class Kernel:
             self._add_row(spec)
 
     def _add_row(self, spec):
-        launcher.share_torch(launcher.module())
+        mod = launcher.module()
+        launcher.share_torch(mod)
         address = ctypes.cast(spec.entry, ctypes.c_void_p).value
         self._by_entry[address] = spec
         self._launcher.add(*launcher.row(spec, address))
+        # mirror of the launcher's table (newest first), so that a signature pushed out comes back when used
+        self._rows = ([address] + [a for a in self._rows if a != address])[:mod.TABLE_ROWS]
 
     def _observed(self, address: int, seconds: float, sizes: tuple):
         """A call the launcher served, reported to the active profiler."""

@@ -638,5 +638,6 @@ PyMODINIT_FUNC PyInit__asc_launch(void) {
     if (!m) return NULL;
     Py_INCREF(&LauncherType);
     if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0) { Py_DECREF(m); return NULL; }
+    if (PyModule_AddIntConstant(m, "TABLE_ROWS", MAXS) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }
