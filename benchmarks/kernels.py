@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asc.language as lang
 from asc.examples.seed import gelu_any as gelu_erf, gelu_tanh_any as gelu_tanh, swiglu_any as swiglu  # noqa: F401
-from asc.examples.seed import layernorm, softmax  # noqa: F401
+from asc.examples.seed import layernorm, saxpy, softmax  # noqa: F401
 from asc.math import erf, pi, sqrt
 
 
@@ -26,14 +26,6 @@ def swiglu_out(a, b, out):
     for i in range(R):
         for j in range(C):
             out[i, j] = a[i, j] * lang.sigmoid(a[i, j]) * b[i, j]
-
-
-@lang.kernel
-def saxpy(a: lang.float32, x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
-    out = lang.empty_like(x)
-    for i in range(N):
-        out[i] = a * x[i] + y[i]
-    return out
 
 
 @lang.kernel

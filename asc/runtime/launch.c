@@ -391,6 +391,20 @@ static int scalar_in(char kind, PyObject *o, uint64_t *slot) {
     return 0;
 }
 
+/* 1 when `shape` fits the row's sizes (fixed, or size symbols bound consistently across arguments) */
+static int bind_dims(const PSpec *p, const npy_intp *shape, int64_t *syms) {
+    for (int d = 0; d < p->ndim; ++d) {
+        npy_intp want = p->dims[d];
+        if (want >= 0) { if (shape[d] != want) return 0; }
+        else {
+            int64_t *sym = &syms[-want - 1];
+            if (*sym < 0) *sym = shape[d];
+            else if (*sym != shape[d]) return 0;
+        }
+    }
+    return 1;
+}
+
 /* 1: the call matches row s and is ready (slots, sizes filled); 0: not this row */
 static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *sbuf, int64_t *syms,
                  char **lo, char **hi, int *any_torch) {
@@ -409,15 +423,7 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
             void *data;
             npy_intp shape[MAXD], nbytes;
             if (!torch_view(o, p->type_num, p->ndim, p->written, &data, shape, &nbytes)) return 0;
-            for (int d = 0; d < p->ndim; ++d) {
-                npy_intp want = p->dims[d];
-                if (want >= 0) { if (shape[d] != want) return 0; }
-                else {
-                    int64_t *sym = &syms[-want - 1];
-                    if (*sym < 0) *sym = shape[d];
-                    else if (*sym != shape[d]) return 0;
-                }
-            }
+            if (!bind_dims(p, shape, syms)) return 0;
             slots[i] = data;
             lo[i] = nbytes ? (char *)data : NULL;
             hi[i] = lo[i] + nbytes;
@@ -428,16 +434,7 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
         if (PyArray_TYPE(a) != p->type_num || PyArray_NDIM(a) != p->ndim) return 0;
         if (!PyArray_IS_C_CONTIGUOUS(a)) return 0;
         if (p->written && !PyArray_ISWRITEABLE(a)) return 0;
-        const npy_intp *shape = PyArray_DIMS(a);
-        for (int d = 0; d < p->ndim; ++d) {
-            npy_intp want = p->dims[d];
-            if (want >= 0) { if (shape[d] != want) return 0; }
-            else {
-                int64_t *sym = &syms[-want - 1];
-                if (*sym < 0) *sym = shape[d];
-                else if (*sym != shape[d]) return 0;
-            }
-        }
+        if (!bind_dims(p, PyArray_DIMS(a), syms)) return 0;
         slots[i] = PyArray_DATA(a);
         npy_intp nbytes = PyArray_NBYTES(a);
         lo[i] = nbytes ? (char *)PyArray_DATA(a) : NULL;
