@@ -31,3 +31,10 @@ def enable_numeric_check(intermediates: bool = False):
 def disable_numeric_check():
     """Turns the numeric check off (checked kernels go back to the compiled launcher)."""
     _set_numeric_check(False)
+
+
+def vectorize(fn=None, **options):
+    """A function of elements becomes an elementwise kernel over arrays (NumPy broadcasting, scalar arguments),
+    compiled per signature: `@lang.vectorize def saxpy(a, x, y): return a * x + y`. Options as @lang.kernel."""
+    from ..vectorize import vectorize as _v
+    return _v(fn, **options)
