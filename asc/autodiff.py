@@ -12,10 +12,6 @@ reductions), while loops and branches, in-place updates of an input, tensor outp
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-
 from . import ir
 from .errors import CompileError
 
@@ -339,18 +335,7 @@ class Grad:
         k = build_kernel(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern._ret)
         src, name, wrt = backward_source(k, kern.__name__)
         from .runtime import cache
-        d = os.path.join(cache.cache_dir(), "autodiff")
-        os.makedirs(d, mode=0o700, exist_ok=True)
-        path = os.path.join(d, f"{name}_{hashlib.sha256(src.encode()).hexdigest()[:16]}.py")
-        if not os.path.exists(path):
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(src)
-            os.replace(tmp, path)
-        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        backward = getattr(mod, name)
+        backward = getattr(cache.generated_module("autodiff", name, src), name)
         if kern.options.target == "interpret":
             from .language import kernel as _k
             backward = _k(target="interpret")(backward.pyfunc)

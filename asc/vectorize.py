@@ -12,9 +12,6 @@ like any kernel, so it also runs in the interpreter (ASC_DEBUG=1) and can be rea
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
-import os
 
 import numpy as np
 
@@ -108,20 +105,7 @@ class Vectorized:
     def _load(self, src, name):
         from .language import func
         from .runtime import cache
-        d = os.path.join(cache.cache_dir(), "vectorize")
-        os.makedirs(d, mode=0o700, exist_ok=True)
-        path = os.path.join(d, f"{name}_{hashlib.sha256(src.encode()).hexdigest()[:16]}.py")
-        if not os.path.exists(path):
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(src)
-            os.replace(tmp, path)
-        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
-        mod = importlib.util.module_from_spec(spec)
-        mod._element = func(self.fn)
-        spec.loader.exec_module(mod)
-        mod._element = func(self.fn)
-        return getattr(mod, name)
+        return getattr(cache.generated_module("vectorize", name, src, {"_element": func(self.fn)}), name)
 
     def __call__(self, *args):
         kern, _ = self._kernel_for(args)

@@ -79,3 +79,22 @@ def load_or_build(name: str, normalized_ir: str, render, options: dict, reason: 
     log(f"compiling {name} ({reason}) -> {path}")
     toolchain.build(render(), path, options, name)
     return ctypes.CDLL(path), path, True, reason
+
+
+def generated_module(kind: str, name: str, source: str, globals_: dict | None = None):
+    """Imports generated kernel source (asc.grad, @lang.vectorize) from a file in the cache, so that the frontend
+    and pdb can read it like any source; `globals_` are set before the module runs."""
+    import importlib.util
+    d = os.path.join(cache_dir(), kind)
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    path = os.path.join(d, f"{name}_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py")
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__dict__.update(globals_ or {})
+    spec.loader.exec_module(mod)
+    return mod
