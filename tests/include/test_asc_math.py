@@ -25,7 +25,7 @@ The bounds below are the measured maxima documented in the header and in
 ``docs/math.md``, rounded up with a small margin.  The float32 exp, tanh, erf
 and sigmoid are also swept over every 131st float32 bit pattern in C against
 the double libm (``test_f32_sweep``; ``ASC_MATH_EXHAUSTIVE=1`` sweeps all 2^32
-inputs per build, a few minutes each).
+inputs, 1-3 minutes per function and build).
 """
 
 from __future__ import annotations
