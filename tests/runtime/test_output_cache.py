@@ -47,15 +47,21 @@ def test_freed_outputs_are_reused():
     assert after["reuses"] >= before["reuses"] + 5 and after["maps"] == before["maps"]
 
 
-def test_zeros_from_a_reused_block_are_zero():
-    x = np.ones(BIG, np.float32)
-    del x
-    z = mod.empty((BIG,), np.dtype(np.float32).num)
-    z[:] = 7
-    del z
-    a = np.frombuffer(b"", np.uint8)   # noqa: F841 (any allocation in between)
-    w = fill(np.zeros(BIG, np.float32), 0.0)
-    assert (w == 0).all()
+@lang.kernel
+def first_only(x: lang.float32[N]) -> lang.float32[N]:
+    out = lang.zeros_like(x)
+    out[0] = x[0]
+    return out
+
+
+def test_zeros_in_a_reused_block_are_zero():
+    x = np.full(BIG, 7.0, np.float32)
+    dirty = fill(x, 0.0)                       # a block full of 7s ...
+    del dirty
+    before = mod.cache_stats()["reuses"]
+    w = first_only(x)                          # ... handed out again: lang.zeros must clear it
+    assert mod.cache_stats()["reuses"] == before + 1
+    assert w[0] == 7 and (w[1:] == 0).all()
 
 
 def test_resize_keeps_data():
