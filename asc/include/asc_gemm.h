@@ -1,0 +1,643 @@
+/* asc_gemm.h: the cpu target's matrix unit. Hand-written, header-only C (also valid C++); ships with asc.
+ *
+ *     C = alpha * op(A) @ op(B) + beta * C          row-major, leading dimensions in elements
+ *
+ * API (all functions are `static`, so every kernel that includes this header gets its own copy):
+ *
+ *   void asc_gemm_f32 (M, N, K, float alpha, const float*    A, lda, const float*    B, ldb, float  beta, float*  C, ldc);
+ *   void asc_gemm_f16 (M, N, K, float alpha, const uint16_t* A, lda, const uint16_t* B, ldb, float  beta, float*  C, ldc);
+ *   void asc_gemm_bf16(M, N, K, float alpha, const uint16_t* A, lda, const uint16_t* B, ldb, float  beta, float*  C, ldc);
+ *   void asc_gemm_f64 (M, N, K, double alpha, const double*  A, lda, const double*   B, ldb, double beta, double* C, ldc);
+ *       f16 = IEEE binary16 bits, bf16 = bfloat16 bits; both accumulate and write float32.
+ *   asc_gemm_<t>_t (int transA, int transB, M, N, K, ...same...)
+ *       op(X) = X^T when transX != 0: A is then stored K x M (lda >= M), B is stored N x K (ldb >= K). Transposes
+ *       cost nothing extra in the inner loop: they only change how panels are packed.
+ *   asc_gemm_<t>_ex(int transA, int transB, M, N, K, ..., C, ldc, asc_gemm_epilogue_f32 epi, void* ctx)
+ *       (asc_gemm_epilogue_f64 for f64) the fusion hook: epi(ctx, i0, j0, rows, cols, tile, ldc) is called exactly
+ *       once per C tile (rows <= ASC_GEMM_MAX_MR, cols <= ASC_GEMM_MAX_NR), right after the tile got its final value
+ *       (after the last K block), while it is still in L1. tile == C + i0*ldc + j0. The epilogue may rewrite the
+ *       tile in place (bias, activation, residual, scaling) or read it and write elsewhere (a cast to float16, say,
+ *       via ctx). It runs on the OpenMP worker threads, concurrently for different tiles; tiles never overlap.
+ *       The tiling (hence i0/j0/rows/cols) does not depend on the number of threads.
+ *
+ * Conventions: M, N or K <= 0 is allowed. When beta == 0, C is not read (NaNs in C do not propagate). When K == 0 or
+ * alpha == 0, A and B are not read and C = beta*C (BLAS semantics); the epilogue still runs over every tile.
+ *
+ * Design (after the GotoBLAS / BLIS papers: "Anatomy of high-performance matrix multiplication", Goto & van de Geijn;
+ * "BLIS: a framework for rapidly instantiating BLAS functionality", Van Zee & van de Geijn):
+ *
+ *   for jc in N step NC                      B block (KC x NC) lives in L3/L2
+ *     for pc in K step KC
+ *       pack B[pc:pc+KC, jc:jc+NC]  -> NR-wide micro-panels, k-major      (threads pack disjoint panels)
+ *       for ic in M step MC                  A block (MC x KC) lives in L2
+ *         pack A[ic:ic+MC, pc:pc+KC] -> MR-tall micro-panels, k-major    (threads pack disjoint panels)
+ *         for (jr, ir) in the MC x NC grid of MR x NR tiles               (split among threads, jr-major)
+ *           micro-kernel: the MR x NR tile of C held in registers, kc rank-1 updates from the two panels
+ *
+ *   Micro-kernels (chosen by the preprocessor; ASC_GEMM_FORCE_AVX2 / ASC_GEMM_FORCE_PORTABLE force a lower one):
+ *     __AVX512F__           f32 14x32 (28 zmm accumulators, 2 B loads + 14 broadcasts per k), f64 14x16
+ *     __AVX512BF16__        bf16 14x32 with vdpbf16ps: A and B are packed as k-pairs (bf16 pairs in a 32-bit lane),
+ *                           one instruction does 2 k-steps; odd K is padded with zeros
+ *     __AVX2__ + __FMA__    f32 6x16, f64 6x8 (12 ymm accumulators)
+ *     otherwise             portable C, f32 4x16, f64 4x8 (the compiler vectorizes what it can)
+ *   float16 is converted to float32 while packing (F16C when present), bfloat16 too when vdpbf16ps is absent; the
+ *   float32 micro-kernel then runs. Packing pads edge panels with zeros; edge tiles are computed into a local tile
+ *   and merged, so the micro-kernel has no edge cases.
+ *
+ *   Threads: one OpenMP region per call (1 thread when already inside a parallel region or when the product is
+ *   small). B and A blocks are packed cooperatively into shared buffers; A is double-buffered so that one barrier per
+ *   A block suffices. K is never split across threads and the blocking does not depend on the thread count, so the
+ *   result has the same bits for any number of threads.
+ *
+ *   FMA is explicit (intrinsics), so the code is the same under -ffp-contract=off (the project's default flags).
+ *   Tuning knobs (compile-time): ASC_GEMM_MC, ASC_GEMM_KC, ASC_GEMM_NC, ASC_GEMM_MIN_PARALLEL_FLOPS.
+ */
+#ifndef ASC_GEMM_H
+#define ASC_GEMM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#if defined(__AVX512F__) && !defined(ASC_GEMM_FORCE_AVX2) && !defined(ASC_GEMM_FORCE_PORTABLE)
+#define ASC_GEMM_ISA_AVX512 1
+#define ASC_GEMM_ISA_NAME "avx512"
+#if defined(__AVX512BF16__)
+#define ASC_GEMM_HAVE_DPBF16 1
+#endif
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(ASC_GEMM_FORCE_PORTABLE)
+#define ASC_GEMM_ISA_AVX2 1
+#define ASC_GEMM_ISA_NAME "avx2"
+#else
+#define ASC_GEMM_ISA_PORTABLE 1
+#define ASC_GEMM_ISA_NAME "portable"
+#endif
+#if defined(__F16C__) && !defined(ASC_GEMM_ISA_PORTABLE)
+#define ASC_GEMM_HAVE_F16C 1
+#endif
+
+#define ASC_GEMM_MAX_MR 16
+#define ASC_GEMM_MAX_NR 32
+
+#ifndef ASC_GEMM_MIN_PARALLEL_FLOPS
+#define ASC_GEMM_MIN_PARALLEL_FLOPS 4000000.0   /* below this, one thread: a parallel region costs microseconds */
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ASC__UNROLL _Pragma("GCC unroll 32")
+#define ASC__INLINE static inline __attribute__((always_inline))
+#define ASC__NOINLINE static __attribute__((noinline))
+#else
+#define ASC__UNROLL
+#define ASC__INLINE static inline
+#define ASC__NOINLINE static
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*asc_gemm_epilogue_f32)(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, float* tile,
+                                      int64_t ldc);
+typedef void (*asc_gemm_epilogue_f64)(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, double* tile,
+                                      int64_t ldc);
+
+/* ------------------------------------------------------------------------------------------ scalar conversions */
+static inline float asc__gemm_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline float asc__gemm_bf2f(uint16_t h) { return asc__gemm_u2f((uint32_t)h << 16); }
+static inline float asc__gemm_h2f(uint16_t h) {
+#if defined(ASC_GEMM_HAVE_F16C)
+  return _cvtsh_ss(h);
+#else
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+  float f = asc__gemm_u2f(em << 13) * 0x1p112f;   /* rebias: exact for normals and subnormals */
+  uint32_t u; memcpy(&u, &f, 4);
+  if (em >= 0x7c00u) u |= 0x7f800000u;             /* inf / nan */
+  return asc__gemm_u2f(u | sign);
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------ kernel descriptor */
+/* A packed "unit" is one element (f32, f64) or one k-pair of bf16 (32 bits); kp = k-steps per unit. */
+typedef void (*asc__gemm_pack_fn)(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
+                                  int64_t kc, int w, void* dst);
+typedef void (*asc__gemm_ukr_fn)(int64_t kcu, const void* Ap, const void* Bp, void* C, int64_t ldc, double alpha,
+                                 double beta);
+typedef struct {
+  int mr, nr, kp, usz, csz;   /* micro-tile, k-steps per packed unit, packed unit bytes, C element bytes */
+  int64_t mc, kc, nc;         /* cache blocks (kc in k-steps, a multiple of kp; mc of mr; nc of nr) */
+  asc__gemm_pack_fn pack_a, pack_b;
+  asc__gemm_ukr_fn ukr;
+} asc__gemm_desc;
+
+/* ------------------------------------------------------------------------------------------ packing */
+/* pack_a: rows i0..i0+n of op(A) (n <= w = MR), k-steps p0..p0+kc -> dst[p*w + r], rows n..w-1 zero.
+ * pack_b: columns i0..i0+n of op(B) (n <= w = NR), k-steps p0..p0+kc -> dst[p*w + c], columns n..w-1 zero.
+ * op(X)(r, p) for pack_a is X[r*ldx + p] (or X[p*ldx + r] transposed); for pack_b op(B)(p, c) is B[p*ldb + c] (or
+ * B[c*ldb + p] transposed), i.e. pack_b(B, trans) == pack_a(B, !trans) with rows and columns exchanged. */
+#define ASC__GEMM_DEFINE_PACK(NAME, IT, OT, CONV)                                                              \
+  static void NAME##_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
+                          void* dst_) {                                                                        \
+    /* element (r, p) at X[(i0+r)*ldx + p0+p] */                                                              \
+    const IT* X = (const IT*)X_; OT* dst = (OT*)dst_;                                                           \
+    int64_t r, p;                                                                                               \
+    for (r = 0; r < n; ++r) {                                                                                   \
+      const IT* x = X + (i0 + r) * ldx + p0;                                                                    \
+      for (p = 0; p < kc; ++p) dst[p * w + r] = CONV(x[p]);                                                     \
+    }                                                                                                           \
+    for (p = 0; p < kc && n < w; ++p)                                                                           \
+      for (r = n; r < w; ++r) dst[p * w + r] = (OT)0;                                                           \
+  }                                                                                                             \
+  static void NAME##_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
+                          void* dst_) {                                                                        \
+    /* element (r, p) at X[(p0+p)*ldx + i0+r] */                                                              \
+    const IT* X = (const IT*)X_; OT* dst = (OT*)dst_;                                                           \
+    int64_t r, p;                                                                                               \
+    for (p = 0; p < kc; ++p) {                                                                                  \
+      const IT* x = X + (p0 + p) * ldx + i0;                                                                    \
+      OT* d = dst + p * w;                                                                                      \
+      for (r = 0; r < n; ++r) d[r] = CONV(x[r]);                                                                \
+      for (; r < w; ++r) d[r] = (OT)0;                                                                          \
+    }                                                                                                           \
+  }                                                                                                             \
+  static void NAME##_a(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+                       int w, void* dst) {                                                                     \
+    if (trans) NAME##_cols(X, ldx, i0, p0, n, kc, w, dst); else NAME##_rows(X, ldx, i0, p0, n, kc, w, dst);     \
+  }                                                                                                             \
+  static void NAME##_b(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+                       int w, void* dst) {                                                                     \
+    if (trans) NAME##_rows(X, ldx, i0, p0, n, kc, w, dst); else NAME##_cols(X, ldx, i0, p0, n, kc, w, dst);     \
+  }
+
+#define ASC__GEMM_ID(x) (x)
+ASC__GEMM_DEFINE_PACK(asc__gemm_pack_f32, float, float, ASC__GEMM_ID)
+ASC__GEMM_DEFINE_PACK(asc__gemm_pack_f64, double, double, ASC__GEMM_ID)
+ASC__GEMM_DEFINE_PACK(asc__gemm_pack_h2f, uint16_t, float, asc__gemm_h2f)
+ASC__GEMM_DEFINE_PACK(asc__gemm_pack_bf2f, uint16_t, float, asc__gemm_bf2f)
+
+/* Contiguous-row packing with vector conversion (op(B) not transposed, op(A) transposed): 16 at a time. */
+#if defined(ASC_GEMM_ISA_AVX512)
+static void asc__gemm_pack_h2f_cols_v(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                      int w, void* dst_) {
+  const uint16_t* X = (const uint16_t*)X_; float* dst = (float*)dst_;
+  int64_t p, r;
+  for (p = 0; p < kc; ++p) {
+    const uint16_t* x = X + (p0 + p) * ldx + i0;
+    float* d = dst + p * w;
+    for (r = 0; r + 16 <= n; r += 16)
+      _mm512_storeu_ps(d + r, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(x + r))));
+    if (r < w) {
+      __mmask16 m = (__mmask16)(n - r >= 16 ? 0xffff : ((1u << (n - r)) - 1u));
+      __mmask16 mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
+      __m256i h = _mm256_maskz_loadu_epi16(m, x + r);
+      _mm512_mask_storeu_ps(d + r, mw, _mm512_maskz_mov_ps(m, _mm512_cvtph_ps(h)));
+      for (r += 16; r < w; r += 16) {
+        mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
+        _mm512_mask_storeu_ps(d + r, mw, _mm512_setzero_ps());
+      }
+    }
+  }
+}
+static void asc__gemm_pack_bf2f_cols_v(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                       int w, void* dst_) {
+  const uint16_t* X = (const uint16_t*)X_; float* dst = (float*)dst_;
+  int64_t p, r;
+  for (p = 0; p < kc; ++p) {
+    const uint16_t* x = X + (p0 + p) * ldx + i0;
+    float* d = dst + p * w;
+    for (r = 0; r < w; r += 16) {
+      __mmask16 m = (__mmask16)(n - r >= 16 ? 0xffff : (n > r ? ((1u << (n - r)) - 1u) : 0u));
+      __mmask16 mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
+      __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x + r));
+      _mm512_mask_storeu_ps(d + r, mw, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+    }
+  }
+}
+#define ASC__GEMM_H2F_COLS asc__gemm_pack_h2f_cols_v
+#define ASC__GEMM_BF2F_COLS asc__gemm_pack_bf2f_cols_v
+#else
+#define ASC__GEMM_H2F_COLS asc__gemm_pack_h2f_cols
+#define ASC__GEMM_BF2F_COLS asc__gemm_pack_bf2f_cols
+#endif
+static void asc__gemm_pack_h2f_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
+                                  int64_t kc, int w, void* dst) {
+  if (trans) ASC__GEMM_H2F_COLS(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_h2f_rows(X, ldx, i0, p0, n, kc, w, dst);
+}
+static void asc__gemm_pack_h2f_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
+                                  int64_t kc, int w, void* dst) {
+  if (trans) asc__gemm_pack_h2f_rows(X, ldx, i0, p0, n, kc, w, dst); else ASC__GEMM_H2F_COLS(X, ldx, i0, p0, n, kc, w, dst);
+}
+static void asc__gemm_pack_bf2f_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
+                                   int64_t kc, int w, void* dst) {
+  if (trans) ASC__GEMM_BF2F_COLS(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bf2f_rows(X, ldx, i0, p0, n, kc, w, dst);
+}
+static void asc__gemm_pack_bf2f_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
+                                   int64_t kc, int w, void* dst) {
+  if (trans) asc__gemm_pack_bf2f_rows(X, ldx, i0, p0, n, kc, w, dst); else ASC__GEMM_BF2F_COLS(X, ldx, i0, p0, n, kc, w, dst);
+}
+
+#if defined(ASC_GEMM_HAVE_DPBF16)
+/* bf16 k-pairs: unit (r, q) = op(X)(r, 2q) | op(X)(r, 2q+1) << 16, a zero where past the end (n rows, kc k-steps). */
+static void asc__gemm_pack_bfp_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
+                                    void* dst_) {
+  /* element (r, p) at X[(i0+r)*ldx + p0+p]: the pair is adjacent in memory */
+  const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
+  int64_t r, q, kq = kc >> 1;
+  for (r = 0; r < n; ++r) {
+    const uint16_t* x = X + (i0 + r) * ldx + p0;
+    for (q = 0; q < kq; ++q) { uint32_t u; memcpy(&u, x + 2 * q, 4); dst[q * w + r] = u; }
+    if (kc & 1) dst[kq * w + r] = x[2 * kq];
+  }
+  for (q = 0; q < ((kc + 1) >> 1) && n < w; ++q)
+    for (r = n; r < w; ++r) dst[q * w + r] = 0;
+}
+static void asc__gemm_pack_bfp_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
+                                    void* dst_) {
+  /* element (r, p) at X[(p0+p)*ldx + i0+r]: interleave two rows */
+  const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
+  int64_t r, q, kq = kc >> 1;
+  for (q = 0; q < kq; ++q) {
+    const uint16_t* x0 = X + (p0 + 2 * q) * ldx + i0;
+    const uint16_t* x1 = x0 + ldx;
+    uint32_t* d = dst + q * w;
+    for (r = 0; r < n; ++r) d[r] = (uint32_t)x0[r] | ((uint32_t)x1[r] << 16);
+    for (; r < w; ++r) d[r] = 0;
+  }
+  if (kc & 1) {
+    const uint16_t* x0 = X + (p0 + 2 * kq) * ldx + i0;
+    uint32_t* d = dst + kq * w;
+    for (r = 0; r < n; ++r) d[r] = x0[r];
+    for (; r < w; ++r) d[r] = 0;
+  }
+}
+static void asc__gemm_pack_bfp_a(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                 int w, void* dst) {
+  if (trans) asc__gemm_pack_bfp_cols(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bfp_rows(X, ldx, i0, p0, n, kc, w, dst);
+}
+static void asc__gemm_pack_bfp_b(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                 int w, void* dst) {
+  if (trans) asc__gemm_pack_bfp_rows(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bfp_cols(X, ldx, i0, p0, n, kc, w, dst);
+}
+#endif
+
+/* ------------------------------------------------------------------------------------------ micro-kernels */
+/* ukr(kcu, Ap, Bp, C, ldc, alpha, beta): C[r][c] = alpha * sum_p Ap[p][r] * Bp[p][c] + beta * C[r][c] for the full
+ * MR x NR tile; beta == 0: C is not read. kcu = packed units (k-steps, or k-pairs for bf16). */
+#define ASC__GEMM_DEFINE_UKR(NAME, T, VT, W, MR, NV, ZERO, LOAD, LOADU, STOREU, SET1, FMA, MUL, PREF)           \
+  static void NAME(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,          \
+                   double beta_) {                                                                             \
+    const T* Ap = (const T*)Ap_; const T* Bp = (const T*)Bp_; T* C = (T*)C_;                                     \
+    VT c[MR][NV];                                                                                               \
+    int r, v;                                                                                                   \
+    int64_t p;                                                                                                  \
+    ASC__UNROLL for (r = 0; r < MR; ++r) { PREF(C + r * ldc); PREF(C + r * ldc + NV * W - 1); }                 \
+    ASC__UNROLL for (r = 0; r < MR; ++r) ASC__UNROLL for (v = 0; v < NV; ++v) c[r][v] = ZERO();                 \
+    for (p = 0; p < kcu; ++p) {                                                                                 \
+      VT b[NV];                                                                                                 \
+      ASC__UNROLL for (v = 0; v < NV; ++v) b[v] = LOAD(Bp + v * W);                                             \
+      ASC__UNROLL for (r = 0; r < MR; ++r) {                                                                    \
+        VT a = SET1(Ap[r]);                                                                                     \
+        ASC__UNROLL for (v = 0; v < NV; ++v) c[r][v] = FMA(a, b[v], c[r][v]);                                  \
+      }                                                                                                         \
+      Ap += MR; Bp += NV * W;                                                                                   \
+    }                                                                                                           \
+    {                                                                                                           \
+      VT va = SET1((T)alpha_);                                                                                  \
+      if (beta_ == 0) {                                                                                         \
+        ASC__UNROLL for (r = 0; r < MR; ++r) ASC__UNROLL for (v = 0; v < NV; ++v)                               \
+          STOREU(C + r * ldc + v * W, MUL(va, c[r][v]));                                                        \
+      } else {                                                                                                  \
+        VT vb = SET1((T)beta_);                                                                                 \
+        ASC__UNROLL for (r = 0; r < MR; ++r) ASC__UNROLL for (v = 0; v < NV; ++v)                               \
+          STOREU(C + r * ldc + v * W, FMA(vb, LOADU(C + r * ldc + v * W), MUL(va, c[r][v])));                   \
+      }                                                                                                         \
+    }                                                                                                           \
+  }
+
+#define ASC__PREF_T0(p) __builtin_prefetch((const void*)(p), 1, 3)
+
+#if defined(ASC_GEMM_ISA_AVX512)
+#define ASC_GEMM_MR_F32 14
+#define ASC_GEMM_NR_F32 32
+#define ASC_GEMM_MR_F64 14
+#define ASC_GEMM_NR_F64 16
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f32, float, __m512, 16, 14, 2, _mm512_setzero_ps, _mm512_load_ps, _mm512_loadu_ps,
+                     _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_mul_ps, ASC__PREF_T0)
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, __m512d, 8, 14, 2, _mm512_setzero_pd, _mm512_load_pd,
+                     _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_mul_pd, ASC__PREF_T0)
+#elif defined(ASC_GEMM_ISA_AVX2)
+#define ASC_GEMM_MR_F32 6
+#define ASC_GEMM_NR_F32 16
+#define ASC_GEMM_MR_F64 6
+#define ASC_GEMM_NR_F64 8
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f32, float, __m256, 8, 6, 2, _mm256_setzero_ps, _mm256_load_ps, _mm256_loadu_ps,
+                     _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_mul_ps, ASC__PREF_T0)
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, __m256d, 4, 6, 2, _mm256_setzero_pd, _mm256_load_pd,
+                     _mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_fmadd_pd, _mm256_mul_pd, ASC__PREF_T0)
+#else
+/* portable: "vectors" of one element; the compiler vectorizes the NR-wide rows where it can */
+#define ASC_GEMM_MR_F32 4
+#define ASC_GEMM_NR_F32 16
+#define ASC_GEMM_MR_F64 4
+#define ASC_GEMM_NR_F64 8
+#define ASC__S_ZERO() 0
+#define ASC__S_LOAD(p) (*(p))
+#define ASC__S_STORE(p, x) (*(p) = (x))
+#define ASC__S_SET1(x) (x)
+#define ASC__S_FMA(a, b, c) ((a) * (b) + (c))
+#define ASC__S_MUL(a, b) ((a) * (b))
+#define ASC__S_PREF(p) ((void)0)
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f32, float, float, 1, 4, 16, ASC__S_ZERO, ASC__S_LOAD, ASC__S_LOAD, ASC__S_STORE,
+                     ASC__S_SET1, ASC__S_FMA, ASC__S_MUL, ASC__S_PREF)
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, double, 1, 4, 8, ASC__S_ZERO, ASC__S_LOAD, ASC__S_LOAD, ASC__S_STORE,
+                     ASC__S_SET1, ASC__S_FMA, ASC__S_MUL, ASC__S_PREF)
+#endif
+
+#if defined(ASC_GEMM_HAVE_DPBF16)
+#define ASC_GEMM_MR_BF16 14
+#define ASC_GEMM_NR_BF16 32
+/* Ap: per k-pair 14 x uint32 (A pair broadcast to all lanes); Bp: per k-pair 32 x uint32 (2 zmm of bf16 pairs) */
+static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,
+                               double beta_) {
+  const uint32_t* Ap = (const uint32_t*)Ap_; const uint32_t* Bp = (const uint32_t*)Bp_; float* C = (float*)C_;
+  __m512 c[14][2];
+  int r, v;
+  int64_t p;
+  ASC__UNROLL for (r = 0; r < 14; ++r) { ASC__PREF_T0(C + r * ldc); ASC__PREF_T0(C + r * ldc + 31); }
+  ASC__UNROLL for (r = 0; r < 14; ++r) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
+  for (p = 0; p < kcu; ++p) {
+    __m512bh b0 = (__m512bh)_mm512_load_si512((const void*)Bp);
+    __m512bh b1 = (__m512bh)_mm512_load_si512((const void*)(Bp + 16));
+    ASC__UNROLL for (r = 0; r < 14; ++r) {
+      __m512bh a = (__m512bh)_mm512_set1_epi32((int)Ap[r]);
+      c[r][0] = _mm512_dpbf16_ps(c[r][0], a, b0);
+      c[r][1] = _mm512_dpbf16_ps(c[r][1], a, b1);
+    }
+    Ap += 14; Bp += 32;
+  }
+  {
+    __m512 va = _mm512_set1_ps((float)alpha_);
+    if (beta_ == 0) {
+      ASC__UNROLL for (r = 0; r < 14; ++r) ASC__UNROLL for (v = 0; v < 2; ++v)
+        _mm512_storeu_ps(C + r * ldc + v * 16, _mm512_mul_ps(va, c[r][v]));
+    } else {
+      __m512 vb = _mm512_set1_ps((float)beta_);
+      ASC__UNROLL for (r = 0; r < 14; ++r) ASC__UNROLL for (v = 0; v < 2; ++v)
+        _mm512_storeu_ps(C + r * ldc + v * 16,
+                         _mm512_fmadd_ps(vb, _mm512_loadu_ps(C + r * ldc + v * 16), _mm512_mul_ps(va, c[r][v])));
+    }
+  }
+}
+#endif
+
+/* ------------------------------------------------------------------------------------------ cache blocks */
+#ifndef ASC_GEMM_MC
+#define ASC_GEMM_MC 168      /* rows of A per L2 block (rounded down to a multiple of MR) */
+#endif
+#ifndef ASC_GEMM_KC
+#define ASC_GEMM_KC 384      /* k-steps per block */
+#endif
+#ifndef ASC_GEMM_NC
+#define ASC_GEMM_NC 3072     /* columns of B per L3 block (rounded down to a multiple of NR) */
+#endif
+
+static inline asc__gemm_desc asc__gemm_make_desc(int mr, int nr, int kp, int usz, int csz, asc__gemm_pack_fn pa,
+                                                 asc__gemm_pack_fn pb, asc__gemm_ukr_fn ukr) {
+  asc__gemm_desc d;
+  int64_t kc = ASC_GEMM_KC * 4 / (csz > 4 ? 8 : 4) * (kp == 2 ? 2 : 1);   /* same bytes per panel for each type */
+  d.mr = mr; d.nr = nr; d.kp = kp; d.usz = usz; d.csz = csz;
+  d.mc = ASC_GEMM_MC / mr * mr; if (d.mc < mr) d.mc = mr;
+  d.kc = kc / kp * kp; if (d.kc < kp) d.kc = kp;
+  d.nc = ASC_GEMM_NC / nr * nr; if (d.nc < nr) d.nc = nr;
+  d.pack_a = pa; d.pack_b = pb; d.ukr = ukr;
+  return d;
+}
+
+/* ------------------------------------------------------------------------------------------ the driver */
+static inline int64_t asc__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t asc__gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* C tile (rows x cols at Cp, ldc) = tile (ld = nr) + beta * C tile */
+static inline void asc__gemm_merge(int csz, void* Cp, int64_t ldc, const void* tile, int nr, int64_t rows,
+                                   int64_t cols, double beta) {
+  int64_t r, c;
+  if (csz == 4) {
+    float* C = (float*)Cp; const float* t = (const float*)tile; float b = (float)beta;
+    for (r = 0; r < rows; ++r)
+      for (c = 0; c < cols; ++c) C[r * ldc + c] = beta == 0 ? t[r * nr + c] : t[r * nr + c] + b * C[r * ldc + c];
+  } else {
+    double* C = (double*)Cp; const double* t = (const double*)tile;
+    for (r = 0; r < rows; ++r)
+      for (c = 0; c < cols; ++c) C[r * ldc + c] = beta == 0 ? t[r * nr + c] : t[r * nr + c] + beta * C[r * ldc + c];
+  }
+}
+
+static void asc__gemm_call_epi(int csz, void* epi, void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                               void* tile, int64_t ldc) {
+  if (csz == 4) ((asc_gemm_epilogue_f32)epi)(ctx, i0, j0, rows, cols, (float*)tile, ldc);
+  else ((asc_gemm_epilogue_f64)epi)(ctx, i0, j0, rows, cols, (double*)tile, ldc);
+}
+
+/* K == 0 or alpha == 0: C = beta * C, then the epilogue over the same tiles the product would have used */
+static void asc__gemm_scale(const asc__gemm_desc* d, int64_t M, int64_t N, double beta, void* C, int64_t ldc,
+                            void* epi, void* ctx) {
+  int64_t i, j;
+  for (i = 0; i < M; ++i) {
+    if (d->csz == 4) {
+      float* c = (float*)C + i * ldc;
+      for (j = 0; j < N; ++j) c[j] = beta == 0 ? 0.0f : (float)beta * c[j];
+    } else {
+      double* c = (double*)C + i * ldc;
+      for (j = 0; j < N; ++j) c[j] = beta == 0 ? 0.0 : beta * c[j];
+    }
+  }
+  if (epi)
+    for (j = 0; j < N; j += d->nr)
+      for (i = 0; i < M; i += d->mr)
+        asc__gemm_call_epi(d->csz, epi, ctx, i, j, asc__gemm_min(d->mr, M - i), asc__gemm_min(d->nr, N - j),
+                           (char*)C + (i * ldc + j) * d->csz, ldc);
+}
+
+static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, int64_t N, int64_t K, double alpha,
+                            const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
+                            int64_t ldc, void* epi, void* ctx) {
+  const int mr = d->mr, nr = d->nr, kp = d->kp, csz = d->csz;
+  int64_t nkb, kcmax, nmb, mcmax, ncmax, kumax, abytes, bbytes;
+  char* buf;
+  int nthreads = 1;
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == 0) { asc__gemm_scale(d, M, N, beta, C, ldc, epi, ctx); return; }
+  /* balanced blocks: K in nkb blocks of <= kc k-steps (a multiple of kp), M in nmb blocks of <= mc rows */
+  nkb = asc__gemm_cdiv(K, d->kc);
+  kcmax = asc__gemm_cdiv(asc__gemm_cdiv(K, nkb), kp) * kp;
+  nmb = asc__gemm_cdiv(M, d->mc);
+  mcmax = asc__gemm_cdiv(asc__gemm_cdiv(M, nmb), mr) * mr;
+  ncmax = asc__gemm_min(d->nc, asc__gemm_cdiv(N, nr) * nr);
+  kumax = kcmax / kp;
+  abytes = (mcmax * kumax * d->usz + 4095) & ~(int64_t)4095;
+  bbytes = (ncmax * kumax * d->usz + 4095) & ~(int64_t)4095;
+  buf = (char*)aligned_alloc(4096, (size_t)(bbytes + 2 * abytes));
+  if (!buf) { abort(); }
+#if defined(_OPENMP)
+  if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
+    nthreads = omp_get_max_threads();
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
+#endif
+  {
+    int tid = 0, nth = 1;
+    int64_t jc, pc, ic, it = 0;
+    char* Bb = buf;
+    union { float f[ASC_GEMM_MAX_MR * ASC_GEMM_MAX_NR]; double d[ASC_GEMM_MAX_MR * ASC_GEMM_MAX_NR];
+            __attribute__((aligned(64))) char c[64]; } tile;
+#if defined(_OPENMP)
+    tid = omp_get_thread_num(); nth = omp_get_num_threads();
+#endif
+    for (jc = 0; jc < N; jc += ncmax) {
+      int64_t nc = asc__gemm_min(ncmax, N - jc), np = asc__gemm_cdiv(nc, nr);
+      for (pc = 0; pc < K; pc += kcmax) {
+        int64_t kc = asc__gemm_min(kcmax, K - pc), ku = asc__gemm_cdiv(kc, kp), q;
+        int last = pc + kc >= K;
+        double beta_eff = pc == 0 ? beta : 1.0;
+#if defined(_OPENMP)
+#pragma omp barrier
+#endif
+        for (q = tid; q < np; q += nth)
+          d->pack_b(B, ldb, tb, jc + q * nr, pc, asc__gemm_min(nr, nc - q * nr), kc, nr, Bb + q * nr * ku * d->usz);
+#if defined(_OPENMP)
+#pragma omp barrier
+#endif
+        for (ic = 0; ic < M; ic += mcmax) {
+          int64_t mc = asc__gemm_min(mcmax, M - ic), mp = asc__gemm_cdiv(mc, mr), nt = mp * np, t, t0, t1;
+          char* Ab = buf + bbytes + (it & 1) * abytes;
+          ++it;
+          for (q = tid; q < mp; q += nth)
+            d->pack_a(A, lda, ta, ic + q * mr, pc, asc__gemm_min(mr, mc - q * mr), kc, mr, Ab + q * mr * ku * d->usz);
+#if defined(_OPENMP)
+#pragma omp barrier
+#endif
+          t0 = nt * tid / nth; t1 = nt * (tid + 1) / nth;
+          for (t = t0; t < t1; ++t) {
+            int64_t jr = t / mp, ir = t % mp;
+            int64_t i0 = ic + ir * mr, j0 = jc + jr * nr;
+            int64_t rows = asc__gemm_min(mr, M - i0), cols = asc__gemm_min(nr, N - j0);
+            char* Ct = (char*)C + (i0 * ldc + j0) * csz;
+            const char* ap = Ab + ir * mr * ku * d->usz;
+            const char* bp = Bb + jr * nr * ku * d->usz;
+            if (rows == mr && cols == nr) {
+              d->ukr(ku, ap, bp, Ct, ldc, alpha, beta_eff);
+            } else {
+              d->ukr(ku, ap, bp, tile.c, nr, alpha, 0.0);
+              asc__gemm_merge(csz, Ct, ldc, tile.c, nr, rows, cols, beta_eff);
+            }
+            if (last && epi) asc__gemm_call_epi(csz, epi, ctx, i0, j0, rows, cols, Ct, ldc);
+          }
+        }
+      }
+    }
+  }
+  free(buf);
+}
+
+/* ------------------------------------------------------------------------------------------ descriptors */
+/* built per call (a few stores): no shared mutable state */
+static inline asc__gemm_desc asc__gemm_desc_f32(void) {
+  return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_f32_a, asc__gemm_pack_f32_b,
+                             asc__gemm_ukr_f32);
+}
+static inline asc__gemm_desc asc__gemm_desc_f64(void) {
+  return asc__gemm_make_desc(ASC_GEMM_MR_F64, ASC_GEMM_NR_F64, 1, 8, 8, asc__gemm_pack_f64_a, asc__gemm_pack_f64_b,
+                             asc__gemm_ukr_f64);
+}
+static inline asc__gemm_desc asc__gemm_desc_f16(void) {
+  return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_h2f_av, asc__gemm_pack_h2f_bv,
+                             asc__gemm_ukr_f32);
+}
+static inline asc__gemm_desc asc__gemm_desc_bf16(void) {
+#if defined(ASC_GEMM_HAVE_DPBF16)
+  return asc__gemm_make_desc(ASC_GEMM_MR_BF16, ASC_GEMM_NR_BF16, 2, 4, 4, asc__gemm_pack_bfp_a, asc__gemm_pack_bfp_b,
+                             asc__gemm_ukr_bf16);
+#else
+  return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_bf2f_av,
+                             asc__gemm_pack_bf2f_bv, asc__gemm_ukr_f32);
+#endif
+}
+
+/* ------------------------------------------------------------------------------------------ the API */
+static void asc_gemm_f32_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                            int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                            asc_gemm_epilogue_f32 epi, void* ctx) {
+  asc__gemm_desc d = asc__gemm_desc_f32();
+  asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
+}
+static void asc_gemm_f16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+                            int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                            asc_gemm_epilogue_f32 epi, void* ctx) {
+  asc__gemm_desc d = asc__gemm_desc_f16();
+  asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
+}
+static void asc_gemm_bf16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+                             int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc,
+                             asc_gemm_epilogue_f32 epi, void* ctx) {
+  asc__gemm_desc d = asc__gemm_desc_bf16();
+  asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
+}
+static void asc_gemm_f64_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+                            int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
+                            asc_gemm_epilogue_f64 epi, void* ctx) {
+  asc__gemm_desc d = asc__gemm_desc_f64();
+  asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
+}
+
+static void asc_gemm_f32_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_f32_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_f16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+                           int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_f16_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_bf16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+                            int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_bf16_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_f64_t(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+                           int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  asc_gemm_f64_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+
+static void asc_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+                         int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_f32_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_f16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
+                         const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_f16_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_bf16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
+                          const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  asc_gemm_bf16_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+static void asc_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda, const double* B,
+                         int64_t ldb, double beta, double* C, int64_t ldc) {
+  asc_gemm_f64_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+
+/* which micro-kernels this translation unit got: "avx512+bf16", "avx512", "avx2" or "portable" */
+static inline const char* asc_gemm_isa(void) {
+#if defined(ASC_GEMM_HAVE_DPBF16)
+  return ASC_GEMM_ISA_NAME "+bf16";
+#else
+  return ASC_GEMM_ISA_NAME;
+#endif
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ASC_GEMM_H */
