@@ -464,12 +464,54 @@ static void asc__gemm_scale(const asc__gemm_desc* d, int64_t M, int64_t N, doubl
                            (char*)C + (i * ldc + j) * d->csz, ldc);
 }
 
+/* Packing buffers: one per calling thread, kept between calls (up to ASC_GEMM_KEEP_BYTES) so that steady-state calls
+ * take no page faults; freed when the thread exits (C++). Larger requests are allocated and freed per call. */
+#ifndef ASC_GEMM_KEEP_BYTES
+#define ASC_GEMM_KEEP_BYTES ((size_t)32 << 20)
+#endif
+#ifdef __cplusplus
+}  /* extern "C" */
+struct asc__gemm_keep {
+  void* p; size_t n;
+  ~asc__gemm_keep() { free(p); }
+};
+static thread_local asc__gemm_keep asc__gemm_kept = {0, 0};
+extern "C" {
+#define ASC__GEMM_KEPT_P asc__gemm_kept.p
+#define ASC__GEMM_KEPT_N asc__gemm_kept.n
+#else
+static __thread void* asc__gemm_kept_p = 0;
+static __thread size_t asc__gemm_kept_n = 0;
+#define ASC__GEMM_KEPT_P asc__gemm_kept_p
+#define ASC__GEMM_KEPT_N asc__gemm_kept_n
+#endif
+static void* asc__gemm_buffer(size_t* n) {   /* *n: bytes needed in, bytes held out */
+  void* p;
+  *n = (*n + 4095) & ~(size_t)4095;
+  if (ASC__GEMM_KEPT_P && ASC__GEMM_KEPT_N >= *n) {   /* taken out while in use: a nested call cannot share it */
+    p = ASC__GEMM_KEPT_P; *n = ASC__GEMM_KEPT_N; ASC__GEMM_KEPT_P = 0; ASC__GEMM_KEPT_N = 0;
+    return p;
+  }
+  p = aligned_alloc(4096, *n);
+  if (!p) abort();
+  return p;
+}
+static void asc__gemm_release(void* p, size_t n) {
+  if (n <= ASC_GEMM_KEEP_BYTES && (!ASC__GEMM_KEPT_P || ASC__GEMM_KEPT_N < n)) {
+    free(ASC__GEMM_KEPT_P);
+    ASC__GEMM_KEPT_P = p; ASC__GEMM_KEPT_N = n;
+  } else {
+    free(p);
+  }
+}
+
 static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, int64_t N, int64_t K, double alpha,
                             const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
                             int64_t ldc, void* epi, void* ctx) {
   const int mr = d->mr, nr = d->nr, kp = d->kp, csz = d->csz;
   int64_t nkb, kcmax, nmb, mcmax, ncmax, kumax, abytes, bbytes;
   char* buf;
+  size_t bufn;
   int nthreads = 1;
   if (M <= 0 || N <= 0) return;
   if (K <= 0 || alpha == 0) { asc__gemm_scale(d, M, N, beta, C, ldc, epi, ctx); return; }
@@ -482,8 +524,8 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
   kumax = kcmax / kp;
   abytes = (mcmax * kumax * d->usz + 4095) & ~(int64_t)4095;
   bbytes = (ncmax * kumax * d->usz + 4095) & ~(int64_t)4095;
-  buf = (char*)aligned_alloc(4096, (size_t)(bbytes + 2 * abytes));
-  if (!buf) { abort(); }
+  bufn = (size_t)(bbytes + 2 * abytes);
+  buf = (char*)asc__gemm_buffer(&bufn);
 #if defined(_OPENMP)
   if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
     nthreads = omp_get_max_threads();
@@ -523,7 +565,11 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
 #endif
           t0 = nt * tid / nth; t1 = nt * (tid + 1) / nth;
           for (t = t0; t < t1; ++t) {
+#ifdef ASC_GEMM_IR_OUTER
+            int64_t ir = t / np, jr = t % np;
+#else
             int64_t jr = t / mp, ir = t % mp;
+#endif
             int64_t i0 = ic + ir * mr, j0 = jc + jr * nr;
             int64_t rows = asc__gemm_min(mr, M - i0), cols = asc__gemm_min(nr, N - j0);
             char* Ct = (char*)C + (i0 * ldc + j0) * csz;
@@ -541,7 +587,7 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
       }
     }
   }
-  free(buf);
+  asc__gemm_release(buf, bufn);
 }
 
 /* ------------------------------------------------------------------------------------------ descriptors */
