@@ -139,6 +139,7 @@ class _Reader:
         self.elem_index: dict = {}   # tensor -> the index of that store
         self.dead_locals: dict = {}  # element locals of finished loops -> the loop's loc
         self.defs: list = []
+        self.at = k.entry.loc        # the statement being read, for errors
         self.free = self.param_names | set(k.symbols) | {
             s.var.name for s in ir.walk_stmts(body) if isinstance(s, ir.For)}
         self.outer, stmts = self._outer_loops(body)
@@ -199,13 +200,13 @@ class _Reader:
             if e.name in env:
                 return env[e.name]
             if e.name in running:
-                refuse(f"the running value of {e.name!r} is used inside the loop that accumulates it", e.loc)
+                refuse(f"the running value of {e.name!r} is used inside the loop that accumulates it", self.at)
             if e.name in self.cur:
                 return self.cur[e.name]
             if e.name in self.dead_locals:
-                refuse(f"{e.name!r} is used after the loop that computes it", e.loc)
+                refuse(f"{e.name!r} is used after the loop that computes it", self.at)
             if e.name not in self.free:
-                refuse(f"{e.name!r} is read before it is assigned in this iteration", e.loc)
+                refuse(f"{e.name!r} is read before it is assigned in this iteration", self.at)
             return e
         if isinstance(e, ir.Const):
             return e
@@ -258,6 +259,7 @@ class _Reader:
     # ---------------------------------------------------------------- statements
     def row(self, stmts):
         for s in stmts:
+            self.at = s.loc
             if isinstance(s, ir.Assign):
                 value = self.subst(s.value, None, {}, set())
                 self.dead_locals.pop(s.var.name, None)
@@ -306,6 +308,7 @@ class _Reader:
                 running[key] = s
         env: dict = {}
         for s in f.body:
+            self.at = s.loc
             if isinstance(s, ir.For):
                 refuse("loops nested inside an inner loop are not differentiated (one level of loops per row)", s.loc)
             if not isinstance(s, (ir.Assign, ir.Store)):

@@ -1,5 +1,5 @@
-"""asc.grad: backward kernels generated from the forward's IR, checked against PyTorch autograd; refusals name the
-line and the reason."""
+"""asc.grad on element maps: backward kernels generated from the forward's IR, checked against PyTorch autograd;
+refusals name the line and the reason."""
 from __future__ import annotations
 
 import numpy as np
@@ -143,20 +143,66 @@ def newton(x: lang.float64[N]) -> lang.float64[N]:
 @lang.kernel
 def cumsum(x: lang.float64[N]) -> lang.float64[N]:
     out = lang.empty_like(x)
-    out[0] = x[0]  # FIRST
-    for i in range(1, N):
+    out[0] = x[0]
+    for i in range(1, N):  # RECURRENCE
         out[i] = out[i - 1] + x[i]
+    return out
+
+
+@lang.kernel
+def prefix(x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.empty_like(x)
+    s = 0.0
+    for i in range(N):
+        s += x[i]
+        out[i] = s  # RUNNING
+    return out
+
+
+@lang.kernel
+def shifted(x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.zeros_like(x)
+    t = lang.empty_like(x)
+    for i in range(N):
+        t[i] = x[i] * 2.0
+    for i in range(N):
+        out[i] = t[N - 1 - i]  # REVERSED
+    return out
+
+
+@lang.kernel
+def branch(x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        if x[i] > 0:  # IF
+            out[i] = x[i]
+        else:
+            out[i] = 0.0
+    return out
+
+
+@lang.kernel
+def product(x: lang.float64[N]) -> lang.float64[1]:
+    out = lang.empty(1, dtype=lang.float64)
+    p = 1.0
+    for i in range(N):
+        p = p * x[i]  # PRODUCT
+    out[0] = p
     return out
 
 
 @pytest.mark.parametrize("kernel,args,marker,reason", [
     (scatter, (np.ones(4), np.arange(4)), "# SCATTER", "not at the loop indices"),
     (inplace, (np.ones(4),), "# INPLACE", "overwrites its input 'x'"),
-    (newton, (np.ones(4),), "# WHILE", "while statements are not differentiated"),
-    (cumsum, (np.ones(4),), "# FIRST", "not at the loop indices"),
+    (newton, (np.ones(4),), "# WHILE", "while loops (a data-dependent trip count) are not differentiated"),
+    (cumsum, (np.ones(4),), "# RECURRENCE", "only loops `for i in range(n)`"),
+    (prefix, (np.ones(4),), "# RUNNING", "the running value of 's' is used inside the loop that accumulates it"),
+    (shifted, (np.ones(4),), "# REVERSED", "an element another iteration writes"),
+    (branch, (np.ones(4),), "# IF", "if statements"),
+    (product, (np.ones(4),), "# PRODUCT", "not differentiated (use acc += e"),
 ])
 def test_refusals_name_the_line_and_the_reason(kernel, args, marker, reason):
-    g = np.ones(4)
+    g = np.ones(1 if kernel is product else 4)
     with pytest.raises(AutodiffError) as ei:
         asc.grad(kernel)(*args, g)
     e = ei.value
