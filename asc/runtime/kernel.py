@@ -14,7 +14,7 @@ from ..errors import AscError, ArgumentError, CompileError, MemoryCheckError, Nu
 from . import binding, launcher
 
 TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
-AVAILABLE_TARGETS = ("cpu", "interpret")
+AVAILABLE_TARGETS = ("cpu", "interpret", "ascend-sim")
 PRECISIONS = ("default", "mixed")
 
 
@@ -156,6 +156,9 @@ class Specialization:
     def ensure_compiled(self, reason: str):
         if self.entry is not None:
             return
+        if self.kernel.options.target == "ascend-sim":
+            from . import ascend_sim
+            return ascend_sim.compile_spec(self, reason)
         from .. import passes
         from ..backends import cpu
         from . import cache
@@ -187,10 +190,16 @@ class Specialization:
         if target == "cpu":
             from ..backends import cpu
             return cpu.render(passes.for_cpu(self.ir), self.opts)
-        raise ValueError(f"no source for target {target!r}; choose 'ir' or 'cpu'")
+        if target in ("ascend", "ascend-sim"):
+            from ..backends import ascend
+            return ascend.render(passes.for_cpu(self.ir)).text
+        raise ValueError(f"no source for target {target!r}; choose 'ir', 'cpu' or 'ascend'")
 
     # ---- run
     def run_compiled(self, bound, symbols):
+        if self.kernel.options.target == "ascend-sim":
+            from . import ascend_sim
+            return ascend_sim.run_spec(self, bound, symbols)
         slots = self._slots
         keep = []
         for i, a in enumerate(bound):
@@ -382,7 +391,7 @@ class Kernel:
     def _install(self, spec):
         """Adds a compiled specialization to this kernel's launcher (built on first use)."""
         mod = launcher.module()
-        if mod is None:
+        if mod is None or self.options.target == "ascend-sim":
             return
         if self._launcher is None:
             self._launcher = mod.Launcher(self._call, self._on_error)

@@ -1,0 +1,980 @@
+// ascend-sim: a header-only CPU emulation of the subset of the Ascend C API (kernel_operator.h) that asc emits.
+//
+// A kernel .cpp written for the NPU compiles unchanged with g++ against this header and runs on the CPU, one
+// worker thread per block at a time (blocks as parallel workers). Instead of hiding the documented rules of the
+// hardware, the emulation enforces them and reports a violation as an error naming the API call and the line of
+// the kernel source (the caller's line, through __builtin_LINE()):
+//   - Unified Buffer capacity (196608 B on Ascend910B1) at TPipe::InitBuffer, at most 8 queue buffers per position;
+//   - 32-byte alignment of UB operands, DataCopy lengths that are not a multiple of 32 B (the hardware silently
+//     rounds them down: use DataCopyPad), GM accesses outside the GlobalTensor;
+//   - two blocks writing the same 32-byte block of GM with DataCopy;
+//   - the queue protocol: depth, AllocTensor / EnQue / DeQue / FreeTensor order, buffers left in use at kernel end;
+//   - reads of UB that was never written (UB is poisoned with NaN bytes when a buffer is handed out);
+//   - scalar reads (GetValue) of UB after vector or MTE2 writes without a V_S / MTE2_S SetFlag/WaitFlag pair;
+//   - Cast round modes that the A2 (910B) hardware does not accept for a type pair; count-form semantics.
+// See docs/ascend.md. This header is part of asc; the API names and parameter lists follow the Ascend C docs.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#ifndef ASCENDC_CPU_DEBUG
+#define ASCENDC_CPU_DEBUG 1
+#endif
+#define __global__
+#define __aicore__
+#define __gm__
+#define GM_ADDR uint8_t*
+#define KERNEL_TASK_TYPE_DEFAULT(type) ((void)0)
+
+namespace ascend_sim {
+
+constexpr uint32_t UB_SIZE = 196608;      // Ascend910B1 Unified Buffer per vector core
+constexpr uint32_t UB_BLOCK = 32;
+constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
+
+struct Violation {
+    std::string api;
+    std::string msg;
+    int line;
+};
+
+struct QueueRec;
+
+struct BlockCtx {
+    int64_t idx = 0;
+    int64_t num = 1;
+    alignas(64) uint8_t ub[UB_SIZE];
+    uint8_t written[UB_SIZE];          // shadow: 1 when the UB byte was written since its buffer was handed out
+    uint32_t used = 0;                 // bytes handed out by InitBuffer
+    int pipes = 0;
+    int posBuffers[32] = {0};
+    bool pendingV = false;             // a vector instruction wrote UB since the last V_S sync
+    bool pendingMte2 = false;          // an MTE2 copy wrote UB since the last MTE2_S sync
+    bool pendingS = false;             // a scalar SetValue wrote UB since the last S_V sync
+    int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
+    std::vector<std::string> leaks;
+    void* pipe = nullptr;              // the block's TPipe (GetTPipePtr)
+    void reset(int64_t i, int64_t n) {
+        idx = i; num = n; used = 0; pipes = 0;
+        std::memset(posBuffers, 0, sizeof(posBuffers));
+        std::memset(ub, 0xFF, sizeof(ub));          // NaN in every float type
+        std::memset(written, 0, sizeof(written));
+        pendingV = pendingMte2 = pendingS = false;
+        std::memset(flags, 0, sizeof(flags));
+        leaks.clear();
+        pipe = nullptr;
+    }
+};
+
+inline thread_local BlockCtx* cur = nullptr;
+
+struct Launch {
+    std::mutex mu;
+    std::unordered_map<uintptr_t, int64_t> owner;   // 32-byte GM block -> block that wrote it with DataCopy
+};
+inline Launch* launch = nullptr;
+
+[[noreturn]] inline void fail(const char* api, int line, const std::string& msg) {
+    throw Violation{api, msg, line};
+}
+
+inline BlockCtx& ctx(const char* api, int line) {
+    if (!cur) fail(api, line, "called outside a kernel launch");
+    return *cur;
+}
+
+inline std::string str(uint64_t v) { return std::to_string(v); }
+
+// ------------------------------------------------------------------ 16-bit float formats and rounding
+
+enum Mode { RM_NONE = 0, RM_RINT, RM_FLOOR, RM_CEIL, RM_ROUND, RM_TRUNC, RM_ODD };
+
+// Rounds a float to a binary format with `mbits` mantissa bits and exponent bias `bias` (half: 10, 15;
+// bfloat16: 7, 127) with the given rounding mode; returns the bit pattern.
+inline uint16_t to_bits(float f, int mode, int mbits, int ebits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const int emin = 1 - bias;
+    const uint16_t sign = std::signbit(f) ? uint16_t(1u << 15) : uint16_t(0);
+    const uint16_t expmask = uint16_t(((1u << ebits) - 1) << mbits);
+    if (std::isnan(f)) return uint16_t(sign | expmask | (1u << (mbits - 1)));
+    if (std::isinf(f)) return uint16_t(sign | expmask);
+    double a = std::fabs(double(f));
+    if (a == 0.0) return sign;
+    if (mode == RM_NONE) mode = RM_RINT;
+    if (mode == RM_FLOOR) mode = sign ? RM_CEIL : RM_TRUNC;       // magnitude rounding from here on
+    else if (mode == RM_CEIL) mode = sign ? RM_TRUNC : RM_CEIL;
+    int e;
+    std::frexp(a, &e);
+    e -= 1;                                   // a in [2^e, 2^(e+1))
+    if (e < emin) e = emin;                   // subnormal range: fixed quantum
+    double q = std::ldexp(1.0, e - mbits);
+    double s = a / q;                         // exact: a has 24 significant bits
+    double fl = std::floor(s);
+    double r;
+    switch (mode) {
+        case RM_RINT: r = std::nearbyint(s); break;          // the default rounding of the FPU: ties to even
+        case RM_ROUND: r = std::floor(s + 0.5); break;
+        case RM_TRUNC: r = fl; break;
+        case RM_CEIL: r = std::ceil(s); break;
+        case RM_ODD: r = (s == fl) ? fl : (std::fmod(fl, 2.0) == 0.0 ? fl + 1.0 : fl); break;
+        default: r = std::nearbyint(s);
+    }
+    double v = r * q;
+    const int emax = bias;
+    const double maxfin = std::ldexp(2.0 - std::ldexp(1.0, -mbits), emax);
+    if (v > maxfin) {
+        if (mode == RM_TRUNC || mode == RM_ODD) v = maxfin;
+        else return uint16_t(sign | expmask);
+    }
+    if (v == 0.0) return sign;
+    int e2;
+    std::frexp(v, &e2);
+    e2 -= 1;
+    if (e2 < emin) {                          // subnormal
+        return uint16_t(sign | uint16_t(std::lround(v / std::ldexp(1.0, emin - mbits))));
+    }
+    uint32_t m = uint32_t(std::lround(v / std::ldexp(1.0, e2 - mbits))) - (1u << mbits);
+    return uint16_t(sign | uint16_t(uint32_t(e2 + bias) << mbits) | m);
+}
+
+inline float from_bits(uint16_t b, int mbits, int ebits) {
+    const int bias = (1 << (ebits - 1)) - 1;
+    const bool neg = b >> 15;
+    const uint32_t ex = (b >> mbits) & ((1u << ebits) - 1);
+    const uint32_t m = b & ((1u << mbits) - 1);
+    double v;
+    if (ex == 0) v = std::ldexp(double(m), 1 - bias - mbits);
+    else if (ex == (1u << ebits) - 1) v = m ? NAN : INFINITY;
+    else v = std::ldexp(double(m | (1u << mbits)), int(ex) - bias - mbits);
+    return float(neg ? -v : v);
+}
+
+}  // namespace ascend_sim
+
+// The device's 16-bit float types (software classes here, as in the CANN CPU debug library).
+struct half {
+    uint16_t bits;
+    half() = default;
+    half(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 10, 5)) {}
+    half(double f) : half(float(f)) {}
+    half(int v) : half(float(v)) {}
+    operator float() const { return ascend_sim::from_bits(bits, 10, 5); }
+    static half raw(uint16_t b) { half h; h.bits = b; return h; }
+};
+
+struct bfloat16_t {
+    uint16_t bits;
+    bfloat16_t() = default;
+    bfloat16_t(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 7, 8)) {}
+    bfloat16_t(double f) : bfloat16_t(float(f)) {}
+    bfloat16_t(int v) : bfloat16_t(float(v)) {}
+    operator float() const { return ascend_sim::from_bits(bits, 7, 8); }
+    static bfloat16_t raw(uint16_t b) { bfloat16_t h; h.bits = b; return h; }
+};
+
+namespace AscendC {
+
+using ascend_sim::fail;
+using ascend_sim::str;
+
+enum KernelMetaType { KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+                      KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2 };
+
+enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, SPM, TSCM, C2PIPE2GM,
+                                 C2PIPE2LOCAL, MAX };
+
+enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+
+enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5, PIPE_V2,
+              PIPE_FIX };
+
+enum class HardEvent : uint8_t { MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V,
+                                 MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2,
+                                 MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S,
+                                 FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX };
+
+using TEventID = int8_t;
+
+inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
+inline int64_t GetBlockNum() { return ascend_sim::ctx("GetBlockNum", 0).num; }
+
+template <class T> struct type_name { static const char* get() { return "?"; } };
+template <> struct type_name<float> { static const char* get() { return "float"; } };
+template <> struct type_name<half> { static const char* get() { return "half"; } };
+template <> struct type_name<bfloat16_t> { static const char* get() { return "bfloat16_t"; } };
+template <> struct type_name<int32_t> { static const char* get() { return "int32_t"; } };
+template <> struct type_name<int16_t> { static const char* get() { return "int16_t"; } };
+template <> struct type_name<uint8_t> { static const char* get() { return "uint8_t"; } };
+
+// ------------------------------------------------------------------ tensors
+
+template <class T>
+class GlobalTensor {
+public:
+    T* base_ = nullptr;
+    uint64_t size_ = 0;          // elements (0: unknown)
+    bool sized_ = false;
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { base_ = buffer; size_ = bufferSize; sized_ = true; }
+    void SetGlobalBuffer(__gm__ T* buffer) { base_ = buffer; size_ = 0; sized_ = false; }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor g;
+        g.base_ = base_ + offset;
+        g.sized_ = sized_;
+        g.size_ = sized_ ? (offset <= size_ ? size_ - offset : 0) : 0;
+        if (sized_ && offset > size_) g.size_ = 0, g.base_ = base_ + offset;
+        return g;
+    }
+    uint64_t GetSize() const { return size_; }
+    const __gm__ T* GetPhyAddr() const { return base_; }
+    T GetValue(uint64_t offset, int line = __builtin_LINE()) const {
+        check("GlobalTensor::GetValue", offset, 1, line);
+        return base_[offset];
+    }
+    void SetValue(uint64_t offset, T value, int line = __builtin_LINE()) const {
+        check("GlobalTensor::SetValue", offset, 1, line);
+        base_[offset] = value;
+    }
+    void check(const char* api, uint64_t offset, uint64_t count, int line) const {
+        if (!base_) fail(api, line, "the GlobalTensor has no buffer (SetGlobalBuffer was not called)");
+        if (sized_ && offset + count > size_)
+            fail(api, line, "GM access of elements [" + str(offset) + ", " + str(offset + count) +
+                 ") is outside the GlobalTensor of " + str(size_) + " elements");
+    }
+};
+
+template <class T>
+class LocalTensor {
+public:
+    uint32_t addr_ = 0;          // byte offset in the block's Unified Buffer
+    uint32_t size_ = 0;          // elements
+    TPosition pos_ = TPosition::VECCALC;
+    bool valid_ = false;
+
+    LocalTensor() = default;
+    LocalTensor operator[](uint32_t offset) const {
+        LocalTensor t = *this;
+        t.addr_ = addr_ + uint32_t(offset * sizeof(T));
+        t.size_ = offset <= size_ ? size_ - offset : 0;
+        return t;
+    }
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return uint32_t(size_ * sizeof(T)); }
+    void SetSize(uint32_t n) { size_ = n; }
+    uint64_t GetPhyAddr() const { return addr_; }
+    int32_t GetPosition() const { return int32_t(pos_); }
+    template <class U> LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> t;
+        t.addr_ = addr_; t.size_ = uint32_t(size_ * sizeof(T) / sizeof(U)); t.pos_ = pos_; t.valid_ = valid_;
+        return t;
+    }
+    T* ptr() const { return reinterpret_cast<T*>(ascend_sim::cur->ub + addr_); }
+    T GetValue(uint32_t idx, int line = __builtin_LINE()) const {
+        auto& c = ascend_sim::ctx("LocalTensor::GetValue", line);
+        use("LocalTensor::GetValue", idx + 1, line);
+        if (c.pendingV) fail("LocalTensor::GetValue", line, "scalar read of UB after a vector instruction without "
+                             "a V_S sync (SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>)");
+        if (c.pendingMte2) fail("LocalTensor::GetValue", line, "scalar read of UB after a GM->UB copy without an "
+                                "MTE2_S sync (SetFlag<HardEvent::MTE2_S> / WaitFlag<HardEvent::MTE2_S>)");
+        check_written("LocalTensor::GetValue", idx, 1, line);
+        return ptr()[idx];
+    }
+    void SetValue(uint32_t idx, T v, int line = __builtin_LINE()) const {
+        auto& c = ascend_sim::ctx("LocalTensor::SetValue", line);
+        use("LocalTensor::SetValue", idx + 1, line);
+        ptr()[idx] = v;
+        mark_written(idx, 1);
+        c.pendingS = true;
+    }
+    // ---- checks used by the API emulation
+    void use(const char* api, uint64_t count, int line) const {
+        ascend_sim::ctx(api, line);
+        if (!valid_) fail(api, line, "the LocalTensor was not obtained from a queue or buffer (AllocTensor, DeQue, Get)");
+        if (addr_ % ascend_sim::UB_BLOCK)
+            fail(api, line, "UB operand start address " + str(addr_) + " is not 32-byte aligned");
+        if (count > size_)
+            fail(api, line, "accesses " + str(count) + " elements of a LocalTensor<" + type_name<T>::get() +
+                 "> of " + str(size_) + " elements");
+    }
+    void check_written(const char* api, uint64_t start, uint64_t count, int line) const {
+        const uint8_t* w = ascend_sim::cur->written + addr_ + start * sizeof(T);
+        for (uint64_t i = 0; i < count * sizeof(T); ++i)
+            if (!w[i]) {
+                uint64_t e = start + i / sizeof(T);
+                fail(api, line, "reads element " + str(e) + " of a LocalTensor<" + type_name<T>::get() +
+                     "> (UB byte " + str(addr_ + start * sizeof(T) + i) + ") that was never written "
+                     "(poisoned with NaN)");
+            }
+    }
+    void mark_written(uint64_t start, uint64_t count) const {
+        std::memset(ascend_sim::cur->written + addr_ + start * sizeof(T), 1, count * sizeof(T));
+    }
+};
+
+// ------------------------------------------------------------------ TPipe, TQue, TBuf
+
+class TPipe;
+
+struct QueBase {
+    uint32_t base_ = 0, len_ = 0;
+    int num_ = 0;
+    int depth_ = 1;
+    TPosition pos_ = TPosition::VECIN;
+    int state_[8] = {0};          // 0 free, 1 allocated, 2 in the queue, 3 dequeued
+    std::deque<int> fifo_;
+    bool init_ = false;
+    const char* kind_ = "TQue";
+    ~QueBase() {
+        if (!init_ || !ascend_sim::cur) return;
+        for (int i = 0; i < num_; ++i)
+            if (state_[i] != 0)
+                ascend_sim::cur->leaks.push_back(std::string(kind_) + " buffer " + std::to_string(i) +
+                    (state_[i] == 2 ? " is still in the queue (EnQue without DeQue)"
+                                    : " was never released (AllocTensor/DeQue without FreeTensor)"));
+    }
+    int find(uint32_t addr) const {
+        for (int i = 0; i < num_; ++i)
+            if (base_ + uint32_t(i) * len_ == addr) return i;
+        return -1;
+    }
+};
+
+template <TPosition POS, int32_t DEPTH, auto MASK = 0>
+class TQue : public QueBase {
+public:
+    TQue() { depth_ = DEPTH; pos_ = POS; }
+    template <class T> LocalTensor<T> AllocTensor(int line = __builtin_LINE()) {
+        ascend_sim::ctx("TQue::AllocTensor", line);
+        if (!init_) fail("TQue::AllocTensor", line, "the queue has no buffers (TPipe::InitBuffer was not called)");
+        for (int i = 0; i < num_; ++i)
+            if (state_[i] == 0) {
+                state_[i] = 1;
+                LocalTensor<T> t;
+                t.addr_ = base_ + uint32_t(i) * len_; t.size_ = uint32_t(len_ / sizeof(T)); t.pos_ = POS; t.valid_ = true;
+                std::memset(ascend_sim::cur->ub + t.addr_, 0xFF, len_);      // contents undefined: poison
+                std::memset(ascend_sim::cur->written + t.addr_, 0, len_);
+                return t;
+            }
+        fail("TQue::AllocTensor", line, "all " + str(num_) + " buffers of the queue are in use (a FreeTensor is "
+             "missing; on the NPU this waits forever)");
+    }
+    template <class T> bool EnQue(const LocalTensor<T>& t, int line = __builtin_LINE()) {
+        ascend_sim::ctx("TQue::EnQue", line);
+        int i = find(t.addr_);
+        if (i < 0) fail("TQue::EnQue", line, "the tensor does not belong to this queue");
+        if (state_[i] != 1) fail("TQue::EnQue", line, state_[i] == 2 ? "the tensor is already in the queue"
+                                 : "the tensor is not allocated (EnQue needs a tensor from AllocTensor)");
+        if (int(fifo_.size()) >= depth_)
+            fail("TQue::EnQue", line, "the queue already holds " + str(fifo_.size()) + " tensor(s), its depth is " +
+                 str(depth_) + " (DeQue first)");
+        state_[i] = 2;
+        fifo_.push_back(i);
+        return true;
+    }
+    template <class T> LocalTensor<T> DeQue(int line = __builtin_LINE()) {
+        ascend_sim::ctx("TQue::DeQue", line);
+        if (fifo_.empty()) fail("TQue::DeQue", line, "DeQue of an empty queue (no EnQue before it; on the NPU this "
+                                "waits forever)");
+        int i = fifo_.front();
+        fifo_.pop_front();
+        state_[i] = 3;
+        LocalTensor<T> t;
+        t.addr_ = base_ + uint32_t(i) * len_; t.size_ = uint32_t(len_ / sizeof(T)); t.pos_ = POS; t.valid_ = true;
+        return t;
+    }
+    template <class T> void FreeTensor(LocalTensor<T>& t, int line = __builtin_LINE()) {
+        ascend_sim::ctx("TQue::FreeTensor", line);
+        int i = find(t.addr_);
+        if (i < 0) fail("TQue::FreeTensor", line, "the tensor does not belong to this queue");
+        if (state_[i] == 0) fail("TQue::FreeTensor", line, "the tensor is already free (double FreeTensor)");
+        if (state_[i] == 2) fail("TQue::FreeTensor", line, "the tensor is still in the queue (DeQue it first)");
+        state_[i] = 0;
+    }
+    bool VacantInQue() const { return int(fifo_.size()) < depth_; }
+    bool HasTensorInQue() const { return !fifo_.empty(); }
+    int32_t GetTensorCountInQue() const { return int32_t(fifo_.size()); }
+    bool HasIdleBuffer() const {
+        for (int i = 0; i < num_; ++i) if (state_[i] == 0) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+};
+
+template <TPosition POS = TPosition::VECCALC>
+class TBuf {
+public:
+    uint32_t base_ = 0, len_ = 0;
+    bool init_ = false;
+    template <class T> LocalTensor<T> Get(int line = __builtin_LINE()) { return Get<T>(len_ / sizeof(T), line); }
+    template <class T> LocalTensor<T> Get(uint32_t lenElems, int line = __builtin_LINE()) {
+        return GetWithOffset<T>(lenElems, 0, line);
+    }
+    template <class T> LocalTensor<T> GetWithOffset(uint32_t sizeElems, uint32_t byteOffset,
+                                                    int line = __builtin_LINE()) {
+        ascend_sim::ctx("TBuf::GetWithOffset", line);
+        if (!init_) fail("TBuf::Get", line, "the buffer has no memory (TPipe::InitBuffer was not called)");
+        if (byteOffset % ascend_sim::UB_BLOCK)
+            fail("TBuf::GetWithOffset", line, "byte offset " + str(byteOffset) + " is not 32-byte aligned");
+        if (byteOffset + uint64_t(sizeElems) * sizeof(T) > len_)
+            fail("TBuf::GetWithOffset", line, "asks for bytes [" + str(byteOffset) + ", " +
+                 str(byteOffset + uint64_t(sizeElems) * sizeof(T)) + ") of a " + str(len_) + "-byte TBuf");
+        LocalTensor<T> t;
+        t.addr_ = base_ + byteOffset; t.size_ = sizeElems; t.pos_ = POS; t.valid_ = true;
+        return t;
+    }
+};
+
+class TPipe {
+public:
+    TPipe(int line = __builtin_LINE()) {
+        auto& c = ascend_sim::ctx("TPipe", line);
+        if (c.pipes) fail("TPipe", line, "a second TPipe in one kernel (one TPipe per kernel)");
+        c.pipes = 1;
+        c.pipe = this;
+    }
+    ~TPipe() {
+        if (ascend_sim::cur) { ascend_sim::cur->pipes = 0; ascend_sim::cur->pipe = nullptr; }
+    }
+    template <TPosition P, int32_t D, auto M>
+    bool InitBuffer(TQue<P, D, M>& que, uint8_t num, uint32_t len, int line = __builtin_LINE()) {
+        auto& c = ascend_sim::ctx("TPipe::InitBuffer", line);
+        if (que.init_) fail("TPipe::InitBuffer", line, "the queue already has buffers");
+        if (num < 1 || num > 8) fail("TPipe::InitBuffer", line, "num must be in [1, 8], got " + str(num));
+        if (c.posBuffers[int(P)] + num > ascend_sim::MAX_QUE_BUFFERS_PER_POS)
+            fail("TPipe::InitBuffer", line, "more than 8 queue buffers at one TPosition");
+        uint32_t l = round(len);
+        take(c, "TPipe::InitBuffer", uint64_t(l) * num, line);
+        que.base_ = c.used; que.len_ = l; que.num_ = num; que.init_ = true;
+        c.used += l * num;
+        c.posBuffers[int(P)] += num;
+        return true;
+    }
+    template <TPosition P>
+    bool InitBuffer(TBuf<P>& buf, uint32_t len, int line = __builtin_LINE()) {
+        auto& c = ascend_sim::ctx("TPipe::InitBuffer", line);
+        if (buf.init_) fail("TPipe::InitBuffer", line, "the TBuf already has memory");
+        uint32_t l = round(len);
+        take(c, "TPipe::InitBuffer", l, line);
+        buf.base_ = c.used; buf.len_ = l; buf.init_ = true;
+        std::memset(c.ub + c.used, 0xFF, l);
+        std::memset(c.written + c.used, 0, l);
+        c.used += l;
+        return true;
+    }
+    template <HardEvent E> TEventID FetchEventID() { return 0; }
+    TEventID FetchEventID(HardEvent) { return 0; }
+    template <HardEvent E> TEventID AllocEventID() { return 0; }
+    template <HardEvent E> void ReleaseEventID(TEventID) {}
+    void Reset() {}
+    void Destroy() {}
+
+private:
+    static uint32_t round(uint32_t len) { return (len + 31u) / 32u * 32u; }
+    static void take(ascend_sim::BlockCtx& c, const char* api, uint64_t bytes, int line) {
+        if (c.used + bytes > ascend_sim::UB_SIZE)
+            fail(api, line, "Unified Buffer over capacity: this buffer needs " + str(bytes) + " B with " +
+                 str(c.used) + " B already in use; the UB of Ascend910B1 has " + str(ascend_sim::UB_SIZE) + " B");
+    }
+};
+
+}  // namespace AscendC
+
+namespace AscendC {
+
+inline TPipe* GetTPipePtr() { return ascend_sim::cur ? static_cast<TPipe*>(ascend_sim::cur->pipe) : nullptr; }
+
+// ------------------------------------------------------------------ synchronization
+
+template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
+    auto& c = ascend_sim::ctx("PipeBarrier", line);
+    if (P == PIPE_S) fail("PipeBarrier", line, "PipeBarrier<PIPE_S> is a hardware error");
+    if (P == PIPE_ALL) c.pendingV = c.pendingMte2 = c.pendingS = false;
+}
+
+template <HardEvent E> inline void SetFlag(int32_t eventID, int line = __builtin_LINE()) {
+    auto& c = ascend_sim::ctx("SetFlag", line);
+    if (eventID < 0 || eventID > 7) fail("SetFlag", line, "event id " + str(eventID) + " outside [0, 8)");
+    c.flags[int(E)][eventID]++;
+}
+
+template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builtin_LINE()) {
+    auto& c = ascend_sim::ctx("WaitFlag", line);
+    if (eventID < 0 || eventID > 7) fail("WaitFlag", line, "event id " + str(eventID) + " outside [0, 8)");
+    if (c.flags[int(E)][eventID] <= 0)
+        fail("WaitFlag", line, "WaitFlag without a matching SetFlag of the same event and id (hangs on the NPU)");
+    c.flags[int(E)][eventID]--;
+    if (E == HardEvent::V_S) c.pendingV = false;
+    if (E == HardEvent::MTE2_S) c.pendingMte2 = false;
+    if (E == HardEvent::S_V) c.pendingS = false;
+}
+
+// ------------------------------------------------------------------ data movement
+
+struct DataCopyParams {
+    uint16_t blockCount = 1, blockLen = 0, srcStride = 0, dstStride = 0;
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t c, uint16_t l, uint16_t s, uint16_t d) : blockCount(c), blockLen(l), srcStride(s), dstStride(d) {}
+};
+
+struct DataCopyExtParams {
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0, srcStride = 0, dstStride = 0, rsv = 0;
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t c, uint32_t l, uint32_t s, uint32_t d, uint32_t r)
+        : blockCount(c), blockLen(l), srcStride(s), dstStride(d), rsv(r) {}
+};
+
+template <class T> struct DataCopyPadExtParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    T paddingValue = T(0);
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool p, uint8_t l, uint8_t r, T v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+
+namespace detail {
+template <class T> inline void check_len(const char* api, uint32_t count, int line) {
+    if ((uint64_t(count) * sizeof(T)) % 32)
+        fail(api, line, "count " + str(count) + " x " + str(sizeof(T)) + " B = " + str(uint64_t(count) * sizeof(T)) +
+             " B is not a multiple of 32 B: the hardware silently rounds it down to " +
+             str(uint64_t(count) * sizeof(T) / 32 * 32) + " B (use DataCopyPad for a ragged length)");
+}
+
+inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
+    auto* L = ascend_sim::launch;
+    if (!L || !bytes) return;
+    uintptr_t a = reinterpret_cast<uintptr_t>(gm);
+    int64_t me = ascend_sim::cur->idx;
+    std::lock_guard<std::mutex> g(L->mu);
+    for (uintptr_t b = a / 32; b <= (a + bytes - 1) / 32; ++b) {
+        auto it = L->owner.find(b);
+        if (it == L->owner.end()) L->owner.emplace(b, me);
+        else if (it->second != me)
+            fail(api, line, "blocks " + str(uint64_t(it->second)) + " and " + str(uint64_t(me)) +
+                 " both write the 32-byte GM block at address " + str(uint64_t(b * 32)) +
+                 " (UB->GM copies move whole 32-byte blocks: the two cores' results clobber each other)");
+    }
+}
+}  // namespace detail
+
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    detail::check_len<T>("DataCopy", count, line);
+    dst.use("DataCopy", count, line);
+    src.check("DataCopy", 0, count, line);
+    std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
+    dst.mark_written(0, count);
+    ascend_sim::cur->pendingMte2 = true;
+}
+
+template <class T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    detail::check_len<T>("DataCopy", count, line);
+    src.use("DataCopy", count, line);
+    src.check_written("DataCopy", 0, count, line);
+    dst.check("DataCopy", 0, count, line);
+    detail::own(dst.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
+    std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
+}
+
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    detail::check_len<T>("DataCopy", count, line);
+    dst.use("DataCopy", count, line);
+    src.use("DataCopy", count, line);
+    src.check_written("DataCopy", 0, count, line);
+    std::memmove(dst.ptr(), src.ptr(), size_t(count) * sizeof(T));
+    dst.mark_written(0, count);
+}
+
+template <class T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad, int line = __builtin_LINE()) {
+    const char* api = "DataCopyPad";
+    if (p.blockLen % sizeof(T)) fail(api, line, "blockLen " + str(p.blockLen) + " B is not a multiple of the element size");
+    if (p.blockLen > 2097151) fail(api, line, "blockLen " + str(p.blockLen) + " B exceeds 2097151");
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    const uint32_t n = p.blockLen / sizeof(T);
+    const uint32_t padded = (p.blockLen + 31) / 32 * 32;       // UB side: each block padded to 32 B
+    const uint64_t ubBytes = uint64_t(p.blockCount) * padded + uint64_t(p.blockCount - 1) * p.dstStride * 32;
+    dst.use(api, ubBytes / sizeof(T), line);
+    const uint8_t* g = reinterpret_cast<const uint8_t*>(src.base_);
+    uint8_t* u = reinterpret_cast<uint8_t*>(dst.ptr());
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        uint64_t goff = uint64_t(b) * (p.blockLen + p.srcStride);
+        src.check(api, goff / sizeof(T), n, line);
+        uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
+        std::memcpy(u + uoff, g + goff, p.blockLen);
+        T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
+        for (uint32_t k = p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
+        std::memset(ascend_sim::cur->written + dst.addr_ + uoff, 1, padded);
+    }
+    ascend_sim::cur->pendingMte2 = true;
+}
+
+template <class T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
+                        int line = __builtin_LINE()) {
+    const char* api = "DataCopyPad";
+    if (p.blockLen % sizeof(T)) fail(api, line, "blockLen " + str(p.blockLen) + " B is not a multiple of the element size");
+    if (p.blockCount == 0 || p.blockLen == 0) return;
+    const uint32_t n = p.blockLen / sizeof(T);
+    const uint32_t padded = (p.blockLen + 31) / 32 * 32;
+    const uint64_t ubBytes = uint64_t(p.blockCount - 1) * (padded + p.srcStride * 32) + p.blockLen;
+    src.use(api, (ubBytes + sizeof(T) - 1) / sizeof(T), line);
+    uint8_t* g = reinterpret_cast<uint8_t*>(dst.base_);
+    const uint8_t* u = reinterpret_cast<const uint8_t*>(src.ptr());
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        uint64_t uoff = uint64_t(b) * (padded + p.srcStride * 32);
+        src.check_written(api, uoff / sizeof(T), n, line);
+        uint64_t goff = uint64_t(b) * (p.blockLen + p.dstStride);
+        dst.check(api, goff / sizeof(T), n, line);
+        std::memcpy(g + goff, u + uoff, p.blockLen);
+    }
+}
+
+// ------------------------------------------------------------------ vector instructions (count form)
+
+namespace detail {
+template <class T> inline float ld(T v) { return float(v); }
+template <class T> inline T st(float v) { return T(v); }
+
+template <class T> inline void vec_check(const char* api) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
+                  std::is_same<T, int16_t>::value, "vector instructions take half, float, int16_t or int32_t on A2 "
+                  "(bfloat16_t must be Cast to float first)");
+    (void)api;
+}
+
+template <class T> inline void reading(const char* api, const LocalTensor<T>& t, int32_t count, int line) {
+    if (count < 0) fail(api, line, "negative count");
+    t.use(api, uint64_t(count), line);
+    t.check_written(api, 0, uint64_t(count), line);
+    if (ascend_sim::cur->pendingS)
+        fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+}
+template <class T> inline void writing(const char* api, const LocalTensor<T>& t, int32_t count, int line) {
+    if (count < 0) fail(api, line, "negative count");
+    t.use(api, uint64_t(count), line);
+}
+template <class T> inline void done(const LocalTensor<T>& t, int32_t count) {
+    t.mark_written(0, uint64_t(count));
+    ascend_sim::cur->pendingV = true;
+}
+template <class A, class B> inline void same_or_apart(const char* api, const LocalTensor<A>& d, int32_t dn,
+                                                      const LocalTensor<B>& s, int32_t sn, int line) {
+    uint64_t d0 = d.addr_, d1 = d0 + uint64_t(dn) * sizeof(A), s0 = s.addr_, s1 = s0 + uint64_t(sn) * sizeof(B);
+    if (d0 != s0 && d0 < s1 && s0 < d1)
+        fail(api, line, "dst and src overlap without being the same address (only 100% overlap is allowed)");
+}
+
+template <class T, class F>
+inline void binary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
+                   int32_t count, int line, F f) {
+    vec_check<T>(api);
+    reading(api, a, count, line);
+    reading(api, b, count, line);
+    writing(api, dst, count, line);
+    same_or_apart(api, dst, count, a, count, line);
+    same_or_apart(api, dst, count, b, count, line);
+    T* d = dst.ptr(); const T* x = a.ptr(); const T* y = b.ptr();
+    for (int32_t i = 0; i < count; ++i) d[i] = f(x[i], y[i]);
+    done(dst, count);
+}
+
+template <class T, class F>
+inline void unary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, int32_t count, int line, F f) {
+    vec_check<T>(api);
+    reading(api, a, count, line);
+    writing(api, dst, count, line);
+    same_or_apart(api, dst, count, a, count, line);
+    T* d = dst.ptr(); const T* x = a.ptr();
+    for (int32_t i = 0; i < count; ++i) d[i] = f(x[i]);
+    done(dst, count);
+}
+
+template <class T> inline T fl(T x, float (*g)(float)) { return st<T>(g(ld(x))); }
+}  // namespace detail
+
+#define ASC_SIM_BINARY(NAME, EXPR)                                                                              \
+    template <class T>                                                                                          \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     const int32_t& count, int line = __builtin_LINE()) {                                       \
+        detail::binary(#NAME, dst, src0, src1, count, line, [](T x, T y) { return EXPR; });                     \
+    }
+ASC_SIM_BINARY(Add, detail::st<T>(detail::ld(x) + detail::ld(y)))
+ASC_SIM_BINARY(Sub, detail::st<T>(detail::ld(x) - detail::ld(y)))
+ASC_SIM_BINARY(Mul, detail::st<T>(detail::ld(x) * detail::ld(y)))
+ASC_SIM_BINARY(Div, detail::st<T>(detail::ld(x) / detail::ld(y)))
+ASC_SIM_BINARY(Max, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) > detail::ld(y) ? detail::ld(x) : detail::ld(y)))
+ASC_SIM_BINARY(Min, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) < detail::ld(y) ? detail::ld(x) : detail::ld(y)))
+#undef ASC_SIM_BINARY
+
+#define ASC_SIM_SCALAR(NAME, EXPR)                                                                              \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                \
+                     const int32_t& count, int line = __builtin_LINE()) {                                       \
+        const float s = detail::ld(scalarValue);                                                                \
+        detail::unary(#NAME, dst, src, count, line, [s](T x) { return EXPR; });                                 \
+    }
+ASC_SIM_SCALAR(Adds, detail::st<T>(detail::ld(x) + s))
+ASC_SIM_SCALAR(Muls, detail::st<T>(detail::ld(x) * s))
+ASC_SIM_SCALAR(Maxs, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) > s ? detail::ld(x) : s))
+ASC_SIM_SCALAR(Mins, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) < s ? detail::ld(x) : s))
+#undef ASC_SIM_SCALAR
+
+#define ASC_SIM_UNARY(NAME, EXPR)                                                                               \
+    template <class T>                                                                                          \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,                \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::unary(#NAME, dst, src, count, line, [](T x) { float v = detail::ld(x); return detail::st<T>(EXPR); }); \
+    }
+ASC_SIM_UNARY(Exp, std::exp(v))
+ASC_SIM_UNARY(Ln, std::log(v))
+ASC_SIM_UNARY(Abs, std::fabs(v))
+ASC_SIM_UNARY(Reciprocal, 1.0f / v)
+ASC_SIM_UNARY(Sqrt, std::sqrt(v))
+ASC_SIM_UNARY(Rsqrt, 1.0f / std::sqrt(v))
+ASC_SIM_UNARY(Relu, v > 0.0f ? v : (std::isnan(v) ? v : 0.0f))
+#undef ASC_SIM_UNARY
+
+template <class T>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count, int line = __builtin_LINE()) {
+    detail::writing("Duplicate", dst, count, line);
+    T* d = dst.ptr();
+    for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
+    detail::done(dst, count);
+}
+
+// Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
+// ascend_sim::adv_tmp_bytes(count) (see docs/ascend.md); it must not overlap src or dst.
+namespace detail {
+inline uint64_t adv_tmp_bytes(uint32_t count, uint32_t typeSize) { return uint64_t(count) * typeSize * 2 + 256; }
+
+template <class T, class F>
+inline void adv(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                uint32_t count, int line, F f) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value,
+                  "advanced math APIs take half or float on A2");
+    tmp.use(api, 0, line);
+    const uint64_t need = adv_tmp_bytes(count, sizeof(T));
+    if (tmp.size_ < need)
+        fail(api, line, "sharedTmpBuffer has " + str(tmp.size_) + " B, " + str(need) + " B are needed for " +
+             str(count) + " elements");
+    uint64_t t0 = tmp.addr_, t1 = t0 + tmp.size_;
+    for (auto* r : {&src, &dst}) {
+        uint64_t a0 = r->addr_, a1 = a0 + uint64_t(count) * sizeof(T);
+        if (a0 < t1 && t0 < a1) fail(api, line, "sharedTmpBuffer overlaps src or dst");
+    }
+    unary(api, dst, src, int32_t(count), line, f);
+    std::memset(ascend_sim::cur->ub + tmp.addr_, 0xFF, size_t(need));     // scratch contents are undefined after
+}
+}  // namespace detail
+
+#define ASC_SIM_ADV(NAME, EXPR)                                                                                 \
+    template <class T, bool isReuseSource = false>                                                              \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, \
+                     const uint32_t calCount, int line = __builtin_LINE()) {                                    \
+        detail::adv(#NAME, dst, src, sharedTmpBuffer, calCount, line,                                           \
+                    [](T x) { float v = detail::ld(x); return detail::st<T>(EXPR); });                          \
+    }
+ASC_SIM_ADV(Tanh, std::tanh(v))
+ASC_SIM_ADV(Sigmoid, 1.0f / (1.0f + std::exp(-v)))
+ASC_SIM_ADV(Erf, std::erf(v))
+ASC_SIM_ADV(Sin, std::sin(v))
+ASC_SIM_ADV(Cos, std::cos(v))
+ASC_SIM_ADV(Floor, std::floor(v))
+ASC_SIM_ADV(Ceil, std::ceil(v))
+#undef ASC_SIM_ADV
+
+// Cast: the (src -> dst, round mode) pairs accepted on A2 (Ascend C Cast doc, table 4).
+namespace detail {
+template <class T> struct tcode { static constexpr int v = -1; };
+template <> struct tcode<float> { static constexpr int v = 0; };
+template <> struct tcode<half> { static constexpr int v = 1; };
+template <> struct tcode<bfloat16_t> { static constexpr int v = 2; };
+template <> struct tcode<int32_t> { static constexpr int v = 3; };
+
+inline bool cast_ok(int src, int dst, RoundMode m) {
+    const int mi = int(m);
+    const bool rint_trunc = mi >= 1 && mi <= 5;
+    if (src == 1 && dst == 0) return m == RoundMode::CAST_NONE;                      // half -> float
+    if (src == 2 && dst == 0) return m == RoundMode::CAST_NONE;                      // bfloat16 -> float
+    if (src == 0 && dst == 1) return rint_trunc || m == RoundMode::CAST_ODD || m == RoundMode::CAST_NONE;
+    if (src == 0 && dst == 2) return rint_trunc;                                     // float -> bfloat16
+    if (src == 0 && dst == 0) return rint_trunc;                                     // float -> float (integral)
+    if (src == 0 && dst == 3) return rint_trunc;                                     // float -> int32
+    if (src == 3 && dst == 0) return rint_trunc || m == RoundMode::CAST_NONE;        // int32 -> float
+    return false;
+}
+
+inline float round_integral(float v, RoundMode m) {
+    switch (m) {
+        case RoundMode::CAST_RINT: return std::nearbyint(v);
+        case RoundMode::CAST_FLOOR: return std::floor(v);
+        case RoundMode::CAST_CEIL: return std::ceil(v);
+        case RoundMode::CAST_ROUND: return std::round(v);
+        case RoundMode::CAST_TRUNC: return std::trunc(v);
+        default: return v;
+    }
+}
+
+template <class D> inline D convert(float v, RoundMode m);
+template <> inline float convert<float>(float v, RoundMode m) { return round_integral(v, m); }
+template <> inline half convert<half>(float v, RoundMode m) { return half::raw(ascend_sim::to_bits(v, int(m), 10, 5)); }
+template <> inline bfloat16_t convert<bfloat16_t>(float v, RoundMode m) {
+    return bfloat16_t::raw(ascend_sim::to_bits(v, int(m), 7, 8));
+}
+template <> inline int32_t convert<int32_t>(float v, RoundMode m) {
+    float r = round_integral(v, m);
+    if (std::isnan(r)) return 0;
+    if (r >= 2147483648.0f) return INT32_MAX;
+    if (r < -2147483648.0f) return INT32_MIN;
+    return int32_t(r);
+}
+}  // namespace detail
+
+template <class T, class U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint32_t count, int line = __builtin_LINE()) {
+    static const char* names[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC",
+                                  "CAST_ODD"};
+    if (!detail::cast_ok(detail::tcode<U>::v, detail::tcode<T>::v, round_mode))
+        fail("Cast", line, std::string("Cast ") + type_name<U>::get() + " -> " + type_name<T>::get() +
+             " does not accept RoundMode::" + names[int(round_mode)] + " on Ascend910B (A2)");
+    detail::reading("Cast", src, int32_t(count), line);
+    detail::writing("Cast", dst, int32_t(count), line);
+    detail::same_or_apart("Cast", dst, int32_t(count), src, int32_t(count), line);
+    std::vector<float> tmp(count);
+    const U* s = src.ptr();
+    for (uint32_t i = 0; i < count; ++i) tmp[i] = float(s[i]);
+    T* d = dst.ptr();
+    for (uint32_t i = 0; i < count; ++i) d[i] = detail::convert<T>(tmp[i], round_mode);
+    detail::done(dst, int32_t(count));
+}
+
+// Reductions (count form) with a work tensor of the documented size.
+namespace detail {
+template <class T> inline uint32_t reduce_work_elems(int32_t count, bool isMax) {
+    int32_t per = int32_t(256 / sizeof(T));
+    int32_t first = std::max<int32_t>(1, count / per);
+    int32_t blk = int32_t(32 / sizeof(T));
+    uint32_t w = uint32_t((first + blk - 1) / blk * blk);
+    return isMax ? 2 * w : w;
+}
+
+template <class T, class F>
+inline void reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                   int32_t count, bool isMax, int line, F f) {
+    vec_check<T>(api);
+    if (count <= 0) fail(api, line, "count must be positive");
+    reading(api, src, count, line);
+    writing(api, dst, 1, line);
+    const uint32_t need = reduce_work_elems<T>(count, isMax);
+    work.use(api, 0, line);
+    if (work.size_ < need)
+        fail(api, line, "the work tensor has " + str(work.size_) + " elements, " + str(need) + " are needed for count " +
+             str(count));
+    const T* s = src.ptr();
+    float acc = ld(s[0]);
+    for (int32_t i = 1; i < count; ++i) acc = f(acc, ld(s[i]));
+    work.mark_written(0, need);
+    dst.ptr()[0] = st<T>(acc);
+    done(dst, 1);
+}
+}  // namespace detail
+
+template <class T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                      const int32_t count, int line = __builtin_LINE()) {
+    // summed in float in index order (the NPU sums pairwise; the difference is within float rounding)
+    detail::reduce("ReduceSum", dst, src, work, count, false, line, [](float a, float b) { return a + b; });
+}
+
+template <class T>
+inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                      const int32_t count, bool calIndex = false, int line = __builtin_LINE()) {
+    (void)calIndex;
+    detail::reduce("ReduceMax", dst, src, work, count, true, line,
+                   [](float a, float b) { return (std::isnan(a) || a >= b) ? a : b; });
+}
+
+template <class T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                      const int32_t count, bool calIndex = false, int line = __builtin_LINE()) {
+    (void)calIndex;
+    detail::reduce("ReduceMin", dst, src, work, count, true, line,
+                   [](float a, float b) { return (std::isnan(a) || a <= b) ? a : b; });
+}
+
+}  // namespace AscendC
+
+// ------------------------------------------------------------------ the launcher used by asc's generated wrapper
+
+namespace ascend_sim {
+
+// Runs body(blockIdx) for every block on up to `threads` worker threads; the first violation stops the launch and
+// is written to err (message) / *errLine (kernel source line) / *errBlock. Returns 0 or 1.
+template <class F>
+inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, int errLen, int* errLine, int* errBlock) {
+    Launch L;
+    launch = &L;
+    std::mutex mu;
+    bool failed = false;
+    std::string msg;
+    int line = 0, blk = -1;
+    std::atomic<uint32_t> next{0};
+    auto worker = [&]() {
+        BlockCtx* c = new BlockCtx();
+        for (;;) {
+            uint32_t b = next.fetch_add(1);
+            if (b >= blockDim) break;
+            {
+                std::lock_guard<std::mutex> g(mu);
+                if (failed) break;
+            }
+            c->reset(b, blockDim);
+            cur = c;
+            try {
+                body(b);
+                if (!c->leaks.empty()) fail("kernel end", 0, c->leaks.front());
+            } catch (const Violation& v) {
+                std::lock_guard<std::mutex> g(mu);
+                if (!failed) {
+                    failed = true;
+                    msg = v.api + ": " + v.msg;
+                    line = v.line;
+                    blk = int(b);
+                }
+            }
+            cur = nullptr;
+        }
+        delete c;
+    };
+    unsigned n = std::max(1u, std::min<unsigned>(threads, blockDim));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    launch = nullptr;
+    if (failed) {
+        std::snprintf(err, size_t(errLen), "%s", msg.c_str());
+        *errLine = line;
+        *errBlock = blk;
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace ascend_sim

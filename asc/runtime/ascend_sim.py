@@ -1,0 +1,200 @@
+"""The ascend-sim target: the kernel .cpp of the ascend target, compiled unchanged with the system C++ compiler
+against asc's header-only emulation of the Ascend C API (asc/include/ascend_sim/kernel_operator.h), and run on the
+CPU with the blocks as parallel workers. A violation of a documented rule raises AscendSimError naming the API call
+and the Python line."""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import shlex
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+
+from .. import ir
+from ..errors import AscError, ToolchainError
+from . import cache, toolchain
+
+SIM_DIR = os.path.join(toolchain.INCLUDE_DIR, "ascend_sim")
+HEADER = os.path.join(SIM_DIR, "kernel_operator.h")
+FLAGS = ("-O2", "-std=c++17", "-fPIC", "-shared", "-pthread", "-w")
+
+# knobs for tests and experiments: vector cores to split over (None: the SoC's), a cap on the tile (elements), and
+# worker threads (None: the machine's)
+_settings = {"cores": None, "tile_cap": None, "threads": None, "soc": "Ascend910B1"}
+
+
+class AscendSimError(AscError, RuntimeError):
+    """ascend-sim found a kernel breaking a rule of the Ascend C API (or of the 910B hardware)."""
+
+
+@contextlib.contextmanager
+def configured(**kw):
+    """with configured(cores=4, tile_cap=256): ... -- the tiling of later calls uses these."""
+    old = dict(_settings)
+    for k in kw:
+        if k not in _settings:
+            raise ValueError(f"unknown ascend-sim setting {k!r}")
+    _settings.update(kw)
+    try:
+        yield
+    finally:
+        _settings.clear()
+        _settings.update(old)
+
+
+def _header_hash() -> str:
+    with open(HEADER, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _arg_ctype(kind: str, ct: str) -> str:
+    if kind != "scalar":
+        return "(GM_ADDR)"
+    return f"*(const {ct}*)"
+
+
+def wrapper_source(kernel_path: str, name: str, params: list) -> str:
+    args = []
+    k = 0
+    for kind, pname, ct in params:
+        if kind == "tiling":
+            args.append("(GM_ADDR)tiling")
+        else:
+            args.append(f"{_arg_ctype(kind, ct)}args[{k}]")
+            k += 1
+    return (f'#include "kernel_operator.h"\n#include "{os.path.basename(kernel_path)}"\n'
+            f'extern "C" int asc_sim_run(void* const* args, const uint8_t* tiling, uint32_t blockDim, '
+            f'unsigned threads, char* err, int errLen, int* errLine, int* errBlock) {{\n'
+            f'  (void)args;\n'
+            f'  return ascend_sim::run_blocks(blockDim, threads, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
+            f'err, errLen, errLine, errBlock);\n}}\n')
+
+
+def build(kernel_text: str, name: str, params: list):
+    """Compiles a kernel .cpp against ascend-sim (cached by content) -> (ctypes library, path, compiled: bool)."""
+    cxx = toolchain.compiler()
+    h = hashlib.sha256()
+    for part in (kernel_text, name, repr(params), _header_hash(), " ".join(FLAGS), toolchain.identity({})):
+        h.update(part.encode())
+        h.update(b"\0")
+    key = h.hexdigest()
+    d = os.path.join(cache.cache_dir(), "ascend-sim", key[:2])
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    base = os.path.join(d, f"{name}-{key[:32]}")
+    so = base + ".so"
+    if os.path.exists(so):
+        try:
+            return ctypes.CDLL(so), so, False
+        except OSError:
+            pass
+    kpath = base + ".cpp"
+    wpath = base + "_sim.cpp"
+    for path, text in ((kpath, kernel_text), (wpath, wrapper_source(kpath, name, params))):
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cpp", dir=d)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
+    os.close(fd)
+    cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
+    cache.log(f"compiling {name} for ascend-sim -> {so}")
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        os.unlink(tmp_so)
+        raise ToolchainError(f"could not run the C++ compiler {cxx!r}: {e}. " + toolchain.INSTALL_HINT) from None
+    if proc.returncode != 0:
+        os.unlink(tmp_so)
+        raise ToolchainError(f"the kernel .cpp of {name!r} does not compile against ascend-sim.\n"
+                             f"Repro command: {shlex.join(cmd)}\nKernel source: {kpath}\n{proc.stderr[-4000:]}")
+    os.replace(tmp_so, so)
+    lib = ctypes.CDLL(so)
+    return lib, so, True
+
+
+def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, kernel_name: str = "kernel"):
+    """Runs the kernel; args are pointers (ints) in kernel parameter order without the tiling. Raises
+    AscendSimError on a violation."""
+    fn = lib.asc_sim_run
+    fn.restype = ctypes.c_int
+    arr = (ctypes.c_void_p * max(len(args), 1))(*args)
+    err = ctypes.create_string_buffer(2048)
+    line, blk = ctypes.c_int(0), ctypes.c_int(-1)
+    threads = _settings["threads"] or os.cpu_count() or 1
+    rc = fn(arr, ctypes.c_void_p(tiling_words.ctypes.data), ctypes.c_uint32(block_dim), ctypes.c_uint(threads),
+            err, ctypes.c_int(len(err)), ctypes.byref(line), ctypes.byref(blk))
+    if rc != 0:
+        msg = err.value.decode(errors="replace")
+        loc = src.python_loc(line.value) if src is not None and line.value > 0 else None
+        at = f"{loc!r}: " if loc is not None else ""
+        where = f" (block {blk.value} of {block_dim}" + (f", kernel .cpp line {line.value})" if line.value else ")")
+        raise AscendSimError(f"{at}ascend-sim: kernel {kernel_name!r}: {msg}{where}")
+
+
+# ------------------------------------------------------------------ kernels called from Python
+
+def compile_spec(spec, reason: str):
+    """Renders the ascend kernel of a specialization and builds it for ascend-sim."""
+    from .. import passes
+    from ..backends import ascend
+    t0 = time.perf_counter()
+    lowered = passes.for_cpu(spec.ir)
+    src = ascend.render(lowered)
+    lib, path, compiled = build(src.text, src.name, src.entry_params)
+    spec.ascend = src
+    spec.lowered = lowered
+    spec.lib, spec.path = lib, path
+    spec.entry = lib.asc_sim_run
+    spec.from_disk = not compiled
+    spec.reason = reason
+    spec.compile_seconds = time.perf_counter() - t0
+
+
+def tiling_words(src, symbols: dict):
+    from ..backends import ascend
+    block_dim, values = ascend.tiling(src, symbols, _settings["soc"], _settings["cores"], _settings["tile_cap"])
+    words = np.array([values[f] for f, _ in src.tiling_fields], dtype=np.uint32)
+    return block_dim, values, words
+
+
+def _poison(arr):
+    if arr.dtype.kind == "f" or arr.dtype.name == "bfloat16":
+        arr.view(np.uint8)[...] = 0xFF          # NaN: an element the kernel does not write shows up
+    else:
+        arr.view(np.uint8)[...] = 0xA5
+
+
+def run_spec(spec, bound, symbols):
+    from ..language.dtypes import HANDLES
+    src = spec.ascend
+    k: ir.Kernel = spec.ir
+    keep, ptrs = [], []
+    for p, a in zip(k.entry.params, bound):
+        t = p.var.type
+        if a.kind == "scalar":
+            np_t = np.float32 if t.dtype.kind == "f" else (np.bool_ if t.dtype.kind == "b" else np.int64)
+            buf = np.array(a.value, dtype=np_t)
+            keep.append(buf)
+            ptrs.append(buf.ctypes.data)
+        else:
+            ptrs.append(a.ptr)
+    use_torch = any(a.kind == "torch" for a in bound)
+    outs = []
+    for o in spec.allocs:
+        shape = tuple(d if isinstance(d, int) else symbols[d.name] for d in o.type.shape)
+        arr = np.empty(shape, HANDLES[o.type.dtype].np)
+        _poison(arr)
+        outs.append(arr)
+        ptrs.append(arr.ctypes.data if arr.size else 0)
+    block_dim, _, words = tiling_words(src, symbols)
+    launch(spec.lib, ptrs, words, block_dim, src, spec.kernel.__name__)
+    if use_torch:
+        import torch
+        outs = [torch.from_numpy(o) if o.dtype.name != "bfloat16" else
+                torch.from_numpy(o.view(np.int16)).view(torch.bfloat16) for o in outs]
+    return spec.collect(bound, outs, [])
