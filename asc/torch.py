@@ -103,10 +103,41 @@ class AscOp:
 
     def register_backward(self, backward):
         """The backward: a kernel (or any function of torch tensors) taking the forward's inputs, then the
-        gradient of each output, and returning the gradient of each tensor input (None for the others)."""
+        gradient of each output, and returning the gradient of each tensor input (None for the others).
+
+        It becomes an operator of its own (`<name>_backward`, its fake outputs shaped like the inputs), so that
+        torch.compile and AOT autograd trace the backward without running it."""
         self._backward = backward
         tensor_inputs = [i for i, s in enumerate(self.specs) if s.kind == "tensor"]
+        diff = [i for i in tensor_inputs if self.specs[i].dtype is None or self.specs[i].dtype.kind == "f"]
+        if not diff:
+            raise OpError(f"kernel {self.kernel.__name__!r} has no float tensor input to differentiate")
         n_in = len(self.specs)
+        names = [s.name for s in self.specs]
+        gnames = [f"grad{k}__" for k in range(len(self.rets))]
+        params = ", ".join([f"{_schema_type(s)} {s.name}" for s in self.specs] + [f"Tensor {g}" for g in gnames])
+        out = "Tensor" if len(diff) == 1 else "(" + ", ".join("Tensor" for _ in diff) + ")"
+
+        def run(*args):
+            res = backward(*args)
+            res = res if isinstance(res, tuple) else (res,)
+            if len(res) != len(tensor_inputs):
+                raise OpError(f"the backward of {self.name} returned {len(res)} gradient(s) for "
+                              f"{len(tensor_inputs)} tensor input(s)")
+            by = dict(zip(tensor_inputs, res))
+            outs = tuple(by[i] for i in diff)
+            return outs if len(diff) > 1 else outs[0]
+
+        def fake(*args):
+            outs = tuple(torch.empty_like(args[i]) for i in diff)
+            return outs if len(diff) > 1 else outs[0]
+
+        ns = {"_run": run}
+        exec(f"def _impl({', '.join(names + gnames)}):\n    return _run({', '.join(names + gnames)})\n", ns)  # noqa: S102
+        bop = torch.library.custom_op(f"{self.name}_backward", ns["_impl"], mutates_args=(),
+                                      schema=f"({params}) -> {out}")
+        bop.register_fake(fake)
+        self.backward_op = bop
 
         def setup_context(ctx, inputs, output):
             ctx.save_for_backward(*[inputs[i] for i in tensor_inputs])
@@ -115,12 +146,9 @@ class AscOp:
         def grad_fn(ctx, *grads):
             saved = iter(ctx.saved_tensors)
             inputs = [ctx.scalars[i] if i in ctx.scalars else next(saved) for i in range(n_in)]
-            res = backward(*inputs, *[g.contiguous() for g in grads])
-            res = res if isinstance(res, tuple) else (res,)
-            out, it = [], iter(res)
-            for i in range(n_in):
-                out.append(next(it, None) if i in tensor_inputs else None)
-            return tuple(out)
+            res = bop(*inputs, *[g.contiguous() for g in grads])
+            it = iter(res if isinstance(res, tuple) else (res,))
+            return tuple(next(it) if i in diff else None for i in range(n_in))
 
         self.op.register_autograd(grad_fn, setup_context=setup_context)
         return backward
