@@ -79,6 +79,36 @@ class CPURenderer(CStyleRenderer):
         self.depth -= 1
         self.emit("}")
 
+    # ---- tensor level
+    MATMUL_CODE = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3}
+
+    def stmt_MatMul(self, s: ir.MatMul):
+        """A matrix product of strided views, on asc's GEMM (asc_tensor.h)."""
+        def view(v: ir.View, const: bool):
+            ptr = f"({'const ' if const else ''}void*)({self.cname(v.tensor.name)} + ({self.expr(v.offset)}))"
+            strides = [self.expr(x) for x in v.strides]
+            if len(strides) == 2:
+                strides = ["0"] + strides
+            return [ptr] + strides
+        d, a, b = s.dst, s.a, s.b
+        batch = self.expr(d.shape[0]) if len(d.shape) == 3 else "1"
+        m, n, k = self.expr(d.shape[-2]), self.expr(d.shape[-1]), self.expr(a.shape[-1])
+        args = [str(self.MATMUL_CODE[a.tensor.type.dtype.name]), str(self.MATMUL_CODE[d.tensor.type.dtype.name]),
+                batch, m, n, k] + view(a, True) + view(b, True) + view(d, False) + ["1" if s.accumulate else "0"]
+        self.emit(f"asc_matmul({', '.join(args)});")
+
+    def stmt_Alloc(self, s: ir.Alloc):
+        if s.space != "local" or s.output is not None:
+            return super().stmt_Alloc(s)
+        # a local buffer: a constant-size tile on the stack (cache-resident), no allocation
+        t = s.var.type
+        st = self.storage_type[t.dtype.name]
+        name = self.cname(s.var.name)
+        self.emit(f"alignas(64) {st} {name}_local[{self.numel(t)}];")
+        self.emit(f"{st}* __restrict {name} = {name}_local;")
+        if s.init == "zeros":
+            self.emit(f"memset({name}, 0, sizeof({st}) * {self.numel(t)});")
+
     def identity(self, op: str, t: ir.ScalarType) -> str:
         if op == "add":
             return "0"
@@ -177,6 +207,8 @@ class CPURenderer(CStyleRenderer):
         if self.checks:
             self.emit("#define ASC_MEMORY_CHECK 1")
         self.emit(self.header)
+        if any(isinstance(st, ir.MatMul) for f in k.funcs + (k.entry,) for st in ir.walk_stmts(f.body)):
+            self.emit('#include "asc_tensor.h"')
         self.emit()
         for f in k.funcs:  # prototypes first: device functions may be recursive or call each other
             saved = self.lines

@@ -10,11 +10,12 @@ from .source import get_source
 MAX_ROUNDS = 8
 
 
-def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None) -> ir.Kernel:
-    """arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic)."""
+def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False) -> ir.Kernel:
+    """arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
+    fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products)."""
     import inspect
     names = list(inspect.signature(pyfunc).parameters)
-    ctx = BuildContext(symbols, dynamic)
+    ctx = BuildContext(symbols, dynamic, fused, ret_spec)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
     var_types: dict = {}
     consts: dict = {}

@@ -14,6 +14,7 @@ from ..errors import CompileError, KernelTypeError, UnsupportedError
 from ..language.builtins import BUILTINS, Builtin
 from ..language.dtypes import Dim, DTypeHandle, HANDLES, as_dtype
 from .source import get_source
+from .tensors import TensorMixin, TMap, TMatMul, TReduce, TSoftmax, TValue, TView, fmt_shape
 
 UNSUPPORTED = {
     ast.Try: "try-except", ast.Lambda: "lambda", ast.ListComp: "list comprehension",
@@ -56,16 +57,18 @@ class DeviceFunc:
 class _Alloc:
     """A pending allocation, named when it is assigned."""
 
-    def __init__(self, type_, init, fill, loc):
-        self.type, self.init, self.fill, self.loc = type_, init, fill, loc
+    def __init__(self, type_, init, fill, loc, space="global"):
+        self.type, self.init, self.fill, self.loc, self.space = type_, init, fill, loc, space
 
 
 class BuildContext:
     """State shared by the kernel and the device functions it calls: options, sizes, specializations."""
 
-    def __init__(self, symbols: dict, dynamic: bool):
+    def __init__(self, symbols: dict, dynamic: bool, fused: bool = False, ret_spec=None):
         self.symbols = symbols          # size name -> int (specialized) or ir.Sym (dynamic)
         self.dynamic = dynamic
+        self.fused = fused              # @lang.fused_kernel: tensor expressions inline and fuse around matmuls
+        self.ret_spec = ret_spec        # the kernel's return annotation (the dtype of a returned expression)
         self.funcs: dict = {}           # key -> ir.Function (finished)
         self.order: list = []           # finished function keys, callees first
         self.in_progress: dict = {}     # key -> (unique name, current return type guess)
@@ -110,7 +113,7 @@ def _assigned_names(fdef) -> Counter:
     return c
 
 
-class FunctionBuilder:
+class FunctionBuilder(TensorMixin):
     def __init__(self, ctx: BuildContext, pyfunc, params: list, is_kernel: bool, name: str, var_types: dict,
                  ret_guess=None, consts: dict | None = None):
         self.ctx, self.pyfunc, self.is_kernel, self.name = ctx, pyfunc, is_kernel, name
@@ -147,6 +150,10 @@ class FunctionBuilder:
                 var_types.setdefault(v.name, v.type)
                 self.env[v.name] = ir.Var(v.name, var_types[v.name])
         self._tmp = 0
+        self.pre: list = []                    # statements an expression needs before its statement (tensors)
+        self.loop_ranges: dict = {}            # enclosing loop variable -> (start, stop, step)
+        self.local_bytes = 0                   # lang.local_buffer bytes so far
+        self.alloc_names: set = set()
 
     # ------------------------------------------------------------------ errors and helpers
 
@@ -178,7 +185,12 @@ class FunctionBuilder:
         visit = getattr(self, "stmt_" + type(node).__name__, None)
         if visit is None:
             raise self.error(f"unsupported Python feature: {type(node).__name__} statement", node, UnsupportedError)
-        return visit(node)
+        saved, self.pre = self.pre, []
+        try:
+            out = visit(node)
+            return self.pre + list(out)
+        finally:
+            self.pre = saved
 
     def stmt_Pass(self, node):
         return []
@@ -237,8 +249,18 @@ class FunctionBuilder:
 
     def stmt_AugAssign(self, node):
         op = BINOPS.get(type(node.op))
+        if isinstance(node.op, ast.MatMult):
+            op = "matmul"
         if op is None:
             raise self.error(f"unsupported operator {type(node.op).__name__}", node, UnsupportedError)
+        dst = self.tensor_target(node.target)
+        if dst is not None:
+            value = self.expr(node.value)
+            if op == "matmul":
+                self.store_into(dst, self.tmatmul(dst, value, node), node)
+            else:
+                self.store_into(dst, value, node, op)
+            return []
         if isinstance(node.target, ast.Subscript):
             tensor, idx = self.subscript_target(node.target)
             cur = ir.Load(tensor, idx, ir.ScalarType(tensor.type.dtype), self.loc(node.target))
@@ -265,9 +287,51 @@ class FunctionBuilder:
                 out += self.assign(t, v, node)
             return out
         if isinstance(target, ast.Subscript):
+            dst = self.tensor_target(target, value, getattr(node, "value", None))
+            if dst is not None:
+                self.store_into(dst, value, node)
+                return []
             tensor, idx = self.subscript_target(target)
             return [self.store(tensor, idx, self.scalar(value, node.value), node)]
         raise self.error(f"unsupported assignment target {type(target).__name__}", target, UnsupportedError)
+
+    def tensor_target(self, target, value=None, value_node=None):
+        """The view that `target[...] = value` writes when it is a tensor-level store, else None."""
+        if isinstance(target, ast.Name):
+            cur = self.env.get(target.id)
+            if isinstance(cur, ir.Var) and isinstance(cur.type, ir.TensorType):
+                return self.whole(cur)
+            return cur if isinstance(cur, TView) else None
+        if not isinstance(target, ast.Subscript):
+            return None
+        base = self.expr(target.value)
+        if not (isinstance(base, TView) or (isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType))):
+            return None
+        if isinstance(base, ir.Var) and not self.has_slices(target) and not self.is_tensor(value):
+            sl = target.slice
+            if len(sl.elts if isinstance(sl, ast.Tuple) else [sl]) >= base.type.ndim:
+                return None
+        v = self.subscript_view(base, target)
+        if isinstance(v, TView):
+            return v
+        if self.is_tensor(value):
+            self.element_of_tensor_error(value, value_node, target)
+        return None
+
+    def element_of_tensor_error(self, value, value_node, target):
+        """A tensor stored into one element: name the partial index that made it a tensor, if one did."""
+        vn = value_node if value_node is not None else target
+        if isinstance(vn, ast.Subscript):
+            base = self.expr(vn.value)
+            sl = vn.slice
+            n = len(sl.elts if isinstance(sl, ast.Tuple) else [sl])
+            if isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType) and n < base.type.ndim and \
+                    not self.has_slices(vn):
+                raise self.error(f"tensor {base.name!r} has {base.type.ndim} dimension(s) but is indexed with {n} "
+                                 f"(a partial index is a view of shape {fmt_shape(value.type.shape)}, which cannot "
+                                 f"be stored into one element)", vn)
+        raise self.error(f"cannot store a tensor of shape {fmt_shape(value.type.shape)} into one element", vn,
+                         KernelTypeError)
 
     def bind(self, name, value, target, node) -> list:
         loc = self.loc(node)
@@ -280,14 +344,37 @@ class FunctionBuilder:
             var = ir.Var(name, value.type, loc)
             self.env[name] = var
             self.tensor_names.add(name)
-            return [ir.Alloc(var, value.init, value.fill, None, loc)]
+            self.alloc_names.add(name)
+            return [ir.Alloc(var, value.init, value.fill, None, loc, value.space)]
         if isinstance(value, ir.Var) and isinstance(value.type, ir.TensorType):
-            if name in self.env and self.env[name] is not value:
+            if name in self.env and self.env[name] is not value and not self.is_tensor(self.env[name]):
                 raise self.error(f"tensor variable {name!r} is assigned more than once; use a new name", target,
                                  KernelTypeError)
             self.env[name] = value  # an alias
+            self.tensor_names.add(name)
             return []
-        if name in self.tensor_names:
+        if isinstance(value, TValue):
+            if name in self.env and not self.is_tensor(self.env[name]):
+                raise self.error(f"variable {name!r} changes type from {self._describe(self.env[name])} to a "
+                                 f"tensor", target, KernelTypeError)
+            self.tensor_names.add(name)
+            if isinstance(value, TView) and value.is_whole():
+                self.env[name] = value.base
+            elif isinstance(value, TView) or self.ctx.fused:
+                self.env[name] = value        # a view aliases its tensor; a fused kernel inlines expressions
+            else:
+                cname = name if name not in self.alloc_names and name not in self.params_by_name else \
+                    self.fresh(f"{name}_")
+                self.alloc_names.add(cname)
+                for d in value.shape:
+                    if not isinstance(d, (int, ir.Sym)):
+                        raise self.error("the size of a tensor must be known at compile time", node)
+                var = ir.Var(cname, ir.TensorType(value.dtype, value.shape), loc)
+                self.pre.append(ir.Alloc(var, "empty", None, None, loc))
+                self.store_into(self.whole(var), value, node)
+                self.env[name] = var
+            return []
+        if name in self.tensor_names and self.is_tensor(self.env.get(name)):
             raise self.error(f"variable {name!r} changes type from a tensor to {self._describe(value)}", target,
                              KernelTypeError)
         if not isinstance(value, ir.Expr):
@@ -334,7 +421,7 @@ class FunctionBuilder:
     def _describe(self, v):
         if isinstance(v, ir.Expr):
             return repr(v.type)
-        if isinstance(v, _Alloc):
+        if isinstance(v, (_Alloc, TValue)):
             return repr(v.type)
         return type(v).__name__
 
@@ -345,7 +432,7 @@ class FunctionBuilder:
         return tensor, self.indices(tensor, node)
 
     def store(self, tensor, idx, value, node):
-        if isinstance(value, ir.Expr) and isinstance(value.type, ir.TensorType):
+        if self.is_tensor(value):
             raise self.error("assigning a tensor to an element", node)
         elem = ir.ScalarType(tensor.type.dtype)
         return ir.Store(tensor, idx, self.cast(value, elem, node), self.loc(node))
@@ -362,6 +449,9 @@ class FunctionBuilder:
         if node.orelse:
             raise self.error("unsupported Python feature: while-else", node, UnsupportedError)
         cond = self.condition(node.test)
+        if self.pre:
+            raise self.error("a while condition cannot compute a tensor expression (compute it into a variable "
+                             "before the loop and at the end of its body)", node.test, UnsupportedError)
         body = self.block(node.body)
         return [ir.While(cond, body, self.loc(node))]
 
@@ -380,7 +470,9 @@ class FunctionBuilder:
         self.env[name] = var
         self.loop_vars.append(name)
         self.loop_var_names.add(name)
+        self.loop_ranges[name] = (start, stop, step)
         body = self.block(node.body)
+        self.loop_ranges.pop(name, None)
         self.loop_vars.pop()
         # the loop variable is not visible after its loop (asc refuses uses after the loop)
         self.env.pop(name, None)
@@ -434,7 +526,7 @@ class FunctionBuilder:
                         tmp = self.fresh("ret")
                         pre += self.bind(tmp, e, enode, node)
                         e = self.env[tmp]
-                    elems.append(self._return_elem(e, enode))
+                    elems.append(self._return_elem(e, enode, len(elems)))
                 value = ir.TupleExpr(tuple(elems), ir.TupleType(tuple(e.type for e in elems)), self.loc(node))
                 self.returns.append((value, node))
                 return pre + [ir.Return(value, self.loc(node))]
@@ -442,13 +534,35 @@ class FunctionBuilder:
         self.returns.append((value, node))
         return [ir.Return(value, self.loc(node))]
 
-    def _return_elem(self, e, node):
+    def _return_elem(self, e, node, k=None):
+        if isinstance(e, TValue) or (isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType) and
+                                     e.type.dtype != self._ret_dtype(k, e.type.dtype)):
+            e = self.as_tvalue(e)
+            if isinstance(e, TView) and e.is_whole() and e.dtype == self._ret_dtype(k, e.dtype):
+                return e.base
+            if isinstance(e, TReduce) and not e.shape:
+                return self.emit_reduce(e, node)
+            dt = self._ret_dtype(k, e.dtype)
+            tmp = self.fresh("ret")
+            self.pre += self.bind(tmp, _Alloc(ir.TensorType(dt, e.shape), "empty", None, self.loc(node)), node,
+                                  node)
+            self.store_into(self.whole(self.env[tmp]), e, node)
+            return self.env[tmp]
         if isinstance(e, ir.Expr):
             return e
         c = _py_const(e, self.loc(node))
         if c is None:
             raise self.error(f"cannot return {self._describe(e)} from a kernel", node)
         return c
+
+    def _ret_dtype(self, k, default):
+        """The dtype a returned tensor expression is stored in: the kernel's annotation, else its own."""
+        spec = self.ctx.ret_spec if self.is_kernel else None
+        if spec is not None and spec.kind == "tuple":
+            spec = spec.elems[k] if k is not None and k < len(spec.elems) else None
+        if spec is not None and spec.kind == "tensor" and spec.dtype is not None:
+            return spec.dtype
+        return default
 
     # ------------------------------------------------------------------ expressions
 
@@ -518,8 +632,20 @@ class FunctionBuilder:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
+        if isinstance(base, TValue):
+            if attr == "shape":
+                return tuple(base.extents)
+            if attr == "dtype":
+                return HANDLES[base.dtype]
+            if attr == "ndim":
+                return ir.Const(base.ndim, ir.INDEX, self.loc(node))
+            if attr == "T":
+                return self.ttranspose(base, None, node)
+            raise self.error(f"tensor has no attribute {attr!r} in kernels", node)
         if isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType):
             t = base.type
+            if attr == "T":
+                return self.ttranspose(base, None, node)
             if attr == "shape":
                 return tuple(self.dim_value(base, k, node) for k in range(t.ndim))
             if attr == "dtype":
@@ -555,7 +681,16 @@ class FunctionBuilder:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
+        if isinstance(base, TValue) and not isinstance(base, TView):
+            base = self.operand(base, node)
+            if not isinstance(base, TView):
+                base = self.materialize(base, node)
+        if isinstance(base, TView):
+            return self.subscript_view(base, node)
         if isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType):
+            sl = node.slice
+            if self.has_slices(node) or len(sl.elts if isinstance(sl, ast.Tuple) else [sl]) < base.type.ndim:
+                return self.subscript_view(base, node)
             idx = self.indices(base, node)
             return ir.Load(base, idx, ir.ScalarType(base.type.dtype), self.loc(node))
         if isinstance(base, tuple):
@@ -593,9 +728,8 @@ class FunctionBuilder:
     def scalar(self, v, node):
         if isinstance(v, ir.Expr) and isinstance(v.type, ir.ScalarType):
             return v
-        if isinstance(v, _Alloc) or (isinstance(v, ir.Expr) and isinstance(v.type, ir.TensorType)):
-            raise self.error("tensor-level arithmetic is not supported in element-level code yet; index the "
-                             "tensor", node)
+        if isinstance(v, _Alloc) or self.is_tensor(v):
+            raise self.error(f"expected a number, got a tensor {self._describe(v)}", node, KernelTypeError)
         raise self.error(f"expected a number, got {self._describe(v)}", node)
 
     def int_scalar(self, v, node):
@@ -627,11 +761,16 @@ class FunctionBuilder:
         return ir.Cast(v, t, v.loc or self.loc(node), explicit)
 
     def expr_BinOp(self, node):
+        a, b = self.expr(node.left), self.expr(node.right)
         if isinstance(node.op, ast.MatMult):
-            raise self.error("matrix multiplication (@) is not supported in element-level code yet", node,
-                             UnsupportedError)
-        a = self.scalar(self.expr(node.left), node.left)
-        b = self.scalar(self.expr(node.right), node.right)
+            for v, n in ((a, node.left), (b, node.right)):
+                if not self.is_tensor(v):
+                    raise self.error(f"matmul (@) needs tensors, got {self._describe(v)}", n, KernelTypeError)
+            return self.tmatmul(a, b, node)
+        if self.is_tensor(a) or self.is_tensor(b):
+            return self.tensor_binary(BINOPS[type(node.op)], a, b, node)
+        a = self.scalar(a, node.left)
+        b = self.scalar(b, node.right)
         return self.binary(BINOPS[type(node.op)], a, b, node)
 
     def check_weak_int(self, a, b, node):
@@ -666,7 +805,12 @@ class FunctionBuilder:
                          t, self.loc(node))
 
     def expr_UnaryOp(self, node):
-        v = self.scalar(self.expr(node.operand), node.operand)
+        v = self.expr(node.operand)
+        if self.is_tensor(v):
+            if isinstance(node.op, ast.UAdd):
+                return v
+            return self.tensor_unary({ast.USub: "neg", ast.Invert: "invert"}.get(type(node.op), "not"), v, node)
+        v = self.scalar(v, node.operand)
         if isinstance(node.op, ast.UAdd):
             return v
         if isinstance(node.op, ast.Not):
@@ -683,6 +827,10 @@ class FunctionBuilder:
         return ir.Unary("invert", v, v.type, self.loc(node))
 
     def expr_Compare(self, node):
+        if len(node.ops) == 1 and type(node.ops[0]) in CMPOPS:
+            a, b = self.expr(node.left), self.expr(node.comparators[0])
+            if self.is_tensor(a) or self.is_tensor(b):
+                return self.tensor_compare(CMPOPS[type(node.ops[0])], a, b, node)
         left = self.scalar(self.expr(node.left), node.left)
         out = None
         for op, right_node in zip(node.ops, node.comparators):
@@ -757,6 +905,10 @@ class FunctionBuilder:
         if isinstance(fn, DTypeHandle):
             if len(node.args) != 1 or node.keywords:
                 raise self.error(f"{fn!r}(x) takes one argument", node)
+            x = self.expr(node.args[0])
+            if self.is_tensor(x):
+                t = ir.ScalarType(fn.ir)
+                return self.tmap("cast", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [x], node)
             return self.cast(self.scalar(self.expr(node.args[0]), node.args[0]), ir.ScalarType(fn.ir), node,
                              explicit=True)
         if fn in PYMATH:
@@ -796,8 +948,12 @@ class FunctionBuilder:
             vals = self.call_args(b, node, names)
             if len(vals) != b.arity:
                 raise self.error(f"{b.name}() takes {b.arity} argument(s)", node)
+            if any(self.is_tensor(vals[k][0]) for k in names):
+                return self.tmap(b.name, lambda fb, a: fb.math_call(b, a, node), [vals[k][0] for k in names], node)
             args = [self.scalar(v, n) for v, n in (vals[k] for k in names)]
             return self.math_call(b, args, node)
+        if b.kind in ("reduce", "matmul", "activation", "softmax", "transpose", "buffer", "tile"):
+            return self.tensor_builtin(b, node)
         if b.kind == "alloc":
             return self.call_alloc(b, node)
         if b.kind == "cast":
@@ -807,6 +963,9 @@ class FunctionBuilder:
             h = as_dtype(vals["dtype"][0])
             if h is None:
                 raise self.error(f"not a dtype: {self._describe(vals['dtype'][0])}", vals["dtype"][1])
+            if self.is_tensor(vals["x"][0]):
+                t = ir.ScalarType(h.ir)
+                return self.tmap("cast", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [vals["x"][0]], node)
             return self.cast(self.scalar(*vals["x"]), ir.ScalarType(h.ir), node, explicit=True)
         if b.kind == "range":
             raise self.error("lang.range() can only be used as the iterable of a for loop", node)
@@ -843,7 +1002,7 @@ class FunctionBuilder:
         if b.name in ("empty_like", "zeros_like"):
             vals = self.call_args(b, node, ("x", "dtype"))
             x, xn = vals.get("x", (None, node))
-            if not (isinstance(x, ir.Var) and isinstance(x.type, ir.TensorType)):
+            if not self.is_tensor(x):
                 raise self.error(f"lang.{b.name} needs a tensor", xn)
             dt = x.type.dtype
             if "dtype" in vals and vals["dtype"][0] is not None:
@@ -851,6 +1010,9 @@ class FunctionBuilder:
                 if h is None:
                     raise self.error("not a dtype", vals["dtype"][1])
                 dt = h.ir
+            for d in x.type.shape:
+                if not isinstance(d, (int, ir.Sym)):
+                    raise self.error(f"lang.{b.name}: the shape must be known at compile time", xn)
             return _Alloc(ir.TensorType(dt, x.type.shape), "zeros" if b.name == "zeros_like" else "empty", None, loc)
         names = ("shape", "fill_value", "dtype") if b.name == "full" else ("shape", "dtype")
         vals = self.call_args(b, node, names)
@@ -876,6 +1038,11 @@ class FunctionBuilder:
         args = []
         for a in node.args:
             v = self.expr(a)
+            if isinstance(v, TView) and v.is_whole():
+                v = v.base
+            if isinstance(v, TValue):
+                raise self.error("device functions take whole tensors (not views or tensor expressions)", a,
+                                 UnsupportedError)
             if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):
                 args.append(v)
             else:
@@ -937,6 +1104,8 @@ def _py_len(fb: FunctionBuilder, node):
     if len(node.args) != 1:
         raise fb.error("len() takes one argument", node)
     v = fb.expr(node.args[0])
+    if isinstance(v, TValue):
+        return v.extents[0]
     if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):
         if v.type.ndim == 0:
             raise fb.error("len() of a 0-d tensor", node)

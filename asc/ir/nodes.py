@@ -122,6 +122,20 @@ class FuncCall(Expr):
     loc: Optional[Loc] = field(default=None, compare=False)
 
 
+@dataclass(frozen=True)
+class View(Expr):
+    """A strided window of a tensor (what a slice such as A[i:i+B, 0:K] denotes): element (j0, .., jn) of the view
+    is tensor's flat element offset + j0 * strides[0] + ... + jn * strides[n]. `shape` holds the run-time extents
+    (a slice past the end of its tensor is clipped); `type` the compile-time (nominal) shape. Only tensor
+    statements (MatMul) take views; element code indexes tensors directly."""
+    tensor: Var
+    offset: Expr
+    shape: tuple
+    strides: tuple
+    type: TensorType
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
 # ------------------------------------------------------------------ statements
 
 @dataclass(frozen=True)
@@ -139,12 +153,14 @@ class Assign(Stmt):
 @dataclass(frozen=True)
 class Alloc(Stmt):
     """A new tensor: init is "empty", "zeros" or "full" (with `fill`). `output` is its index among the kernel's
-    returned tensors (the runtime allocates those), or None for a temporary."""
+    returned tensors (the runtime allocates those), or None for a temporary. `space` is "global" (main memory)
+    or "local" (`lang.local_buffer`: a small on-chip / cache-resident tile of constant size)."""
     var: Var
     init: str
     fill: Optional[Expr] = None
     output: Optional[int] = None
     loc: Optional[Loc] = field(default=None, compare=False)
+    space: str = "global"
 
 
 @dataclass(frozen=True)
@@ -212,6 +228,19 @@ class ExprStmt(Stmt):
 
 
 @dataclass(frozen=True)
+class MatMul(Stmt):
+    """dst = a @ b (or dst += a @ b when `accumulate`): views of rank 2, or rank 3 for a batch of products (a
+    batch stride of 0 broadcasts an operand). Float dtypes; the product accumulates in float32 at least. `note`
+    says what a fusion pass put around it, for people reading the IR."""
+    dst: View
+    a: View
+    b: View
+    accumulate: bool = False
+    note: str = ""
+    loc: Optional[Loc] = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Print(Stmt):
     """print(*args, sep=sep, end=end); args are expressions or str constants."""
     args: tuple
@@ -275,12 +304,12 @@ def walk_stmts(stmts):
 EXPR_CHILDREN = {
     Const: (), Var: (), Load: ("tensor", "indices"), Unary: ("x",), Binary: ("a", "b"),
     Compare: ("a", "b"), Logical: ("a", "b"), Select: ("cond", "a", "b"), Cast: ("x",), Call: ("args",),
-    FuncCall: ("args",), TupleExpr: ("elems",),
+    FuncCall: ("args",), TupleExpr: ("elems",), View: ("tensor", "offset", "shape", "strides"),
 }
 STMT_EXPRS = {
     Assign: ("var", "value"), Alloc: ("var", "fill"), Store: ("tensor", "indices", "value"),
     For: ("var", "start", "stop", "step"), While: ("cond",), If: ("cond",), Return: ("value",), ExprStmt: ("expr",),
-    Print: ("args",), Break: (), Continue: (),
+    Print: ("args",), Break: (), Continue: (), MatMul: ("dst", "a", "b"),
 }
 
 
@@ -313,7 +342,8 @@ def written_params(kernel: "Kernel") -> dict:
     """For each function (entry included), the names of its tensor parameters it writes: stored to directly, or
     passed to a device function that writes that parameter."""
     fns = {f.name: f for f in kernel.funcs + (kernel.entry,)}
-    written = {name: {s.tensor.name for s in walk_stmts(f.body) if isinstance(s, Store)} for name, f in fns.items()}
+    written = {name: {s.tensor.name for s in walk_stmts(f.body) if isinstance(s, Store)} |
+               {s.dst.tensor.name for s in walk_stmts(f.body) if isinstance(s, MatMul)} for name, f in fns.items()}
     changed = True
     while changed:
         changed = False

@@ -33,6 +33,9 @@ def format_expr(e) -> str:
         return f"@{e.func}({', '.join(map(f, e.args))})"
     if isinstance(e, n.TupleExpr):
         return f"({', '.join(map(f, e.elems))})"
+    if isinstance(e, n.View):
+        dims = ", ".join(f"{f(d)}:{f(st)}" for d, st in zip(e.shape, e.strides))
+        return f"{e.tensor.name}@{f(e.offset)}[{dims}]"
     if isinstance(e, str):
         return repr(e)
     raise TypeError(f"not an IR expression: {e!r}")
@@ -48,7 +51,8 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
         elif isinstance(s, n.Alloc):
             what = s.init + (f"({format_expr(s.fill)})" if s.fill is not None else "")
             role = f" -> output {s.output}" if s.output is not None else ""
-            out.append(f"{pad}{s.var.name}: {s.var.type!r} = alloc {what}{role}{where}")
+            space = " local" if s.space != "global" else ""
+            out.append(f"{pad}{s.var.name}: {s.var.type!r} = alloc{space} {what}{role}{where}")
         elif isinstance(s, n.Store):
             idx = ", ".join(map(format_expr, s.indices))
             out.append(f"{pad}{s.tensor.name}[{idx}] = {format_expr(s.value)}{where}")
@@ -74,6 +78,10 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
             out.append(f"{pad}return {format_expr(s.value) if s.value is not None else ''}{where}")
         elif isinstance(s, n.ExprStmt):
             out.append(f"{pad}{format_expr(s.expr)}{where}")
+        elif isinstance(s, n.MatMul):
+            op = "+=" if s.accumulate else "="
+            note = f"  # {s.note}" if s.note else ""
+            out.append(f"{pad}matmul {format_expr(s.dst)} {op} {format_expr(s.a)} @ {format_expr(s.b)}{where}{note}")
         elif isinstance(s, n.Print):
             out.append(f"{pad}print({', '.join(map(format_expr, s.args))}){where}")
         else:

@@ -1,5 +1,6 @@
 """The asc kernel language: `import asc.language as lang`."""
 from ..runtime.kernel import kernel, func, set_memory_check as _set_memory_check  # noqa: F401
+from ..runtime.kernel import cube_kernel, fused_kernel  # noqa: F401
 from ..runtime.kernel import set_numeric_check as _set_numeric_check
 from ..runtime.profiler import profiler  # noqa: F401
 
@@ -17,6 +18,9 @@ def disable_memory_check():
 from .builtins import (BUILTINS, cast, ceil, cos, empty, empty_like, erf, exp, floor, full, log, maximum,  # noqa: F401
                        minimum, pi, rsqrt, sigmoid, sin, sqrt, tanh, zeros, zeros_like)
 from .builtins import abs_ as abs, pow_ as pow, range_ as range  # noqa: F401
+from .builtins import (gelu, global_buffer, load_2d, local_buffer, matmul, relu, silu, softmax,  # noqa: F401
+                       store_2d, transpose)
+from .builtins import max_ as max, min_ as min, sum_ as sum  # noqa: F401
 from .dtypes import (Dim, Tensor, bfloat16, bool_, dim, float16, float32, float64, int8, int16, int32,  # noqa: F401
                      int64, uint8)
 

@@ -60,12 +60,21 @@ def _math1(npfn, x):
     if type(x) in _SCALAR_F:
         return npfn(x)
     a = np.asarray(x)
+    dt = a.dtype
     if a.dtype in _16BIT:
         a = a.astype(np.float32)
     elif a.dtype.kind != "f":
         a = a.astype(np.float64)
     r = npfn(a)
-    return r[()] if r.ndim == 0 else r
+    return r[()] if r.ndim == 0 else _tensor_result(r, dt)
+
+
+def _tensor_result(r, dt):
+    """A math function of a whole 16-bit tensor (tensor-level code) comes back in its dtype, as in NumPy."""
+    if dt in _16BIT and isinstance(r, np.ndarray) and r.ndim:
+        from .interpreter_array import KernelArray
+        return r.astype(dt).view(KernelArray)
+    return r
 
 
 def _via_f64(fn, x):
@@ -78,7 +87,7 @@ def _via_f64(fn, x):
     a = np.asarray(x)
     out_dt = np.float32 if a.dtype in _16BIT else (a.dtype if a.dtype.kind == "f" else np.float64)
     r = fn(a.astype(np.float64)).astype(out_dt)
-    return r[()] if r.ndim == 0 else r
+    return r[()] if r.ndim == 0 else _tensor_result(r, a.dtype)
 
 
 _erf_vec = np.vectorize(_math.erf, otypes=[np.float64])
@@ -208,7 +217,7 @@ def abs_(x):
         return abs(x)
     a = np.asarray(x)
     r = np.abs(a.astype(np.float32) if a.dtype in _16BIT else a)
-    return r[()] if r.ndim == 0 else r
+    return r[()] if r.ndim == 0 else _tensor_result(r, a.dtype)
 
 
 def _np2(fn, a, b):
@@ -218,6 +227,8 @@ def _np2(fn, a, b):
     ta = np.asarray(a).astype(np.float32) if np.asarray(a).dtype in _16BIT else a
     tb = np.asarray(b).astype(np.float32) if np.asarray(b).dtype in _16BIT else b
     r = np.asarray(fn(ta, tb))
+    if r.ndim and (np.asarray(a).dtype in _16BIT or np.asarray(b).dtype in _16BIT):
+        return _tensor_result(r, np.result_type(a, b))
     return r[()] if r.ndim == 0 else r
 
 
@@ -317,3 +328,151 @@ def range_(start, stop=None, step=1):
         return range(int(start))
     return range(int(start), int(stop), int(step))
 
+
+
+# ------------------------------------------------------------------ tensor level (also elementwise on scalars)
+# Semantics follow NumPy: results have NumPy's dtypes (float16 op float16 is float16); matmul and reductions of
+# 16-bit floats accumulate in float32. The compiled code computes 16-bit values in float32 and rounds once when
+# it stores them; the interpreter may round after each operation (NumPy's way): results agree to the dtype's
+# precision, not bit for bit.
+
+def _kernel_array(r):
+    from .interpreter_array import KernelArray
+    if isinstance(r, np.ndarray):
+        return r[()] if r.ndim == 0 else r.view(KernelArray)
+    return r
+
+
+def _wide(x):
+    """x as a NumPy array computed in float32 when it is a 16-bit float (and its dtype to come back to)."""
+    a = np.asarray(x).view(np.ndarray)
+    if a.dtype in _16BIT:
+        return a.astype(np.float32), a.dtype
+    return a, a.dtype
+
+
+def _wide_any(x):
+    """A tensor argument of an elementwise builtin computed in float32 when 16-bit; scalars as they are."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        if x.dtype in _16BIT:
+            return x.view(np.ndarray).astype(np.float32), x.dtype
+        return x, x.dtype
+    return x, None
+
+
+def _back(r, dt):
+    """A reduction or product computed wide, back in the input's 16-bit dtype (a 0-d result stays a float32
+    value: 16-bit scalars are carried in float32)."""
+    r = np.asarray(r)
+    if dt in _16BIT:
+        if r.ndim == 0:
+            return np.float32(np.float32(r).astype(dt))
+        r = r.astype(dt)
+    return _kernel_array(r)
+
+
+@builtin("reduce", name="sum")
+def sum_(x, axis=None, keepdims=False):
+    """The sum of the elements of a tensor, over `axis` (an int, a tuple of ints, or None: all). Floats keep
+    their dtype (16-bit floats accumulate in float32); integers and bools sum in int64."""
+    a, dt = _wide(x)
+    if a.dtype.kind in "biu":
+        return _kernel_array(np.sum(a, axis=axis, keepdims=keepdims, dtype=np.int64))
+    return _back(np.sum(a, axis=axis, keepdims=keepdims), dt)
+
+
+@builtin("reduce", name="max")
+def max_(x, axis=None, keepdims=False):
+    """The largest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype.
+    (A max of nothing: -inf for floats in compiled code; the interpreter raises, as NumPy.)"""
+    a, dt = _wide(x)
+    return _back(np.max(a, axis=axis, keepdims=keepdims), dt)
+
+
+@builtin("reduce", name="min")
+def min_(x, axis=None, keepdims=False):
+    """The smallest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype."""
+    a, dt = _wide(x)
+    return _back(np.min(a, axis=axis, keepdims=keepdims), dt)
+
+
+@builtin("matmul")
+def matmul(a, b):
+    """The matrix product a @ b: 2-D operands, or 3-D for a batch of products (a 2-D operand is shared by the
+    batch). Float dtypes; 16-bit operands accumulate in float32 and the result is rounded once to their dtype.
+    On the cpu target it runs on asc's GEMM (packed, register-blocked, multi-threaded)."""
+    x, dx = _wide(a)
+    y, dy = _wide(b)
+    r = np.matmul(x, y)
+    out = np.result_type(dx, dy) if (dx in _16BIT or dy in _16BIT) else r.dtype
+    return _kernel_array(r.astype(out) if r.dtype != out else r)
+
+
+@builtin("activation")
+def gelu(x):
+    """GELU, elementwise: 0.5 * x * (1 + erf(x / sqrt(2))) (the exact form, not the tanh approximation)."""
+    w, dt = _wide_any(x)
+    return _tensor_result(0.5 * w * (1.0 + erf(w * 0.7071067811865476)), dt)
+
+
+@builtin("activation")
+def silu(x):
+    """SiLU (swish), elementwise: x * sigmoid(x)."""
+    w, dt = _wide_any(x)
+    return _tensor_result(w * sigmoid(w), dt)
+
+
+@builtin("activation")
+def relu(x):
+    """ReLU, elementwise: maximum(x, 0) (nan stays nan)."""
+    return maximum(x, 0)
+
+
+@builtin("softmax")
+def softmax(x, axis=-1):
+    """Softmax along `axis` (default the last): exp(x - max) / sum(exp(x - max)). Float tensors."""
+    a = np.asarray(x).view(np.ndarray)
+    m = max_(a, axis=axis, keepdims=True)
+    e = exp(a - np.asarray(m).astype(a.dtype))
+    e = np.asarray(e).astype(a.dtype)
+    s = np.asarray(sum_(e, axis=axis, keepdims=True)).astype(a.dtype)
+    return _kernel_array((e / s).astype(a.dtype))
+
+
+@builtin("transpose")
+def transpose(x, axes=None):
+    """A view of x with its axes reversed (or permuted by `axes`); no copy. Also `x.T`."""
+    return _kernel_array(np.transpose(np.asarray(x).view(np.ndarray), axes))
+
+
+@builtin("buffer")
+def global_buffer(shape, dtype=float32):
+    """A tensor in global memory (the device's main memory): as lang.empty. Contents undefined."""
+    return empty(shape, dtype)
+
+
+@builtin("buffer")
+def local_buffer(shape, dtype=float32):
+    """A tile in local memory (on-chip on Ascend; cache-resident, on the stack, on cpu). Its shape must be made of
+    constants, and a kernel's local buffers together must fit the target's budget (cpu: 256 KiB). Contents
+    undefined until written (lang.load_2d)."""
+    return empty(shape, dtype)
+
+
+@builtin("tile")
+def load_2d(src, dst):
+    """Copies the 2-D view `src` (such as A[i:i+B, 0:K]) into the local buffer `dst`. The shapes must agree at
+    compile time. A view past the end of its tensor is clipped (as NumPy slicing): the part of `dst` it does not
+    cover is set to zero, so an edge tile computes as if the tensor were padded with zeros."""
+    s = np.asarray(src)
+    d = np.asarray(dst).view(np.ndarray)
+    d[...] = 0
+    d[:s.shape[0], :s.shape[1]] = s
+
+
+@builtin("tile")
+def store_2d(src, dst):
+    """Copies the local buffer `src` into the 2-D view `dst` (such as C[i:i+B, j:j+B]). The shapes must agree at
+    compile time. A view past the end of its tensor is clipped: only the part inside the tensor is written."""
+    d = np.asarray(dst).view(np.ndarray)
+    d[...] = np.asarray(src)[:d.shape[0], :d.shape[1]]

@@ -39,6 +39,25 @@ class KernelArray(np.ndarray):
                     raise IndexError(f"index {int(i)} is out of bounds for axis {axis}{of}" +
                                      (" (kernels do not wrap negative indices)" if i < 0 else ""))
 
+    def __repr__(self) -> str:
+        return repr(self.view(np.ndarray))
+
+    def __str__(self) -> str:
+        return str(self.view(np.ndarray))
+
+    def __matmul__(self, other):
+        from .builtins import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from .builtins import matmul
+        return matmul(other, self)
+
+    @property
+    def T(self):
+        from .builtins import transpose
+        return transpose(self)
+
     def __getitem__(self, idx):
         self._check(idx)
         v = np.ndarray.__getitem__(self, idx)

@@ -54,6 +54,12 @@ def _stmts_flops(stmts, env, exact):
             total += _stmts_flops(s.body, env, exact)
         elif isinstance(s, ir.If):
             total += max(_stmts_flops(s.then, env, exact), _stmts_flops(s.orelse, env, exact))
+        elif isinstance(s, ir.MatMul):
+            dims = [_value(x, env) for x in s.dst.shape + (s.a.shape[-1],)]
+            if None in dims:
+                exact[0] = False
+            else:
+                total += 2 * math.prod(dims)
         else:
             total += sum(_expr_flops(e) for name in ir.STMT_EXPRS[type(s)]
                          for e in _as_tuple(getattr(s, name)))
@@ -79,6 +85,8 @@ def call_cost(k: ir.Kernel, symbols: dict) -> tuple:
             stored.add(s.tensor.name)
         for e in ir.stmt_exprs(s):
             if isinstance(e, ir.Load):
+                loaded.add(e.tensor.name)
+            if isinstance(e, ir.View):
                 loaded.add(e.tensor.name)
             if isinstance(e, ir.FuncCall):          # tensors passed to device functions: assume read
                 loaded.update(a.name for a in e.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TensorType))

@@ -87,7 +87,7 @@ def _parallel_safe(loop: ir.For, decl, impure):
     def visit(block, depth):
         body_ids.add(id(block))
         for s in block:
-            if isinstance(s, (ir.Return, ir.Print)):
+            if isinstance(s, (ir.Return, ir.Print, ir.MatMul)):   # (a matrix product has threads of its own)
                 return False
             if isinstance(s, ir.Break) and depth == 0:
                 return False

@@ -152,6 +152,9 @@ def run(spec, bound, symbols):
         if o.kind == "param":
             out.append(bound[o.index].value)
         elif o.kind == "alloc":
+            r = np.asarray(r)
+            if r.dtype != HANDLES[o.type.dtype].np:     # a returned expression takes the annotated dtype
+                r = r.astype(HANDLES[o.type.dtype].np)
             out.append(_from_numpy(r, use_torch))
         else:
             out.append(HANDLES[o.type.dtype].np.type(r))

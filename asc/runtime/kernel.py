@@ -298,8 +298,9 @@ def _ptr(arr) -> int:
 class Kernel:
     """A compiled kernel. Call it like the Python function; it compiles once per argument signature."""
 
-    def __init__(self, pyfunc, **options):
+    def __init__(self, pyfunc, mode="kernel", **options):
         self.pyfunc = pyfunc
+        self.mode = mode              # "kernel", "cube" (@lang.cube_kernel) or "fused" (@lang.fused_kernel)
         self.options = Options(**options)
         self.__name__ = pyfunc.__name__
         self.__qualname__ = pyfunc.__qualname__
@@ -425,7 +426,7 @@ class Kernel:
     def _specialize(self, key, bound, symbols, checked=(False, False)):
         from ..frontend import build_kernel
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
-        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret)
+        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, fused=self.mode == "fused")
         spec = Specialization(self, key, k, k.symbols, checked)
         self._cache[key] = spec
         return spec
@@ -485,3 +486,28 @@ def kernel(fn=None, **options):
 def func(fn):
     """Decorator: a device function callable from kernels."""
     return Func(fn)
+
+
+def _kernel_of_mode(mode, fn, options):
+    if fn is not None and callable(fn):
+        return Kernel(fn, mode, **options)
+    if fn is not None:
+        raise TypeError("use the decorator bare or with options: @lang.cube_kernel or @lang.cube_kernel(option=...)")
+    Options(**options)
+    return lambda f: Kernel(f, mode, **options)
+
+
+def cube_kernel(fn=None, **options):
+    """Decorator for tensor-level matrix kernels (`return A @ B`, tile loops around `@`): the products run on the
+    matrix unit (on the cpu target, asc's packed, register-blocked, multi-threaded GEMM; float32 accumulation for
+    16-bit inputs). The output dtype follows the return annotation. Options as @lang.kernel."""
+    return _kernel_of_mode("cube", fn, options)
+
+
+def fused_kernel(fn=None, **options):
+    """Decorator for tensor-level kernels whose operations fuse (`h = lang.matmul(x, w1); h = lang.gelu(h);
+    return lang.matmul(h, w2)`): tensor expressions are inlined where they are used, and a 2-D expression around
+    matrix products is computed by blocks of rows, each product followed at once by its elementwise epilogue
+    (bias, activation, residual, scaling) and by the product that consumes it, so intermediates never make a pass
+    over memory. `kernel.source("ir")` shows what was fused. Options as @lang.kernel."""
+    return _kernel_of_mode("fused", fn, options)
