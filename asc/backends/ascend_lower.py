@@ -153,6 +153,18 @@ def _fmt_const(v: float) -> str:
     return text + "f"
 
 
+_TAKEN = {"n", "r", "t", "k", "red", "red2", "work", "tmp", "base", "pipe", "op", "eventId", "tiling"}
+
+
+def cname_local(name: str) -> str:
+    """The C++ name of a per-row scalar local (kept readable; suffixed where it would clash)."""
+    import re
+    from .cstyle import C_RESERVED
+    if name in C_RESERVED or name in _TAKEN or re.fullmatch(r"(buf|sm)\d+", name) or name.endswith(("In", "Out", "Row")):
+        return name + "_l"
+    return name
+
+
 def source_line(loc) -> str:
     if loc is None:
         return ""
@@ -175,6 +187,7 @@ class _Lowerer:
         self.env: dict = {}                    # locals of the body -> value
         self.stored: dict = {}                 # tensor -> value stored this iteration
         self.loaded: dict = {}                 # tensor -> value of its load
+        self.rounded: dict = {}                # 16-bit tensor -> its stored value as read back (rounded)
         self.nreg = 0
         self.out: list = []
         self.loc = None
@@ -249,9 +262,18 @@ class _Lowerer:
         if not all(_is_var(i, v) for i, v in zip(e.indices, self.indices[-len(e.indices):])) or \
                 len(e.indices) > len(self.indices):
             raise Unsupported(f"the access {t.name}[...] is not at the loop's own index", e.loc)
-        if t.name in self.stored:
-            return self.stored[t.name]
-        return self.load_tensor(t, e)
+        return self.load_stored(t) or self.load_tensor(t, e)
+
+    def load_stored(self, t):
+        """The value stored to t at this index earlier in the iteration (rounded, for a 16-bit tensor)."""
+        if t.name not in self.stored:
+            return None
+        v = self.stored[t.name]
+        if self.plan.tensor(t.name).dtype.name != "float32":
+            if t.name not in self.rounded:
+                self.rounded[t.name] = self.emit("Cast", self.reg(), [V("out", t.name)], mode="CAST_NONE")
+            v = self.rounded[t.name]
+        return v
 
     def load_tensor(self, t: ir.Var, e):
         if t.name in self.loaded:
@@ -355,6 +377,7 @@ class _Lowerer:
             v = self.vec(v)
         self.emit("Store", V("out", name), [v])
         self.stored[name] = v
+        self.rounded.pop(name, None)
 
 
 def _body_of(loop: ir.For, tensors_shape):
@@ -467,14 +490,27 @@ def _vector_plan(k: ir.Kernel) -> Plan:
 # ------------------------------------------------------------------ stores, register allocation
 
 def finalize(p: Plan, instrs: list, dtypes: dict) -> list:
-    """Resolves Store pseudo-instructions (writing the value straight into the output tile where it is produced,
-    else a Muls by 1 or a Cast), then assigns the virtual registers to float32 slots."""
+    """Resolves Store pseudo-instructions -- the value is produced straight into the output tile when nothing
+    reads or writes that tile while the value lives, else copied there (Muls by 1, exact) or Cast to a 16-bit
+    output -- then assigns the virtual registers to float32 slots."""
     uses: dict = {}
     for k, ins in enumerate(instrs):
         for s in ins.srcs:
             if s.kind == "v":
                 uses.setdefault(s.ref, []).append(k)
     defs = {ins.dst.ref: k for k, ins in enumerate(instrs) if ins.dst is not None and ins.dst.kind == "v"}
+
+    def touches(ins, tile):
+        return ins.dst == tile or tile in ins.srcs
+
+    def safe(k, v, tile):
+        d = defs[v.ref]
+        end = max(uses.get(v.ref, [k]))
+        for j in range(d + 1, max(end, k) + 1):
+            if j != k and touches(instrs[j], tile):
+                return False
+        return True
+
     out = []
     rename: dict = {}
     for k, ins in enumerate(instrs):
@@ -482,9 +518,8 @@ def finalize(p: Plan, instrs: list, dtypes: dict) -> list:
             out.append(ins)
             continue
         v = ins.srcs[0]
-        tname = ins.dst.ref
-        f32 = dtypes[tname].name == "float32"
-        if v.kind == "v" and f32 and uses.get(v.ref) == [k] and v.ref in defs and v.ref not in rename:
+        f32 = dtypes[ins.dst.ref].name == "float32"
+        if v.kind == "v" and f32 and v.ref in defs and v.ref not in rename and safe(k, v, ins.dst):
             rename[v.ref] = ins.dst              # produced straight into the output tile
             continue
         if f32:
@@ -494,6 +529,7 @@ def finalize(p: Plan, instrs: list, dtypes: dict) -> list:
     for ins in out:
         if ins.dst is not None and ins.dst.kind == "v" and ins.dst.ref in rename:
             ins.dst = rename[ins.dst.ref]
+        ins.srcs = tuple(rename.get(s.ref, s) if s.kind == "v" else s for s in ins.srcs)
     return allocate(p, out)
 
 

@@ -169,11 +169,21 @@ def _poison(arr):
         arr.view(np.uint8)[...] = 0xA5
 
 
+GM_ALIGN = 512          # aclrtMalloc returns (at least) 512-byte aligned device memory
+
+
+def _device_empty(nbytes: int) -> np.ndarray:
+    """nbytes of uint8 at a GM_ALIGN-aligned address."""
+    raw = np.empty(nbytes + GM_ALIGN, np.uint8)
+    off = (-raw.ctypes.data) % GM_ALIGN
+    return raw[off:off + nbytes]
+
+
 def run_spec(spec, bound, symbols):
     from ..language.dtypes import HANDLES
     src = spec.ascend
     k: ir.Kernel = spec.ir
-    keep, ptrs = [], []
+    keep, ptrs, back = [], [], []
     for p, a in zip(k.entry.params, bound):
         t = p.var.type
         if a.kind == "scalar":
@@ -182,17 +192,29 @@ def run_spec(spec, bound, symbols):
             keep.append(buf)
             ptrs.append(buf.ctypes.data)
         else:
-            ptrs.append(a.ptr)
+            # device memory: a copy in an aligned allocation, as aclrtMalloc + aclrtMemcpy give the NPU kernel
+            host = np.frombuffer((ctypes.c_char * a.nbytes).from_address(a.ptr), np.uint8) if a.nbytes else None
+            dev = _device_empty(a.nbytes)
+            if a.nbytes:
+                dev[:] = host
+                if p.var.name in spec.written:
+                    back.append((host, dev))
+            keep.append(dev)
+            ptrs.append(dev.ctypes.data if a.nbytes else 0)
     use_torch = any(a.kind == "torch" for a in bound)
     outs = []
     for o in spec.allocs:
         shape = tuple(d if isinstance(d, int) else symbols[d.name] for d in o.type.shape)
-        arr = np.empty(shape, HANDLES[o.type.dtype].np)
+        npdt = np.dtype(HANDLES[o.type.dtype].np)
+        n = int(np.prod(shape)) if shape else 1
+        arr = _device_empty(n * npdt.itemsize).view(npdt).reshape(shape)
         _poison(arr)
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
     block_dim, _, words = tiling_words(src, symbols)
     launch(spec.lib, ptrs, words, block_dim, src, spec.kernel.__name__)
+    for host, dev in back:
+        host[:] = dev
     if use_torch:
         import torch
         outs = [torch.from_numpy(o) if o.dtype.name != "bfloat16" else

@@ -59,8 +59,8 @@ struct BlockCtx {
     uint32_t used = 0;                 // bytes handed out by InitBuffer
     int pipes = 0;
     int posBuffers[32] = {0};
-    bool pendingV = false;             // a vector instruction wrote UB since the last V_S sync
-    bool pendingMte2 = false;          // an MTE2 copy wrote UB since the last MTE2_S sync
+    // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
+    std::vector<std::pair<uint32_t, uint32_t>> pendingV, pendingMte2;
     bool pendingS = false;             // a scalar SetValue wrote UB since the last S_V sync
     int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
     std::vector<std::string> leaks;
@@ -70,7 +70,9 @@ struct BlockCtx {
         std::memset(posBuffers, 0, sizeof(posBuffers));
         std::memset(ub, 0xFF, sizeof(ub));          // NaN in every float type
         std::memset(written, 0, sizeof(written));
-        pendingV = pendingMte2 = pendingS = false;
+        pendingV.clear();
+        pendingMte2.clear();
+        pendingS = false;
         std::memset(flags, 0, sizeof(flags));
         leaks.clear();
         pipe = nullptr;
@@ -78,6 +80,19 @@ struct BlockCtx {
 };
 
 inline thread_local BlockCtx* cur = nullptr;
+
+inline void note(std::vector<std::pair<uint32_t, uint32_t>>& v, uint32_t addr, uint64_t bytes) {
+    std::pair<uint32_t, uint32_t> r(addr, uint32_t(addr + bytes));
+    for (auto& x : v)
+        if (x == r) return;
+    v.push_back(r);
+}
+
+inline bool pending(const std::vector<std::pair<uint32_t, uint32_t>>& v, uint32_t addr) {
+    for (auto& x : v)
+        if (x.first <= addr && addr < x.second) return true;
+    return false;
+}
 
 struct Launch {
     std::mutex mu;
@@ -283,10 +298,13 @@ public:
     T GetValue(uint32_t idx, int line = __builtin_LINE()) const {
         auto& c = ascend_sim::ctx("LocalTensor::GetValue", line);
         use("LocalTensor::GetValue", idx + 1, line);
-        if (c.pendingV) fail("LocalTensor::GetValue", line, "scalar read of UB after a vector instruction without "
-                             "a V_S sync (SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>)");
-        if (c.pendingMte2) fail("LocalTensor::GetValue", line, "scalar read of UB after a GM->UB copy without an "
-                                "MTE2_S sync (SetFlag<HardEvent::MTE2_S> / WaitFlag<HardEvent::MTE2_S>)");
+        const uint32_t a = addr_ + uint32_t(idx * sizeof(T));
+        if (ascend_sim::pending(c.pendingV, a))
+            fail("LocalTensor::GetValue", line, "scalar read of UB written by a vector instruction without a V_S "
+                 "sync (SetFlag<HardEvent::V_S> / WaitFlag<HardEvent::V_S>)");
+        if (ascend_sim::pending(c.pendingMte2, a))
+            fail("LocalTensor::GetValue", line, "scalar read of UB written by a GM->UB copy without an MTE2_S sync "
+                 "(SetFlag<HardEvent::MTE2_S> / WaitFlag<HardEvent::MTE2_S>)");
         check_written("LocalTensor::GetValue", idx, 1, line);
         return ptr()[idx];
     }
@@ -499,7 +517,11 @@ inline TPipe* GetTPipePtr() { return ascend_sim::cur ? static_cast<TPipe*>(ascen
 template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
     auto& c = ascend_sim::ctx("PipeBarrier", line);
     if (P == PIPE_S) fail("PipeBarrier", line, "PipeBarrier<PIPE_S> is a hardware error");
-    if (P == PIPE_ALL) c.pendingV = c.pendingMte2 = c.pendingS = false;
+    if (P == PIPE_ALL) {
+        c.pendingV.clear();
+        c.pendingMte2.clear();
+        c.pendingS = false;
+    }
 }
 
 template <HardEvent E> inline void SetFlag(int32_t eventID, int line = __builtin_LINE()) {
@@ -514,8 +536,8 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     if (c.flags[int(E)][eventID] <= 0)
         fail("WaitFlag", line, "WaitFlag without a matching SetFlag of the same event and id (hangs on the NPU)");
     c.flags[int(E)][eventID]--;
-    if (E == HardEvent::V_S) c.pendingV = false;
-    if (E == HardEvent::MTE2_S) c.pendingMte2 = false;
+    if (E == HardEvent::V_S) c.pendingV.clear();
+    if (E == HardEvent::MTE2_S) c.pendingMte2.clear();
     if (E == HardEvent::S_V) c.pendingS = false;
 }
 
@@ -575,7 +597,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     src.check("DataCopy", 0, count, line);
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
-    ascend_sim::cur->pendingMte2 = true;
+    ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
 }
 
 template <class T>
@@ -619,8 +641,8 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
         for (uint32_t k = p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
         std::memset(ascend_sim::cur->written + dst.addr_ + uoff, 1, padded);
+        ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + uoff), padded);
     }
-    ascend_sim::cur->pendingMte2 = true;
 }
 
 template <class T>
@@ -670,7 +692,7 @@ template <class T> inline void writing(const char* api, const LocalTensor<T>& t,
 }
 template <class T> inline void done(const LocalTensor<T>& t, int32_t count) {
     t.mark_written(0, uint64_t(count));
-    ascend_sim::cur->pendingV = true;
+    ascend_sim::note(ascend_sim::cur->pendingV, t.addr_, uint64_t(count) * sizeof(T));
 }
 template <class A, class B> inline void same_or_apart(const char* api, const LocalTensor<A>& d, int32_t dn,
                                                       const LocalTensor<B>& s, int32_t sn, int line) {
