@@ -1,11 +1,13 @@
-"""Forward+backward of asc ops (SwiGLU with generated backward, RMSNorm with a user backward) against torch eager,
-and the overhead the torch custom-op wrapper adds to a direct asc call.
+"""Forward+backward of asc torch ops against torch eager and torch.compile: SwiGLU (generated backward) and RMSNorm
+(hand-written backward, and generated), float32 and bfloat16, and the overhead the torch custom-op wrapper adds to a
+direct asc call. Prints a table and writes JSON to bench-results/torch_ops.json.
 
-    python benchmarks/torch_ops.py [--rows 2048 --cols 4096]
+    python benchmarks/torch_ops.py [--rows 2048 --cols 4096 --runs 9]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -14,11 +16,13 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
-import train_mlp as M  # noqa: E402
+import asc.torch as asct  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_kernels as K  # noqa: E402
 
 
-def timed(fn, runs=9):
+def timed(fn, runs):
     fn()
     fn()
     ts = []
@@ -30,41 +34,77 @@ def timed(fn, runs=9):
     return statistics.median(ts)
 
 
+def torch_rmsnorm(x, w):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(x.dtype)
+
+
+def torch_swiglu(a, b):
+    return torch.nn.functional.silu(a) * b
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rows", type=int, default=2048)
     p.add_argument("--cols", type=int, default=4096)
+    p.add_argument("--runs", type=int, default=9)
     a = p.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     R, C = a.rows, a.cols
-    x = torch.randn(R, C, requires_grad=True)
-    y = torch.randn(R, C, requires_grad=True)
-    w = torch.ones(C, requires_grad=True)
-    g = torch.randn(R, C)
+    ops = {
+        "float32": dict(swiglu=asct.op(K.swiglu_f32, name="asc_bench::swiglu_f32", autodiff=True),
+                        rms_user=asct.op(K.rmsnorm_f32, name="asc_bench::rms_f32_user", backward=K.rmsnorm_f32_backward),
+                        rms_auto=asct.op(lang_copy(K.rmsnorm_f32), name="asc_bench::rms_f32_auto", autodiff=True)),
+        "bfloat16": dict(swiglu=asct.op(K.swiglu_bf16, name="asc_bench::swiglu_bf16", autodiff=True),
+                         rms_user=asct.op(K.rmsnorm_bf16, name="asc_bench::rms_bf16_user",
+                                          backward=K.rmsnorm_bf16_backward),
+                         rms_auto=asct.op(lang_copy(K.rmsnorm_bf16), name="asc_bench::rms_bf16_auto", autodiff=True)),
+    }
+    compiled_swiglu = torch.compile(torch_swiglu)
+    compiled_rms = torch.compile(torch_rmsnorm)
+    results = []
+    print(f"forward+backward, {R}x{C}, {torch.get_num_threads()} threads, median of {a.runs} (ms)")
+    for dt_name, dt in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
+        x = torch.randn(R, C, dtype=dt, requires_grad=True)
+        y = torch.randn(R, C, dtype=dt, requires_grad=True)
+        w = torch.ones(C, dtype=dt, requires_grad=True)
+        g = torch.randn(R, C, dtype=dt)
 
-    def fb(fn):
-        def run():
-            x.grad = y.grad = w.grad = None
-            fn().backward(g)
-        return run
-
-    rows = [
-        ("swiglu fwd+bwd", "asc op (autodiff)", fb(lambda: M.swiglu_op(x, y))),
-        ("swiglu fwd+bwd", "torch eager", fb(lambda: torch.nn.functional.silu(x) * y)),
-        ("rmsnorm fwd+bwd", "asc op (user backward)", fb(lambda: M.rmsnorm_op(x, w))),
-        ("rmsnorm fwd+bwd", "torch eager",
-         fb(lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w)),
-    ]
-    print(f"float32 {R}x{C}, {torch.get_num_threads()} threads (median of 9)")
-    for name, peer, fn in rows:
-        print(f"  {name:16s} {peer:24s} {timed(fn) * 1e3:9.2f} ms")
-    small = torch.randn(16)
-    small2 = torch.randn(16)
-    k = M.swiglu
-    direct = timed(lambda: [k(small.view(1, 16), small2.view(1, 16)) for _ in range(1000)]) / 1000
+        def fb(fn):
+            def run():
+                x.grad = y.grad = w.grad = None
+                fn().backward(g)
+            return run
+        o = ops[dt_name]
+        rows = [
+            ("swiglu", "asc op (autodiff)", fb(lambda: o["swiglu"](x, y))),
+            ("swiglu", "torch eager", fb(lambda: torch_swiglu(x, y))),
+            ("swiglu", "torch.compile", fb(lambda: compiled_swiglu(x, y))),
+            ("rmsnorm", "asc op (user backward)", fb(lambda: o["rms_user"](x, w))),
+            ("rmsnorm", "asc op (autodiff)", fb(lambda: o["rms_auto"](x, w))),
+            ("rmsnorm", "torch eager", fb(lambda: torch_rmsnorm(x, w))),
+            ("rmsnorm", "torch.compile", fb(lambda: compiled_rms(x, w))),
+        ]
+        for name, peer, fn in rows:
+            ms = timed(fn, a.runs) * 1e3
+            results.append(dict(dtype=dt_name, op=name, peer=peer, ms=ms))
+            print(f"  {dt_name:9s} {name:8s} {peer:24s} {ms:9.2f}")
+    small, small2 = torch.randn(1, 16), torch.randn(1, 16)
+    k = K.swiglu_f32
+    direct = timed(lambda: [k(small, small2) for _ in range(1000)], a.runs) / 1000
     with torch.no_grad():
-        op = timed(lambda: [M.swiglu_op(small.view(1, 16), small2.view(1, 16)) for _ in range(1000)]) / 1000
-    print(f"  per call, 16 elements: direct asc call {direct * 1e6:.1f} us, through the torch op {op * 1e6:.1f} us")
+        via = timed(lambda: [ops["float32"]["swiglu"](small, small2) for _ in range(1000)], a.runs) / 1000
+    print(f"  per call, 16 elements: direct asc call {direct * 1e6:.1f} us, through the torch op {via * 1e6:.1f} us")
+    results.append(dict(op="call overhead", direct_us=direct * 1e6, torch_op_us=via * 1e6))
+    os.makedirs("bench-results", exist_ok=True)
+    with open(os.path.join("bench-results", "torch_ops.json"), "w") as f:
+        json.dump(dict(rows=R, cols=C, threads=torch.get_num_threads(), results=results), f, indent=1)
+
+
+def lang_copy(kernel):
+    """The same kernel as a second Kernel object (each torch op owns its kernel's registration)."""
+    import asc.language as lang
+    return lang.kernel(kernel.pyfunc)
 
 
 if __name__ == "__main__":
