@@ -62,10 +62,11 @@ def main(argv=None) -> int:
     sub.add_parser("demo", help="compile the seed's kernels, check them, and time them against NumPy and torch")
     c = sub.add_parser("compile", help="print or write the generated code of a kernel")
     c.add_argument("kernel", help="FILE.py::KERNEL")
-    c.add_argument("--target", default="cpu", choices=["cpu", "ir"])
+    c.add_argument("--target", default="cpu", choices=["cpu", "ir", "ascend"])
+    c.add_argument("--soc", default="Ascend910B1", help="ascend target: the SoC (SOC_VERSION) to tile for")
     c.add_argument("--shape", action="append", help="a size, e.g. N=4096")
     c.add_argument("--dtype", action="append", help="a parameter's dtype, e.g. x=float16")
-    c.add_argument("-o", "--output", help="write to this file instead of printing")
+    c.add_argument("-o", "--output", help="write to this file instead of printing (ascend: the project directory)")
     b = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (from a checkout of asc)")
     b.add_argument("args", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
@@ -74,7 +75,13 @@ def main(argv=None) -> int:
         return 0 if demo.run() else 1
     if a.cmd == "compile":
         k = _load_kernel(a.kernel)
-        src = k.source(a.target, *_example_args(k, _kv(a.shape, int), _kv(a.dtype, str)))
+        args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str))
+        if a.target == "ascend" and a.output:
+            from .backends.ascend_project import write_project
+            for path in write_project(k, tuple(args), a.output, a.soc):
+                print(path)
+            return 0
+        src = k.source(a.target, *args)
         if a.output:
             with open(a.output, "w") as f:
                 f.write(src)
