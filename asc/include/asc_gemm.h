@@ -181,67 +181,6 @@ ASC__GEMM_DEFINE_PACK(asc__gemm_pack_f64, double, double, ASC__GEMM_ID)
 ASC__GEMM_DEFINE_PACK(asc__gemm_pack_h2f, uint16_t, float, asc__gemm_h2f)
 ASC__GEMM_DEFINE_PACK(asc__gemm_pack_bf2f, uint16_t, float, asc__gemm_bf2f)
 
-/* Contiguous-row packing with vector conversion (op(B) not transposed, op(A) transposed): 16 at a time. */
-#if defined(ASC_GEMM_ISA_AVX512)
-static void asc__gemm_pack_h2f_cols_v(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
-                                      int w, void* dst_) {
-  const uint16_t* X = (const uint16_t*)X_; float* dst = (float*)dst_;
-  int64_t p, r;
-  for (p = 0; p < kc; ++p) {
-    const uint16_t* x = X + (p0 + p) * ldx + i0;
-    float* d = dst + p * w;
-    for (r = 0; r + 16 <= n; r += 16)
-      _mm512_storeu_ps(d + r, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(x + r))));
-    if (r < w) {
-      __mmask16 m = (__mmask16)(n - r >= 16 ? 0xffff : ((1u << (n - r)) - 1u));
-      __mmask16 mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
-      __m256i h = _mm256_maskz_loadu_epi16(m, x + r);
-      _mm512_mask_storeu_ps(d + r, mw, _mm512_maskz_mov_ps(m, _mm512_cvtph_ps(h)));
-      for (r += 16; r < w; r += 16) {
-        mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
-        _mm512_mask_storeu_ps(d + r, mw, _mm512_setzero_ps());
-      }
-    }
-  }
-}
-static void asc__gemm_pack_bf2f_cols_v(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
-                                       int w, void* dst_) {
-  const uint16_t* X = (const uint16_t*)X_; float* dst = (float*)dst_;
-  int64_t p, r;
-  for (p = 0; p < kc; ++p) {
-    const uint16_t* x = X + (p0 + p) * ldx + i0;
-    float* d = dst + p * w;
-    for (r = 0; r < w; r += 16) {
-      __mmask16 m = (__mmask16)(n - r >= 16 ? 0xffff : (n > r ? ((1u << (n - r)) - 1u) : 0u));
-      __mmask16 mw = (__mmask16)(w - r >= 16 ? 0xffff : ((1u << (w - r)) - 1u));
-      __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x + r));
-      _mm512_mask_storeu_ps(d + r, mw, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
-    }
-  }
-}
-#define ASC__GEMM_H2F_COLS asc__gemm_pack_h2f_cols_v
-#define ASC__GEMM_BF2F_COLS asc__gemm_pack_bf2f_cols_v
-#else
-#define ASC__GEMM_H2F_COLS asc__gemm_pack_h2f_cols
-#define ASC__GEMM_BF2F_COLS asc__gemm_pack_bf2f_cols
-#endif
-static void asc__gemm_pack_h2f_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
-                                  int64_t kc, int w, void* dst) {
-  if (trans) ASC__GEMM_H2F_COLS(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_h2f_rows(X, ldx, i0, p0, n, kc, w, dst);
-}
-static void asc__gemm_pack_h2f_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
-                                  int64_t kc, int w, void* dst) {
-  if (trans) asc__gemm_pack_h2f_rows(X, ldx, i0, p0, n, kc, w, dst); else ASC__GEMM_H2F_COLS(X, ldx, i0, p0, n, kc, w, dst);
-}
-static void asc__gemm_pack_bf2f_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
-                                   int64_t kc, int w, void* dst) {
-  if (trans) ASC__GEMM_BF2F_COLS(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bf2f_rows(X, ldx, i0, p0, n, kc, w, dst);
-}
-static void asc__gemm_pack_bf2f_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n,
-                                   int64_t kc, int w, void* dst) {
-  if (trans) asc__gemm_pack_bf2f_rows(X, ldx, i0, p0, n, kc, w, dst); else ASC__GEMM_BF2F_COLS(X, ldx, i0, p0, n, kc, w, dst);
-}
-
 #if defined(ASC_GEMM_HAVE_DPBF16)
 /* bf16 k-pairs: unit (r, q) = op(X)(r, 2q) | op(X)(r, 2q+1) << 16, a zero where past the end (n rows, kc k-steps). */
 static void asc__gemm_pack_bfp_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
@@ -276,14 +215,147 @@ static void asc__gemm_pack_bfp_cols(const void* X_, int64_t ldx, int64_t i0, int
     for (; r < w; ++r) d[r] = 0;
   }
 }
-static void asc__gemm_pack_bfp_a(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,
-                                 int w, void* dst) {
-  if (trans) asc__gemm_pack_bfp_cols(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bfp_rows(X, ldx, i0, p0, n, kc, w, dst);
+#endif
+
+/* Vector packing (AVX-512 F+BW+VL): contiguous runs are loaded 16 at a time (converted to float32 on the way); the
+ * k-major interleave of rows is a 16 x 16 transpose of 32-bit units in registers. */
+#if defined(ASC_GEMM_ISA_AVX512) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define ASC_GEMM_VPACK 1
+static inline __mmask16 asc__gemm_mask(int64_t n) {
+  return (__mmask16)(n >= 16 ? 0xffffu : n > 0 ? (1u << n) - 1u : 0u);
 }
-static void asc__gemm_pack_bfp_b(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,
-                                 int w, void* dst) {
-  if (trans) asc__gemm_pack_bfp_rows(X, ldx, i0, p0, n, kc, w, dst); else asc__gemm_pack_bfp_cols(X, ldx, i0, p0, n, kc, w, dst);
+/* 16 rows of 16 32-bit units, transposed in place */
+ASC__INLINE void asc__gemm_tr16(__m512i* r) {
+  __m512i t[16], u[16];
+  int i, c;
+  ASC__UNROLL for (i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  ASC__UNROLL for (i = 0; i < 4; ++i) {   /* u[4i+c], 128-bit lane L: column 4L+c of rows 4i..4i+3 */
+    u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  ASC__UNROLL for (c = 0; c < 4; ++c) {
+    __m512i v0 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xee);
+    __m512i w0 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x44), w1 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xee);
+    r[c] = _mm512_shuffle_i32x4(v0, w0, 0x88);
+    r[4 + c] = _mm512_shuffle_i32x4(v0, w0, 0xdd);
+    r[8 + c] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+    r[12 + c] = _mm512_shuffle_i32x4(v1, w1, 0xdd);
+  }
 }
+/* 16 units at x (those outside mask m read as 0): kind 0 = 32-bit units as they are, 1 = float16 -> float32,
+ * 2 = bfloat16 -> float32 */
+ASC__INLINE __m512i asc__gemm_vload(const char* x, int kind, __mmask16 m) {
+  if (kind == 0) return _mm512_maskz_loadu_epi32(m, x);
+  if (kind == 1) return _mm512_castps_si512(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x)));
+  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x)), 16);
+}
+/* n (<= w <= 16) rows of nu units, row i at x + i*ld bytes -> dst[q*w + i]; rows n..w-1 zero */
+ASC__INLINE void asc__gemm_vrows16(const char* x, int64_t ld, int kind, int64_t n, int64_t nu, int w, int wd,
+                                   uint32_t* dst) {   /* wd: the stride of dst rows */
+  const int64_t usz = kind == 0 ? 4 : 2;
+  const __mmask16 wm = asc__gemm_mask(w);
+  int64_t q;
+  int i;
+  for (q = 0; q < nu; q += 16) {
+    int64_t m = nu - q < 16 ? nu - q : 16;
+    __mmask16 lm = asc__gemm_mask(m);
+    __m512i r[16];
+    ASC__UNROLL for (i = 0; i < 16; ++i)
+      r[i] = i < n ? asc__gemm_vload(x + i * ld + q * usz, kind, lm) : _mm512_setzero_si512();
+    asc__gemm_tr16(r);
+    if (m == 16) {
+      ASC__UNROLL for (i = 0; i < 16; ++i) _mm512_mask_storeu_epi32(dst + (q + i) * wd, wm, r[i]);
+    } else {
+      for (i = 0; i < m; ++i) _mm512_mask_storeu_epi32(dst + (q + i) * wd, wm, r[i]);
+    }
+  }
+}
+/* n (<= w) rows of nu units -> dst[q*w + i], in groups of 16 rows */
+static void asc__gemm_vrows(const char* x, int64_t ld, int kind, int64_t n, int64_t nu, int w, uint32_t* dst) {
+  int g;
+  for (g = 0; g < w; g += 16)
+    asc__gemm_vrows16(x + g * ld, ld, kind, n - g < 0 ? 0 : n - g, nu, w - g < 16 ? w - g : 16, w, dst + g);
+}
+/* nu rows of n (<= w) contiguous units, row q at x + q*ld bytes -> dst[q*w + c]; columns n..w-1 zero */
+ASC__INLINE void asc__gemm_vcols(const char* x, int64_t ld, int kind, int64_t n, int64_t nu, int w, uint32_t* dst) {
+  const int64_t usz = kind == 0 ? 4 : 2;
+  int64_t q;
+  int c;
+  for (q = 0; q < nu; ++q)
+    for (c = 0; c < w; c += 16)
+      _mm512_mask_storeu_epi32(dst + q * w + c, asc__gemm_mask(w - c),
+                               asc__gemm_vload(x + q * ld + c * usz, kind, asc__gemm_mask(n - c)));
+}
+#define ASC__GEMM_DEFINE_VPACK(NAME, ESZ, KIND)                                                                  \
+  static void NAME##_vrows(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
+                           void* dst) {                                                                          \
+    asc__gemm_vrows((const char*)X + (i0 * ldx + p0) * ESZ, ldx * ESZ, KIND, n, kc, w, (uint32_t*)dst);        \
+  }                                                                                                               \
+  static void NAME##_vcols(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
+                           void* dst) {                                                                          \
+    asc__gemm_vcols((const char*)X + (p0 * ldx + i0) * ESZ, ldx * ESZ, KIND, n, kc, w, (uint32_t*)dst);        \
+  }
+ASC__GEMM_DEFINE_VPACK(asc__gemm_pack_f32, 4, 0)
+ASC__GEMM_DEFINE_VPACK(asc__gemm_pack_h2f, 2, 1)
+ASC__GEMM_DEFINE_VPACK(asc__gemm_pack_bf2f, 2, 2)
+#define ASC__GEMM_ROWS(NAME) NAME##_vrows
+#define ASC__GEMM_COLS(NAME) NAME##_vcols
+
+#if defined(ASC_GEMM_HAVE_DPBF16)
+static void asc__gemm_pack_bfp_vrows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                     int w, void* dst_) {
+  const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
+  int64_t r, kq = kc >> 1;
+  asc__gemm_vrows((const char*)(X + i0 * ldx + p0), ldx * 2, 0, n, kq, w, dst);   /* whole pairs */
+  if (kc & 1)
+    for (r = 0; r < w; ++r) dst[kq * w + r] = r < n ? X[(i0 + r) * ldx + p0 + 2 * kq] : 0;
+}
+static void asc__gemm_pack_bfp_vcols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+                                     int w, void* dst_) {
+  const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
+  int64_t q, kq = (kc + 1) >> 1;
+  int c;
+  for (q = 0; q < kq; ++q) {
+    const uint16_t* x0 = X + (p0 + 2 * q) * ldx + i0;
+    int odd_end = 2 * q + 1 >= kc;
+    for (c = 0; c < w; c += 16) {
+      __mmask16 m = asc__gemm_mask(n - c);
+      __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x0 + c));
+      __m512i hi = odd_end ? _mm512_setzero_si512() : _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x0 + ldx + c));
+      _mm512_mask_storeu_epi32(dst + q * w + c, asc__gemm_mask(w - c), _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+    }
+  }
+}
+#define ASC__GEMM_BFP_ROWS asc__gemm_pack_bfp_vrows
+#define ASC__GEMM_BFP_COLS asc__gemm_pack_bfp_vcols
+#endif
+#else
+#define ASC__GEMM_ROWS(NAME) NAME##_rows
+#define ASC__GEMM_COLS(NAME) NAME##_cols
+#define ASC__GEMM_BFP_ROWS asc__gemm_pack_bfp_rows
+#define ASC__GEMM_BFP_COLS asc__gemm_pack_bfp_cols
+#endif
+
+/* pack_a / pack_b from the rows and cols packers: op(A) transposed reads A like op(B) untransposed, and vice versa */
+#define ASC__GEMM_DEFINE_AB(NAME, ROWS, COLS)                                                                    \
+  static void NAME##_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+                        int w, void* dst) {                                                                      \
+    if (trans) COLS(X, ldx, i0, p0, n, kc, w, dst); else ROWS(X, ldx, i0, p0, n, kc, w, dst);                    \
+  }                                                                                                               \
+  static void NAME##_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+                        int w, void* dst) {                                                                      \
+    if (trans) ROWS(X, ldx, i0, p0, n, kc, w, dst); else COLS(X, ldx, i0, p0, n, kc, w, dst);                    \
+  }
+ASC__GEMM_DEFINE_AB(asc__gemm_pack_f32, ASC__GEMM_ROWS(asc__gemm_pack_f32), ASC__GEMM_COLS(asc__gemm_pack_f32))
+ASC__GEMM_DEFINE_AB(asc__gemm_pack_h2f, ASC__GEMM_ROWS(asc__gemm_pack_h2f), ASC__GEMM_COLS(asc__gemm_pack_h2f))
+ASC__GEMM_DEFINE_AB(asc__gemm_pack_bf2f, ASC__GEMM_ROWS(asc__gemm_pack_bf2f), ASC__GEMM_COLS(asc__gemm_pack_bf2f))
+#if defined(ASC_GEMM_HAVE_DPBF16)
+ASC__GEMM_DEFINE_AB(asc__gemm_pack_bfp, ASC__GEMM_BFP_ROWS, ASC__GEMM_BFP_COLS)
 #endif
 
 /* ------------------------------------------------------------------------------------------ micro-kernels */
@@ -593,7 +665,7 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
 /* ------------------------------------------------------------------------------------------ descriptors */
 /* built per call (a few stores): no shared mutable state */
 static inline asc__gemm_desc asc__gemm_desc_f32(void) {
-  return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_f32_a, asc__gemm_pack_f32_b,
+  return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_f32_av, asc__gemm_pack_f32_bv,
                              asc__gemm_ukr_f32);
 }
 static inline asc__gemm_desc asc__gemm_desc_f64(void) {
@@ -606,7 +678,7 @@ static inline asc__gemm_desc asc__gemm_desc_f16(void) {
 }
 static inline asc__gemm_desc asc__gemm_desc_bf16(void) {
 #if defined(ASC_GEMM_HAVE_DPBF16)
-  return asc__gemm_make_desc(ASC_GEMM_MR_BF16, ASC_GEMM_NR_BF16, 2, 4, 4, asc__gemm_pack_bfp_a, asc__gemm_pack_bfp_b,
+  return asc__gemm_make_desc(ASC_GEMM_MR_BF16, ASC_GEMM_NR_BF16, 2, 4, 4, asc__gemm_pack_bfp_av, asc__gemm_pack_bfp_bv,
                              asc__gemm_ukr_bf16);
 #else
   return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_bf2f_av,
