@@ -530,6 +530,7 @@ class _ScalarRenderer(CStyleRenderer):
         self.lines = out.lines
         written = [t for t in plan.tensors if t.kind == "alloc" or t.name in ir.written_params(k)[fn.name]]
         decl = ", ".join(f"{ct} {cname(n)}" for _, n, ct in params)
+        out.depth = 0
         out.emit(f'extern "C" __global__ __aicore__ void {name}({decl})')
         out.emit("{")
         out.depth = 1

@@ -457,6 +457,10 @@ def _vector_plan(k: ir.Kernel) -> Plan:
                           "the kernel has no loop", loops[1].loc if len(loops) > 1 else fn.loc)
     loop = loops[0]
     p.loop_loc = loop.loc
+    for x in ir.walk_stmts(loop.body):
+        if isinstance(x, (ir.If, ir.While)):
+            raise Unsupported(f"control flow (`{'if' if isinstance(x, ir.If) else 'while'}`) inside the loop has no "
+                              f"vector lowering", x.loc)
     nest = _body_of(loop, None)
     if nest is None:
         from .ascend_row import row_plan

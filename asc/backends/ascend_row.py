@@ -139,8 +139,9 @@ def row_plan(p: L.Plan, loop: ir.For, scalar_names: dict) -> L.Plan:
             if rows_dim is None:
                 rows_dim, cols_dim = t.shape
             elif t.shape != (rows_dim, cols_dim):
-                raise Unsupported(f"{t.name!r} has shape {t.shape}, other 2-D tensors {(rows_dim, cols_dim)}",
-                                  loop.loc)
+                raise Unsupported(f"2-D tensors of different shapes ({t.name!r} {t.shape}, others "
+                                  f"{(rows_dim, cols_dim)}): neither an element-wise map nor a row kernel (matmul-like "
+                                  f"loops have no vector or cube lowering yet)", loop.loc)
     if rows_dim is None or not L._same_dim(loop.stop, rows_dim):
         raise Unsupported("the loop is not over the rows of the kernel's 2-D tensors", loop.loc)
     for t in p.tensors:

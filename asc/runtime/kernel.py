@@ -448,6 +448,14 @@ class Kernel:
                 raise CompileError(f"{self.__name__}.source(): call the kernel first, or pass example arguments")
         return spec.source(target)
 
+    def estimate(self, target: str = "ascend", *args, soc: str = "Ascend910B1", **kwargs):
+        """Estimated NPU time of this kernel for `target` "ascend" on `soc`, for these example arguments (or the
+        latest call): an estimate from asc's documented cost model (docs/ascend.md), with what bounds it."""
+        if target not in ("ascend", "ascend-sim"):
+            raise ValueError(f"estimate() models the ascend target, not {target!r}")
+        from ..backends.ascend_cost import estimate_kernel
+        return _hide_internals(estimate_kernel)(self, args, kwargs, soc)
+
     def cache_info(self) -> dict:
         """Specializations in memory, compiles and disk-cache hits in this process, and the library paths."""
         fast = self._launcher.calls if self._launcher is not None else 0

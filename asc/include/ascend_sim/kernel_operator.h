@@ -541,6 +541,17 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     if (E == HardEvent::S_V) c.pendingS = false;
 }
 
+// GM scalar writes go through the scalar data cache: flushed before DMA or the host reads (a no-op here: the CPU's
+// caches are coherent)
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+
+template <class T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, int line = __builtin_LINE()) {
+    ascend_sim::ctx("DataCacheCleanAndInvalid", line);
+    (void)dst;
+}
+
 // ------------------------------------------------------------------ data movement
 
 struct DataCopyParams {

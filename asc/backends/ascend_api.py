@@ -1,0 +1,124 @@
+"""The Ascend C API that the ascend renderer may emit, each with its parameter list as documented (Ascend C API
+reference, CANN 8.x, A2 = Ascend 910B; see the asc repository's shared Ascend C reference notes).
+
+tests/backends/test_ascend_api.py checks that every generated kernel uses nothing outside this table and that the
+ascend-sim header (asc/include/ascend_sim/kernel_operator.h) implements every entry."""
+from __future__ import annotations
+
+# name -> documented prototype (count forms; template parameters as documented)
+API = {
+    # kernel entry, block index
+    "KERNEL_TASK_TYPE_DEFAULT": "KERNEL_TASK_TYPE_DEFAULT(KernelMetaType value)",
+    "GetBlockIdx": "int64_t GetBlockIdx()",
+    "GetBlockNum": "int64_t GetBlockNum()",
+    # tensors and buffers
+    "GlobalTensor": "template <class T> class GlobalTensor",
+    "SetGlobalBuffer": "void GlobalTensor<T>::SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)",
+    "LocalTensor": "template <class T> class LocalTensor",
+    "GetValue": "T GlobalTensor<T>::GetValue(uint64_t offset) / T LocalTensor<T>::GetValue(uint32_t idx) const",
+    "SetValue": "void GlobalTensor<T>::SetValue(uint64_t offset, T value)",
+    "TPipe": "class TPipe",
+    "InitBuffer": "template <class Q> bool TPipe::InitBuffer(Q& que, uint8_t num, uint32_t len) / "
+                  "template <TPosition p> bool TPipe::InitBuffer(TBuf<p>& buf, uint32_t len)",
+    "TQue": "template <TPosition pos, int32_t depth, auto mask = 0> class TQue",
+    "TBuf": "template <TPosition pos = TPosition::VECCALC> class TBuf",
+    "TPosition": "enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, ... }",
+    "AllocTensor": "template <class T> LocalTensor<T> TQue::AllocTensor()",
+    "EnQue": "template <class T> bool TQue::EnQue(const LocalTensor<T>& tensor)",
+    "DeQue": "template <class T> LocalTensor<T> TQue::DeQue()",
+    "FreeTensor": "template <class T> void TQue::FreeTensor(LocalTensor<T>& tensor)",
+    "Get": "template <class T> LocalTensor<T> TBuf::Get()",
+    "GetWithOffset": "template <class T> LocalTensor<T> TBuf::GetWithOffset(uint32_t size, uint32_t bufOffset)",
+    # data movement
+    "DataCopy": "template <class T> void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, "
+                "const uint32_t count) / (const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count)",
+    "DataCopyPad": "template <class T> void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, "
+                   "const DataCopyExtParams& dataCopyParams, const DataCopyPadExtParams<T>& padParams) / "
+                   "(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& dataCopyParams)",
+    "DataCopyExtParams": "struct DataCopyExtParams { uint16_t blockCount; uint32_t blockLen; uint32_t srcStride; "
+                         "uint32_t dstStride; uint32_t rsv; } (blockCount, blockLen, srcStride, dstStride, rsv)",
+    "DataCopyPadExtParams": "template <class T> struct DataCopyPadExtParams { bool isPad; uint8_t leftPadding; "
+                            "uint8_t rightPadding; T paddingValue; } (isPad, leftPadding, rightPadding, paddingValue)",
+    "DataCacheCleanAndInvalid": "template <class T, CacheLine entireType, DcciDst dcciDst> void "
+                                "DataCacheCleanAndInvalid(const GlobalTensor<T>& dstTensor)",
+    "CacheLine": "enum class CacheLine { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE }",
+    "DcciDst": "enum class DcciDst { CACHELINE_ALL, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC }",
+    # synchronization
+    "GetTPipePtr": "TPipe* GetTPipePtr()",
+    "FetchEventID": "TEventID TPipe::FetchEventID(HardEvent evt)",
+    "SetFlag": "template <HardEvent event> void SetFlag(int32_t eventID)",
+    "WaitFlag": "template <HardEvent event> void WaitFlag(int32_t eventID)",
+    "HardEvent": "enum class HardEvent : uint8_t { MTE2_MTE1, ..., MTE2_V, V_MTE2, MTE3_V, V_MTE3, ..., S_V, V_S, "
+                 "S_MTE2, MTE2_S, ... }",
+    # vector: binary (count form)
+    "Add": "template <class T> void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    "Sub": "template <class T> void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    "Mul": "template <class T> void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    "Div": "template <class T> void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    "Max": "template <class T> void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    "Min": "template <class T> void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
+           "const LocalTensor<T>& src1, const int32_t& count)",
+    # vector: tensor-scalar
+    "Adds": "template <class T, bool isSetMask = true> void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+            "const T& scalarValue, const int32_t& count)",
+    "Muls": "template <class T, bool isSetMask = true> void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+            "const T& scalarValue, const int32_t& count)",
+    "Maxs": "template <class T, bool isSetMask = true> void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+            "const T& scalarValue, const int32_t& count)",
+    "Mins": "template <class T, bool isSetMask = true> void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+            "const T& scalarValue, const int32_t& count)",
+    # vector: unary
+    "Exp": "template <class T> void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)",
+    "Ln": "template <class T> void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)",
+    "Sqrt": "template <class T> void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)",
+    "Rsqrt": "template <class T> void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)",
+    "Abs": "template <class T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)",
+    "Duplicate": "template <class T> void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, "
+                 "const int32_t& count)",
+    "Cast": "template <class T, class U> void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, "
+            "const RoundMode& round_mode, const uint32_t count)",
+    "RoundMode": "enum class RoundMode : uint8_t { CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, "
+                 "CAST_TRUNC, CAST_ODD }",
+    # advanced math (with sharedTmpBuffer)
+    "Tanh": "template <class T, bool isReuseSource = false> void Tanh(const LocalTensor<T>& dst, "
+            "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Erf": "template <class T, bool isReuseSource = false> void Erf(const LocalTensor<T>& dst, "
+           "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Sigmoid": "template <class T, bool isReuseSource = false> void Sigmoid(const LocalTensor<T>& dst, "
+               "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Sin": "template <class T, bool isReuseSource = false> void Sin(const LocalTensor<T>& dst, "
+           "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Cos": "template <class T, bool isReuseSource = false> void Cos(const LocalTensor<T>& dst, "
+           "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Floor": "template <class T, bool isReuseSource = false> void Floor(const LocalTensor<T>& dst, "
+             "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    "Ceil": "template <class T, bool isReuseSource = false> void Ceil(const LocalTensor<T>& dst, "
+            "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    # reductions (count form, with a work tensor)
+    "ReduceSum": "template <class T, bool isSetMask = true> void ReduceSum(const LocalTensor<T>& dst, "
+                 "const LocalTensor<T>& src, const LocalTensor<T>& work, const int32_t count)",
+    "ReduceMax": "template <class T> void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+                 "const LocalTensor<T>& work, const int32_t count, bool calIndex = false)",
+    "ReduceMin": "template <class T> void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+                 "const LocalTensor<T>& work, const int32_t count, bool calIndex = false)",
+}
+
+# argument count of each function as the renderer calls it (for the conformance test)
+ARITY = {
+    "Add": 4, "Sub": 4, "Mul": 4, "Div": 4, "Max": 4, "Min": 4, "Adds": 4, "Muls": 4, "Maxs": 4, "Mins": 4,
+    "Exp": 3, "Ln": 3, "Sqrt": 3, "Rsqrt": 3, "Abs": 3, "Duplicate": 3, "Cast": 4, "Tanh": 4, "Erf": 4,
+    "Sigmoid": 4, "Sin": 4, "Cos": 4, "Floor": 4, "Ceil": 4, "ReduceSum": 4, "ReduceMax": 4, "ReduceMin": 4,
+    "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,
+    "GetBlockNum": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
+    "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0,
+}
+
+# C++ words in generated kernels that are not API calls (language keywords, types, our own names)
+NON_API = {"uint8_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "int16_t", "int8_t", "float", "half",
+           "bfloat16_t", "bool", "double", "sizeof", "static_cast", "reinterpret_cast", "if", "for", "return",
+           "GM_ADDR"}

@@ -1,0 +1,147 @@
+"""Estimated NPU time of an ascend kernel: `kernel.estimate("ascend", *args, soc="Ascend910B1")`.
+
+An estimate from a documented cost model (docs/ascend.md), not a measurement: asc has never run these kernels on an
+NPU. The model walks the instruction stream the renderer emits for one block (the busiest one) and assumes:
+- blocks run in parallel on the SoC's vector cores (waves when blockDim exceeds them);
+- GM traffic (DataCopy / DataCopyPad) moves at min(HBM bandwidth / active cores, 32 B per cycle per core);
+- a count-form vector instruction takes one cycle per 256-byte repeat plus ISSUE cycles; the advanced math APIs
+  cost ADV_COST basic instructions; a reduction costs two passes over its input plus a tail;
+- double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
+  drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
+- scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
+- a launch costs LAUNCH_US.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .. import ir
+from . import ascend
+from . import ascend_lower as L
+
+ISSUE = 8                 # cycles to issue a vector instruction
+ADV_COST = {"Tanh": 10, "Erf": 12, "Sigmoid": 4, "Sin": 12, "Cos": 12, "Floor": 2, "Ceil": 2}
+SYNC = 30                 # cycles of a SetFlag/WaitFlag pair or a scalar statement in row code
+SCALAR_GM = 40            # cycles of a scalar GM access through the data cache
+GM_BYTES_PER_CYCLE = 32   # per core (platform ini ddr_rate)
+LAUNCH_US = 3.0
+
+
+@dataclass
+class Estimate:
+    seconds: float
+    bound: str                       # "GM", "vector", "scalar"
+    soc: str
+    block_dim: int
+    parts: dict = field(default_factory=dict)   # seconds spent by kind, for the busiest block
+    kind: str = ""
+    note: str = ("an estimate from asc's cost model (docs/ascend.md), not a measurement on an NPU")
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{k} {v * 1e6:.2f} us" for k, v in self.parts.items())
+        return (f"<asc estimate {self.seconds * 1e6:.2f} us on {self.soc} ({self.kind}, blockDim {self.block_dim}), "
+                f"{self.bound}-bound; {parts}; {self.note}>")
+
+
+def _vec_cycles(ins: L.Instr, n: int) -> float:
+    repeats = math.ceil(n * 4 / 256)
+    if ins.api in ADV_COST:
+        return ADV_COST[ins.api] * (repeats + ISSUE)
+    if ins.api.startswith("Reduce"):
+        return 2 * repeats + 4 * ISSUE + SYNC
+    if ins.api == "ScalarMath":
+        return 3 * ISSUE + SYNC
+    if ins.api == "Scalar":
+        return SYNC if "GetValue" in (ins.scalar or "") else 2
+    return repeats + ISSUE
+
+
+def estimate(src: ascend.AscendSource, symbols: dict, soc: str = ascend.DEFAULT_SOC) -> Estimate:
+    info = ascend.soc_info(soc)
+    clock = info["clock_ghz"] * 1e9
+    p = src.plan
+    block_dim, t = ascend.tiling(src, symbols, soc)
+    cores = info["aiv"]
+    waves = math.ceil(block_dim / cores)
+    active = min(block_dim, cores)
+    bw = min(info["hbm_gbs"] * 1e9 / active, GM_BYTES_PER_CYCLE * clock)     # bytes/s per core
+    if p.kind == "scalar":
+        loads, ops = _scalar_work(p.kernel, symbols)
+        cyc = loads * SCALAR_GM + ops
+        parts = {"scalar": cyc / clock}
+        total = parts["scalar"]
+        bound = "scalar"
+    else:
+        if p.kind == "map":
+            per, tile = t["perCore"], t["tile"]
+            chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])
+            bytes_per_elem = sum(x.itemsize * (int(x.reads) + int(x.writes)) for x in p.tensors)
+            copy = [n * bytes_per_elem / bw for n in chunks]
+            vec = [sum(_vec_cycles(i, n) for i in p.instrs) / clock for n in chunks]
+        else:
+            rows, cols = t["perCore"], t["cols"]
+            bytes_row = sum(x.itemsize * cols * (int(x.reads) + int(x.writes)) for x in p.tensors
+                            if len(x.shape) == 2)
+            copy = [bytes_row / bw] * rows
+            vec = [sum(_vec_cycles(i, cols) for i in p.instrs) / clock] * rows
+        steady = sum(max(c, v) for c, v in zip(copy, vec))
+        fill = copy[0] if copy else 0.0
+        total = steady + fill
+        parts = {"GM": sum(copy), "vector": sum(vec)}
+        bound = "GM" if parts["GM"] >= parts["vector"] else "vector"
+    total = total * waves + LAUNCH_US * 1e-6
+    return Estimate(total, bound, soc, block_dim, parts, p.kind)
+
+
+def _scalar_work(k: ir.Kernel, symbols: dict):
+    """(GM accesses, arithmetic operations) of the scalar fallback, from loop trip counts."""
+    from ..passes.cost import _value
+
+    def walk(stmts, env):
+        loads = ops = 0
+        for s in stmts:
+            if isinstance(s, ir.For):
+                a, b, c = (_value(x, env) for x in (s.start, s.stop, s.step))
+                trips = len(range(int(a), int(b), int(c))) if None not in (a, b, c) and c else 1
+                l2, o2 = walk(s.body, env)
+                loads += trips * l2
+                ops += trips * o2
+            elif isinstance(s, (ir.While,)):
+                l2, o2 = walk(s.body, env)
+                loads, ops = loads + l2, ops + o2
+            elif isinstance(s, ir.If):
+                l1, o1 = walk(s.then, env)
+                l2, o2 = walk(s.orelse, env)
+                loads, ops = loads + max(l1, l2), ops + max(o1, o2)
+            else:
+                for e in ir.stmt_exprs(s):
+                    if isinstance(e, ir.Load):
+                        loads += 1
+                    elif isinstance(e, (ir.Binary, ir.Unary, ir.Compare)):
+                        ops += 1
+                if isinstance(s, ir.Store):
+                    loads += 1
+        return loads, ops
+    return walk(k.entry.body, dict(symbols))
+
+
+def estimate_kernel(kernel, args: tuple, kwargs: dict, soc: str) -> Estimate:
+    """The estimate for the specialization of these example arguments (or the latest call)."""
+    from .. import passes
+    from ..errors import CompileError
+    from ..runtime import binding
+    if args or kwargs:
+        bound, symbols = binding.bind(kernel.__name__, kernel.specs, args, kwargs)
+        checked = kernel.options.checked()
+        key = binding.spec_key(bound, kernel.options.dynamic_shape) + (checked,)
+        spec = kernel._cache.get(key) or kernel._specialize(key, bound, symbols, checked)
+    else:
+        spec = kernel._last
+        if spec is None:
+            raise CompileError(f"{kernel.__name__}.estimate(): call the kernel first, or pass example arguments")
+        if spec.ir.symbols:
+            raise CompileError(f"{kernel.__name__}.estimate(): a dynamic-shape kernel needs example arguments")
+        symbols = {}
+    src = ascend.render(passes.for_cpu(spec.ir), warn=False)
+    return estimate(src, symbols, soc)
