@@ -444,6 +444,11 @@ static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, vo
   ASC__UNROLL for (r = 0; r < 14; ++r) { ASC__PREF_T0(C + r * ldc); ASC__PREF_T0(C + r * ldc + 31); }
   ASC__UNROLL for (r = 0; r < 14; ++r) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
   for (p = 0; p < kcu; ++p) {
+#ifdef ASC_GEMM_PF
+    _mm_prefetch((const char*)(Bp + ASC_GEMM_PF * 32), _MM_HINT_T0);
+    _mm_prefetch((const char*)(Bp + ASC_GEMM_PF * 32 + 16), _MM_HINT_T0);
+    _mm_prefetch((const char*)(Ap + ASC_GEMM_PF * 14), _MM_HINT_T0);
+#endif
     __m512bh b0 = (__m512bh)_mm512_load_si512((const void*)Bp);
     __m512bh b1 = (__m512bh)_mm512_load_si512((const void*)(Bp + 16));
     ASC__UNROLL for (r = 0; r < 14; ++r) {
@@ -473,7 +478,7 @@ static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, vo
 #define ASC_GEMM_MC 168      /* rows of A per L2 block (rounded down to a multiple of MR) */
 #endif
 #ifndef ASC_GEMM_KC
-#define ASC_GEMM_KC 384      /* k-steps per block */
+#define ASC_GEMM_KC 512      /* k-steps per block (float32; x2 for bfloat16 pairs, /2 for float64) */
 #endif
 #ifndef ASC_GEMM_NC
 #define ASC_GEMM_NC 3072     /* columns of B per L3 block (rounded down to a multiple of NR) */
@@ -577,83 +582,103 @@ static void asc__gemm_release(void* p, size_t n) {
   }
 }
 
+/* The threads' share of the grid of mp x np tiles: a tr x tc grid of rectangles (tr * tc == nth) with the smallest
+ * largest share; row splits preferred on ties (a row split shares B and packs disjoint A panels). */
+static void asc__gemm_split(int64_t mp, int64_t np, int nth, int* tr, int* tc) {
+  int r;
+  int64_t best = -1;
+  *tr = 1; *tc = nth;
+  for (r = nth; r >= 1; --r) {
+    if (nth % r) continue;
+    {
+      int64_t share = asc__gemm_cdiv(mp, r) * asc__gemm_cdiv(np, nth / r);
+      if (best < 0 || share < best) { best = share; *tr = r; *tc = nth / r; }
+    }
+  }
+}
+
 static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, int64_t N, int64_t K, double alpha,
                             const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
                             int64_t ldc, void* epi, void* ctx) {
   const int mr = d->mr, nr = d->nr, kp = d->kp, csz = d->csz;
-  int64_t nkb, kcmax, nmb, mcmax, ncmax, kumax, abytes, bbytes;
+  const int64_t usz = d->usz;
+  int64_t nkb, kcmax, ncmax, kumax, abytes, bbytes;
   char* buf;
   size_t bufn;
   int nthreads = 1;
   if (M <= 0 || N <= 0) return;
   if (K <= 0 || alpha == 0) { asc__gemm_scale(d, M, N, beta, C, ldc, epi, ctx); return; }
-  /* balanced blocks: K in nkb blocks of <= kc k-steps (a multiple of kp), M in nmb blocks of <= mc rows */
+  /* balanced K blocks: nkb blocks of <= kc k-steps (a multiple of kp) */
   nkb = asc__gemm_cdiv(K, d->kc);
   kcmax = asc__gemm_cdiv(asc__gemm_cdiv(K, nkb), kp) * kp;
-  nmb = asc__gemm_cdiv(M, d->mc);
-  mcmax = asc__gemm_cdiv(asc__gemm_cdiv(M, nmb), mr) * mr;
   ncmax = asc__gemm_min(d->nc, asc__gemm_cdiv(N, nr) * nr);
   kumax = kcmax / kp;
-  abytes = (mcmax * kumax * d->usz + 4095) & ~(int64_t)4095;
-  bbytes = (ncmax * kumax * d->usz + 4095) & ~(int64_t)4095;
-  bufn = (size_t)(bbytes + 2 * abytes);
-  buf = (char*)asc__gemm_buffer(&bufn);
 #if defined(_OPENMP)
   if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
     nthreads = omp_get_max_threads();
+#endif
+  abytes = (asc__gemm_min(d->mc, asc__gemm_cdiv(M, mr) * mr) * kumax * usz + 4095) & ~(int64_t)4095;
+  bbytes = (ncmax * kumax * usz + 4095) & ~(int64_t)4095;
+  bufn = (size_t)(bbytes + nthreads * abytes);
+  buf = (char*)asc__gemm_buffer(&bufn);
+#if defined(_OPENMP)
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
 #endif
   {
-    int tid = 0, nth = 1;
-    int64_t jc, pc, ic, it = 0;
+    int tid = 0, nth = 1, tr, tc;
+    int64_t jc, pc, mp = asc__gemm_cdiv(M, mr);
     char* Bb = buf;
+    char* Ab;
     union { float f[ASC_GEMM_MAX_MR * ASC_GEMM_MAX_NR]; double d[ASC_GEMM_MAX_MR * ASC_GEMM_MAX_NR];
             __attribute__((aligned(64))) char c[64]; } tile;
 #if defined(_OPENMP)
     tid = omp_get_thread_num(); nth = omp_get_num_threads();
 #endif
+    Ab = buf + bbytes + tid * abytes;
     for (jc = 0; jc < N; jc += ncmax) {
       int64_t nc = asc__gemm_min(ncmax, N - jc), np = asc__gemm_cdiv(nc, nr);
+      int64_t r0, r1, c0, c1;
+      asc__gemm_split(mp, np, nth, &tr, &tc);
+      r0 = mp * (tid / tc) / tr; r1 = mp * (tid / tc + 1) / tr;     /* this thread's row panels */
+      c0 = np * (tid % tc) / tc; c1 = np * (tid % tc + 1) / tc;     /* and column panels */
       for (pc = 0; pc < K; pc += kcmax) {
-        int64_t kc = asc__gemm_min(kcmax, K - pc), ku = asc__gemm_cdiv(kc, kp), q;
+        int64_t kc = asc__gemm_min(kcmax, K - pc), ku = asc__gemm_cdiv(kc, kp), q, q0, q1, ic;
         int last = pc + kc >= K;
         double beta_eff = pc == 0 ? beta : 1.0;
+        /* B block: shared, each thread packs a contiguous range of its panels */
 #if defined(_OPENMP)
+        if (nth > 1) {
 #pragma omp barrier
+        }
 #endif
-        for (q = tid; q < np; q += nth)
-          d->pack_b(B, ldb, tb, jc + q * nr, pc, asc__gemm_min(nr, nc - q * nr), kc, nr, Bb + q * nr * ku * d->usz);
+        q0 = np * tid / nth; q1 = np * (tid + 1) / nth;
+        for (q = q0; q < q1; ++q)
+          d->pack_b(B, ldb, tb, jc + q * nr, pc, asc__gemm_min(nr, nc - q * nr), kc, nr, Bb + q * nr * ku * usz);
 #if defined(_OPENMP)
+        if (nth > 1) {
 #pragma omp barrier
+        }
 #endif
-        for (ic = 0; ic < M; ic += mcmax) {
-          int64_t mc = asc__gemm_min(mcmax, M - ic), mp = asc__gemm_cdiv(mc, mr), nt = mp * np, t, t0, t1;
-          char* Ab = buf + bbytes + (it & 1) * abytes;
-          ++it;
-          for (q = tid; q < mp; q += nth)
-            d->pack_a(A, lda, ta, ic + q * mr, pc, asc__gemm_min(mr, mc - q * mr), kc, mr, Ab + q * mr * ku * d->usz);
-#if defined(_OPENMP)
-#pragma omp barrier
-#endif
-          t0 = nt * tid / nth; t1 = nt * (tid + 1) / nth;
-          for (t = t0; t < t1; ++t) {
-#ifdef ASC_GEMM_IR_OUTER
-            int64_t ir = t / np, jr = t % np;
-#else
-            int64_t jr = t / mp, ir = t % mp;
-#endif
-            int64_t i0 = ic + ir * mr, j0 = jc + jr * nr;
-            int64_t rows = asc__gemm_min(mr, M - i0), cols = asc__gemm_min(nr, N - j0);
-            char* Ct = (char*)C + (i0 * ldc + j0) * csz;
-            const char* ap = Ab + ir * mr * ku * d->usz;
-            const char* bp = Bb + jr * nr * ku * d->usz;
-            if (rows == mr && cols == nr) {
-              d->ukr(ku, ap, bp, Ct, ldc, alpha, beta_eff);
-            } else {
-              d->ukr(ku, ap, bp, tile.c, nr, alpha, 0.0);
-              asc__gemm_merge(csz, Ct, ldc, tile.c, nr, rows, cols, beta_eff);
+        /* this thread's rows, in A blocks of mc rows packed into its own buffer: no barrier */
+        for (ic = r0; ic < r1; ic += d->mc / mr) {
+          int64_t ie = asc__gemm_min(r1, ic + d->mc / mr), ir, jr;
+          for (q = ic; q < ie; ++q)
+            d->pack_a(A, lda, ta, q * mr, pc, asc__gemm_min(mr, M - q * mr), kc, mr, Ab + (q - ic) * mr * ku * usz);
+          for (ir = ic; ir < ie; ++ir) {
+            const char* ap = Ab + (ir - ic) * mr * ku * usz;
+            int64_t i0 = ir * mr, rows = asc__gemm_min(mr, M - i0);
+            for (jr = c0; jr < c1; ++jr) {
+              int64_t j0 = jc + jr * nr, cols = asc__gemm_min(nr, N - j0);
+              char* Ct = (char*)C + (i0 * ldc + j0) * csz;
+              const char* bp = Bb + jr * nr * ku * usz;
+              if (rows == mr && cols == nr) {
+                d->ukr(ku, ap, bp, Ct, ldc, alpha, beta_eff);
+              } else {
+                d->ukr(ku, ap, bp, tile.c, nr, alpha, 0.0);
+                asc__gemm_merge(csz, Ct, ldc, tile.c, nr, rows, cols, beta_eff);
+              }
+              if (last && epi) asc__gemm_call_epi(csz, epi, ctx, i0, j0, rows, cols, Ct, ldc);
             }
-            if (last && epi) asc__gemm_call_epi(csz, epi, ctx, i0, j0, rows, cols, Ct, ldc);
           }
         }
       }
