@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import ir
-from . import loops
+from . import loops, promote
 
 
 def for_cpu(k: ir.Kernel) -> ir.Kernel:
@@ -10,3 +10,12 @@ def for_cpu(k: ir.Kernel) -> ir.Kernel:
     funcs = tuple(loops.classify(f, impure) for f in k.funcs)
     entry = loops.classify(k.entry, impure)
     return ir.Kernel(entry, funcs, k.outputs, k.returns_tuple, k.symbols, k.file, k.conversions)
+
+
+def for_native(k: ir.Kernel, checked: bool = False) -> ir.Kernel:
+    """The cpu target's pipeline: scalar promotion of loop accumulators (not when bounds or values are checked at
+    every store), then loop classification."""
+    if not checked:
+        k = ir.Kernel(promote.promote(k.entry), tuple(promote.promote(f) for f in k.funcs), k.outputs,
+                      k.returns_tuple, k.symbols, k.file, k.conversions)
+    return for_cpu(k)

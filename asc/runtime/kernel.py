@@ -163,7 +163,7 @@ class Specialization:
         from ..backends import cpu
         from . import cache
         t0 = time.perf_counter()
-        lowered = passes.for_cpu(self.ir)
+        lowered = passes.for_native(self.ir, checked=len(self.opts) > 2)
         self.lowered = lowered
         opts = self.opts
         normalized = ir.format_kernel(lowered, locs=False)
@@ -189,7 +189,7 @@ class Specialization:
             return ir.format_kernel(self.ir)
         if target == "cpu":
             from ..backends import cpu
-            return cpu.render(passes.for_cpu(self.ir), self.opts)
+            return cpu.render(passes.for_native(self.ir, checked=len(self.opts) > 2), self.opts)
         if target in ("ascend", "ascend-sim"):
             from ..backends import ascend
             return ascend.render(passes.for_cpu(self.ir)).text
