@@ -84,6 +84,7 @@ VARIANTS = {
     "native": ("g++", [], None),
     "clang": ("clang++", [], None),
     "avx2-flags": ("g++", ["-mno-avx512f"], "avx2"),
+    "avx512f-only": ("g++", ["-mno-avx512bw", "-mno-avx512vl", "-mno-avx512bf16"], None),   # scalar packing
     "avx2-macro": ("g++", ["-DASC_GEMM_FORCE_AVX2"], "avx2"),
     "portable-flags": ("g++", ["-mno-avx512f", "-mno-avx2"], "portable"),
     "portable-macro": ("g++", ["-DASC_GEMM_FORCE_PORTABLE"], "portable"),
