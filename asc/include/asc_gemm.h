@@ -26,13 +26,15 @@
  * Design (after the GotoBLAS / BLIS papers: "Anatomy of high-performance matrix multiplication", Goto & van de Geijn;
  * "BLIS: a framework for rapidly instantiating BLAS functionality", Van Zee & van de Geijn):
  *
- *   for jc in N step NC                      B block (KC x NC) lives in L3/L2
- *     for pc in K step KC
- *       pack B[pc:pc+KC, jc:jc+NC]  -> NR-wide micro-panels, k-major      (threads pack disjoint panels)
- *       for ic in M step MC                  A block (MC x KC) lives in L2
- *         pack A[ic:ic+MC, pc:pc+KC] -> MR-tall micro-panels, k-major    (threads pack disjoint panels)
- *         for (jr, ir) in the MC x NC grid of MR x NR tiles               (split among threads, jr-major)
- *           micro-kernel: the MR x NR tile of C held in registers, kc rank-1 updates from the two panels
+ *   for jc in N step NC                      B block (KC x NC, a few MiB): shared by the threads, lives in L2/L3
+ *     for pc in K step KC                    (K split in equal blocks <= KC)
+ *       barrier; pack B[pc:pc+KC, jc:jc+NC] -> NR-wide micro-panels, k-major (threads pack disjoint panels); barrier
+ *       for each row panel ir (MR rows) of this thread:
+ *         pack A[ir*MR:+MR, pc:pc+KC] -> one k-major micro-panel in the thread's own buffer (stays in L1)
+ *         for jr over the NR-wide column panels:
+ *           micro-kernel: the MR x NR tile of C held in registers, kc rank-1 updates; epilogue after the last pc
+ *   Row panels go to threads dynamically (an atomic counter: balanced on a busy machine) when there are >= 8 per
+ *   thread; otherwise the tile grid is split statically into nth rectangles (rows or columns, the smaller share).
  *
  *   Micro-kernels (chosen by the preprocessor; ASC_GEMM_FORCE_AVX2 / ASC_GEMM_FORCE_PORTABLE force a lower one):
  *     __AVX512F__           f32 14x32 (28 zmm accumulators, 2 B loads + 14 broadcasts per k), f64 14x16
@@ -45,12 +47,11 @@
  *   and merged, so the micro-kernel has no edge cases.
  *
  *   Threads: one OpenMP region per call (1 thread when already inside a parallel region or when the product is
- *   small). B and A blocks are packed cooperatively into shared buffers; A is double-buffered so that one barrier per
- *   A block suffices. K is never split across threads and the blocking does not depend on the thread count, so the
- *   result has the same bits for any number of threads.
+ *   small); two barriers per B block, none for A. K is never split across threads and the blocking does not depend on
+ *   the thread count, so the result has the same bits for any number of threads.
  *
  *   FMA is explicit (intrinsics), so the code is the same under -ffp-contract=off (the project's default flags).
- *   Tuning knobs (compile-time): ASC_GEMM_MC, ASC_GEMM_KC, ASC_GEMM_NC, ASC_GEMM_MIN_PARALLEL_FLOPS.
+ *   Tuning knobs (compile-time): ASC_GEMM_KC, ASC_GEMM_NC, ASC_GEMM_MIN_PARALLEL_FLOPS, ASC_GEMM_KEEP_BYTES.
  */
 #ifndef ASC_GEMM_H
 #define ASC_GEMM_H
@@ -131,7 +132,7 @@ typedef void (*asc__gemm_ukr_fn)(int64_t kcu, const void* Ap, const void* Bp, vo
                                  double beta);
 typedef struct {
   int mr, nr, kp, usz, csz;   /* micro-tile, k-steps per packed unit, packed unit bytes, C element bytes */
-  int64_t mc, kc, nc;         /* cache blocks (kc in k-steps, a multiple of kp; mc of mr; nc of nr) */
+  int64_t kc, nc;             /* cache blocks (kc in k-steps, a multiple of kp; nc a multiple of nr) */
   asc__gemm_pack_fn pack_a, pack_b;
   asc__gemm_ukr_fn ukr;
 } asc__gemm_desc;
@@ -474,9 +475,6 @@ static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, vo
 #endif
 
 /* ------------------------------------------------------------------------------------------ cache blocks */
-#ifndef ASC_GEMM_MC
-#define ASC_GEMM_MC 168      /* rows of A per L2 block (rounded down to a multiple of MR) */
-#endif
 #ifndef ASC_GEMM_KC
 #define ASC_GEMM_KC 512      /* k-steps per block (float32; x2 for bfloat16 pairs, /2 for float64) */
 #endif
@@ -489,7 +487,6 @@ static inline asc__gemm_desc asc__gemm_make_desc(int mr, int nr, int kp, int usz
   asc__gemm_desc d;
   int64_t kc = ASC_GEMM_KC * 4 / (csz > 4 ? 8 : 4) * (kp == 2 ? 2 : 1);   /* same bytes per panel for each type */
   d.mr = mr; d.nr = nr; d.kp = kp; d.usz = usz; d.csz = csz;
-  d.mc = ASC_GEMM_MC / mr * mr; if (d.mc < mr) d.mc = mr;
   d.kc = kc / kp * kp; if (d.kc < kp) d.kc = kp;
   d.nc = ASC_GEMM_NC / nr * nr; if (d.nc < nr) d.nc = nr;
   d.pack_a = pa; d.pack_b = pb; d.ukr = ukr;
@@ -606,6 +603,7 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
   char* buf;
   size_t bufn;
   int nthreads = 1;
+  int64_t next_panel;   /* shared: the next row panel to claim (dynamic schedule) */
   if (M <= 0 || N <= 0) return;
   if (K <= 0 || alpha == 0) { asc__gemm_scale(d, M, N, beta, C, ldc, epi, ctx); return; }
   /* balanced K blocks: nkb blocks of <= kc k-steps (a multiple of kp) */
@@ -617,9 +615,10 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
   if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
     nthreads = omp_get_max_threads();
 #endif
-  abytes = (asc__gemm_min(d->mc, asc__gemm_cdiv(M, mr) * mr) * kumax * usz + 4095) & ~(int64_t)4095;
+  abytes = (mr * kumax * usz + 4095) & ~(int64_t)4095;   /* one A micro-panel per thread */
   bbytes = (ncmax * kumax * usz + 4095) & ~(int64_t)4095;
   bufn = (size_t)(bbytes + nthreads * abytes);
+  next_panel = 0;
   buf = (char*)asc__gemm_buffer(&bufn);
 #if defined(_OPENMP)
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
@@ -638,11 +637,12 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
     for (jc = 0; jc < N; jc += ncmax) {
       int64_t nc = asc__gemm_min(ncmax, N - jc), np = asc__gemm_cdiv(nc, nr);
       int64_t r0, r1, c0, c1;
+      /* plenty of row panels: claimed dynamically; otherwise a static split of the tile grid in rectangles */
+      int dyn = nth > 1 && mp >= 8 * nth;
       asc__gemm_split(mp, np, nth, &tr, &tc);
-      r0 = mp * (tid / tc) / tr; r1 = mp * (tid / tc + 1) / tr;     /* this thread's row panels */
-      c0 = np * (tid % tc) / tc; c1 = np * (tid % tc + 1) / tc;     /* and column panels */
+      c0 = np * (tid % tc) / tc; c1 = np * (tid % tc + 1) / tc;     /* this thread's column panels */
       for (pc = 0; pc < K; pc += kcmax) {
-        int64_t kc = asc__gemm_min(kcmax, K - pc), ku = asc__gemm_cdiv(kc, kp), q, q0, q1, ic;
+        int64_t kc = asc__gemm_min(kcmax, K - pc), ku = asc__gemm_cdiv(kc, kp), q, q0, q1;
         int last = pc + kc >= K;
         double beta_eff = pc == 0 ? beta : 1.0;
         /* B block: shared, each thread packs a contiguous range of its panels */
@@ -651,6 +651,8 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
 #pragma omp barrier
         }
 #endif
+        if (tid == 0) next_panel = 0;   /* nobody claims before the barrier below */
+        r0 = mp * (tid / tc) / tr; r1 = mp * (tid / tc + 1) / tr;   /* this thread's row panels (static) */
         q0 = np * tid / nth; q1 = np * (tid + 1) / nth;
         for (q = q0; q < q1; ++q)
           d->pack_b(B, ldb, tb, jc + q * nr, pc, asc__gemm_min(nr, nc - q * nr), kc, nr, Bb + q * nr * ku * usz);
@@ -659,26 +661,32 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
 #pragma omp barrier
         }
 #endif
-        /* this thread's rows, in A blocks of mc rows packed into its own buffer: no barrier */
-        for (ic = r0; ic < r1; ic += d->mc / mr) {
-          int64_t ie = asc__gemm_min(r1, ic + d->mc / mr), ir, jr;
-          for (q = ic; q < ie; ++q)
-            d->pack_a(A, lda, ta, q * mr, pc, asc__gemm_min(mr, M - q * mr), kc, mr, Ab + (q - ic) * mr * ku * usz);
-          for (ir = ic; ir < ie; ++ir) {
-            const char* ap = Ab + (ir - ic) * mr * ku * usz;
-            int64_t i0 = ir * mr, rows = asc__gemm_min(mr, M - i0);
-            for (jr = c0; jr < c1; ++jr) {
-              int64_t j0 = jc + jr * nr, cols = asc__gemm_min(nr, N - j0);
-              char* Ct = (char*)C + (i0 * ldc + j0) * csz;
-              const char* bp = Bb + jr * nr * ku * usz;
-              if (rows == mr && cols == nr) {
-                d->ukr(ku, ap, bp, Ct, ldc, alpha, beta_eff);
-              } else {
-                d->ukr(ku, ap, bp, tile.c, nr, alpha, 0.0);
-                asc__gemm_merge(csz, Ct, ldc, tile.c, nr, rows, cols, beta_eff);
-              }
-              if (last && epi) asc__gemm_call_epi(csz, epi, ctx, i0, j0, rows, cols, Ct, ldc);
+        /* row panels: each packed by the thread that computes it, into its own buffer, right before use */
+        for (;;) {
+          int64_t ir, jr, i0, rows, ja, jb;
+          const char* ap = Ab;
+          if (dyn) {   /* dynamic: the next unclaimed row panel (balances load on a busy machine) */
+            ir = __atomic_fetch_add(&next_panel, 1, __ATOMIC_RELAXED);
+            if (ir >= mp) break;
+            ja = 0; jb = np;
+          } else {     /* static rectangles */
+            if (r0 >= r1) break;
+            ir = r0++;
+            ja = c0; jb = c1;
+          }
+          i0 = ir * mr; rows = asc__gemm_min(mr, M - i0);
+          d->pack_a(A, lda, ta, i0, pc, rows, kc, mr, Ab);
+          for (jr = ja; jr < jb; ++jr) {
+            int64_t j0 = jc + jr * nr, cols = asc__gemm_min(nr, N - j0);
+            char* Ct = (char*)C + (i0 * ldc + j0) * csz;
+            const char* bp = Bb + jr * nr * ku * usz;
+            if (rows == mr && cols == nr) {
+              d->ukr(ku, ap, bp, Ct, ldc, alpha, beta_eff);
+            } else {
+              d->ukr(ku, ap, bp, tile.c, nr, alpha, 0.0);
+              asc__gemm_merge(csz, Ct, ldc, tile.c, nr, rows, cols, beta_eff);
             }
+            if (last && epi) asc__gemm_call_epi(csz, epi, ctx, i0, j0, rows, cols, Ct, ldc);
           }
         }
       }

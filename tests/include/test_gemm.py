@@ -89,7 +89,7 @@ VARIANTS = {
     "portable-flags": ("g++", ["-mno-avx512f", "-mno-avx2"], "portable"),
     "portable-macro": ("g++", ["-DASC_GEMM_FORCE_PORTABLE"], "portable"),
     # tiny cache blocks: many K/M/N blocks per call, so block edges, A double-buffering and barriers get exercised
-    "tiny-blocks": ("g++", ["-DASC_GEMM_KC=24", "-DASC_GEMM_MC=30", "-DASC_GEMM_NC=70",
+    "tiny-blocks": ("g++", ["-DASC_GEMM_KC=24", "-DASC_GEMM_NC=70",
                             "-DASC_GEMM_MIN_PARALLEL_FLOPS=0"], None),
 }
 
@@ -265,16 +265,18 @@ def test_epilogue(build, dtype, ta, tb):
 @pytest.mark.parametrize("variant", ["native", "tiny-blocks"])
 def test_same_bits_for_any_thread_count(build, dtype, variant):
     lib = build(variant)
-    outs = []
     try:
-        for n in (1, 2, 3, 2):
-            lib.threads(n)
-            C, _ = run(lib, dtype, 300, 257, 513, alpha=0.7, beta=0.3, seed=5, epilogue=True)
-            outs.append(C)
+        # many row panels (claimed dynamically), few (static row split), one (static column split)
+        for shape in [(300, 257, 513), (40, 300, 200), (5, 700, 300)]:
+            outs = []
+            for n in (1, 2, 3, 2):
+                lib.threads(n)
+                C, _ = run(lib, dtype, *shape, alpha=0.7, beta=0.3, seed=5, epilogue=True)
+                outs.append(C)
+            for C in outs[1:]:
+                assert np.array_equal(C.view(np.uint8), outs[0].view(np.uint8)), shape
     finally:
         lib.threads(int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count())
-    for C in outs[1:]:
-        assert np.array_equal(C.view(np.uint8), outs[0].view(np.uint8))
 
 
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "native"])
