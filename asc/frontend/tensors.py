@@ -523,8 +523,6 @@ class TensorMixin:
                     raise self.error("negative slice bounds: kernels do not wrap negative indices", e.upper)
                 n = self.slice_size(hi, lo, e)
                 hb = self.bounds(hi)
-                if isinstance(parent_n, int) and isinstance(n, int) and isinstance(lo, ir.Const):
-                    n = max(0, min(n, parent_n - lo.value))          # clipped at compile time, as NumPy
                 if (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
                         _is_dim(parent_rt, parent_n)) or _same_expr(hi, parent_rt):
                     rt = self.isub(hi, lo) if not isinstance(n, int) else _c(n)
