@@ -12,6 +12,10 @@
  *   asc_gemm_<t>_t (int transA, int transB, M, N, K, ...same...)
  *       op(X) = X^T when transX != 0: A is then stored K x M (lda >= M), B is stored N x K (ldb >= K). Transposes
  *       cost nothing extra in the inner loop: they only change how panels are packed.
+ *   asc_gemm_<t>_batched(int transA, int transB, int64_t batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb,
+ *                        beta, C, strideC, ldc)
+ *       batch products, X[b] = X + b*strideX (elements; 0 shares one matrix). Small products run in parallel over
+ *       the batch (one thread each), big ones one after another on all threads; same bits as a loop of 2-D calls.
  *   asc_gemm_<t>_ex(int transA, int transB, M, N, K, ..., C, ldc, asc_gemm_epilogue_f32 epi, void* ctx)
  *       (asc_gemm_epilogue_f64 for f64) the fusion hook: epi(ctx, i0, j0, rows, cols, tile, ldc) is called exactly
  *       once per C tile (rows <= ASC_GEMM_MAX_MR, cols <= ASC_GEMM_MAX_NR), right after the tile got its final value
@@ -777,6 +781,50 @@ static void asc_gemm_bf16(int64_t M, int64_t N, int64_t K, float alpha, const ui
 static void asc_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda, const double* B,
                          int64_t ldb, double beta, double* C, int64_t ldc) {
   asc_gemm_f64_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
+}
+
+/* Batched: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b] for b < batch, X[b] = X + b * strideX (elements; a stride
+ * of 0 shares one matrix, e.g. one weight for the whole batch). Big products run one after another, each on all
+ * threads; small ones run in parallel over the batch, one thread each. Same bits as calling the 2-D function per b. */
+static void asc__gemm_batched(const asc__gemm_desc* d, int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K,
+                              double alpha, const void* A, int64_t sA, int64_t lda, const void* B, int64_t sB,
+                              int64_t ldb, double beta, void* C, int64_t sC, int64_t ldc, int isz) {
+  int64_t b;
+  int par = 0;
+#if defined(_OPENMP)
+  par = batch > 1 && !omp_in_parallel() && omp_get_max_threads() > 1 &&
+        2.0 * (double)M * (double)N * (double)K < 64.0 * ASC_GEMM_MIN_PARALLEL_FLOPS &&
+        2.0 * (double)M * (double)N * (double)K * (double)batch >= ASC_GEMM_MIN_PARALLEL_FLOPS;
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+#endif
+  for (b = 0; b < batch; ++b)
+    asc__gemm_drive(d, ta, tb, M, N, K, alpha, (const char*)A + b * sA * isz, lda, (const char*)B + b * sB * isz, ldb,
+                    beta, (char*)C + b * sC * d->csz, ldc, 0, 0);
+  (void)par;
+}
+static void asc_gemm_f32_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+                                 const float* A, int64_t strideA, int64_t lda, const float* B, int64_t strideB,
+                                 int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
+  asc__gemm_desc d = asc__gemm_desc_f32();
+  asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 4);
+}
+static void asc_gemm_f16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+                                 const uint16_t* A, int64_t strideA, int64_t lda, const uint16_t* B, int64_t strideB,
+                                 int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
+  asc__gemm_desc d = asc__gemm_desc_f16();
+  asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 2);
+}
+static void asc_gemm_bf16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+                                  const uint16_t* A, int64_t strideA, int64_t lda, const uint16_t* B, int64_t strideB,
+                                  int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
+  asc__gemm_desc d = asc__gemm_desc_bf16();
+  asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 2);
+}
+static void asc_gemm_f64_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+                                 const double* A, int64_t strideA, int64_t lda, const double* B, int64_t strideB,
+                                 int64_t ldb, double beta, double* C, int64_t strideC, int64_t ldc) {
+  asc__gemm_desc d = asc__gemm_desc_f64();
+  asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 8);
 }
 
 /* which micro-kernels this translation unit got: "avx512+bf16", "avx512", "avx2" or "portable" */

@@ -65,6 +65,14 @@ EXPORT void t_gemm(int dtype, int api, int ta, int tb, int64_t M, int64_t N, int
   }
   if (max_tile) { max_tile[0] = ctx.max_rows; max_tile[1] = ctx.max_cols; }
 }
+EXPORT void t_batched(int dtype, int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+                      const void* A, int64_t sA, int64_t lda, const void* B, int64_t sB, int64_t ldb, double beta,
+                      void* C, int64_t sC, int64_t ldc) {
+  if (dtype == 0) asc_gemm_f32_batched(ta, tb, batch, M, N, K, (float)alpha, (const float*)A, sA, lda, (const float*)B, sB, ldb, (float)beta, (float*)C, sC, ldc);
+  else if (dtype == 1) asc_gemm_f16_batched(ta, tb, batch, M, N, K, (float)alpha, (const uint16_t*)A, sA, lda, (const uint16_t*)B, sB, ldb, (float)beta, (float*)C, sC, ldc);
+  else if (dtype == 2) asc_gemm_bf16_batched(ta, tb, batch, M, N, K, (float)alpha, (const uint16_t*)A, sA, lda, (const uint16_t*)B, sB, ldb, (float)beta, (float*)C, sC, ldc);
+  else asc_gemm_f64_batched(ta, tb, batch, M, N, K, alpha, (const double*)A, sA, lda, (const double*)B, sB, ldb, beta, (double*)C, sC, ldc);
+}
 EXPORT const char* t_isa(void) { return asc_gemm_isa(); }
 EXPORT int t_max_mr(void) { return ASC_GEMM_MAX_MR; }
 EXPORT int t_max_nr(void) { return ASC_GEMM_MAX_NR; }
@@ -102,6 +110,9 @@ class Lib:
         f.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, i64, i64, i64, ctypes.c_double, vp, i64,
                       vp, i64, ctypes.c_double, vp, i64, vp, vp, vp)
         f.restype = None
+        self.dll.t_batched.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int, i64, i64, i64, i64, ctypes.c_double,
+                                       vp, i64, i64, vp, i64, i64, ctypes.c_double, vp, i64, i64)
+        self.dll.t_batched.restype = None
         self.dll.t_isa.restype = ctypes.c_char_p
         self.isa = self.dll.t_isa().decode()
         self.max_mr, self.max_nr = self.dll.t_max_mr(), self.dll.t_max_nr()
@@ -277,6 +288,34 @@ def test_same_bits_for_any_thread_count(build, dtype, variant):
                 assert np.array_equal(C.view(np.uint8), outs[0].view(np.uint8)), shape
     finally:
         lib.threads(int(os.environ.get("OMP_NUM_THREADS", "0") or 0) or os.cpu_count())
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("shared_b", [False, True])
+def test_batched_same_bits_as_a_loop(build, dtype, shared_b):
+    lib = build("native")
+    code, dt = DTYPES[dtype]
+    out_dt = np.float64 if dtype == "f64" else np.float32
+    rng = np.random.default_rng(3)
+    for batch, M, N, K, ta, tb in [(6, 33, 40, 50, 0, 0), (3, 120, 130, 140, 1, 0), (5, 7, 9, 11, 0, 1), (0, 3, 3, 3, 0, 0),
+                                        (2, 520, 515, 512, 0, 0)]:
+        A = rng.standard_normal((batch, K, M) if ta else (batch, M, K)).astype(dt)
+        B = rng.standard_normal((1 if shared_b else batch,) + ((N, K) if tb else (K, N))).astype(dt)
+        C0 = rng.standard_normal((batch, M, N)).astype(out_dt)
+        C = C0.copy()
+        lda, ldb = A.shape[2], B.shape[2]
+        lib.dll.t_batched(code, ta, tb, batch, M, N, K, 1.5, A.ctypes.data, M * K, lda, B.ctypes.data,
+                          0 if shared_b else K * N, ldb, 0.5, C.ctypes.data, M * N, N)
+        for b in range(batch):
+            Cb = C0[b].copy()
+            Bb = B[0 if shared_b else b]
+            lib.dll.t_gemm(code, 1, ta, tb, M, N, K, 1.5, A[b].ctypes.data, lda, Bb.ctypes.data, ldb, 0.5,
+                           Cb.ctypes.data, N, None, None, None)
+            assert np.array_equal(Cb.view(np.uint8), C[b].view(np.uint8))
+            a = A[b].astype(np.float64)
+            bm = Bb.astype(np.float64)
+            ref = 1.5 * ((a.T if ta else a) @ (bm.T if tb else bm)) + 0.5 * C0[b]
+            np.testing.assert_allclose(C[b], ref, rtol=1e-4, atol=1e-4 * K)
 
 
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "native"])
