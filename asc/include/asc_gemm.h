@@ -610,10 +610,15 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
   int64_t next_panel;   /* shared: the next row panel to claim (dynamic schedule) */
   if (M <= 0 || N <= 0) return;
   if (K <= 0 || alpha == 0) { asc__gemm_scale(d, M, N, beta, C, ldc, epi, ctx); return; }
-  /* balanced K blocks: nkb blocks of <= kc k-steps (a multiple of kp) */
-  nkb = asc__gemm_cdiv(K, d->kc);
-  kcmax = asc__gemm_cdiv(asc__gemm_cdiv(K, nkb), kp) * kp;
   ncmax = asc__gemm_min(d->nc, asc__gemm_cdiv(N, nr) * nr);
+  /* balanced K blocks: nkb blocks of <= kc k-steps (a multiple of kp). A narrow B (small N) gets longer K blocks, up
+   * to 8x, while the B block stays under 512 KiB: fewer barriers and C passes when K is long (A^T @ G in autodiff). */
+  {
+    int64_t kc = d->kc, kcap = (int64_t)(512 * 1024) / (ncmax * d->usz) * kp;
+    if (kcap > kc) kc = asc__gemm_min(8 * kc, kcap) / kp * kp;
+    nkb = asc__gemm_cdiv(K, kc);
+  }
+  kcmax = asc__gemm_cdiv(asc__gemm_cdiv(K, nkb), kp) * kp;
   kumax = kcmax / kp;
 #if defined(_OPENMP)
   if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
