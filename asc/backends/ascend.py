@@ -204,7 +204,9 @@ def render_instr(out: _Out, ins: L.Instr, plan: L.Plan, n: str, tmp: str = "tmp"
     d = _ref(ins.dst, plan) if ins.dst is not None else None
     s = [_ref(x, plan) for x in ins.srcs]
     api = ins.api
-    if api in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
+    if api == "Note":
+        out.emit(f"// ({ins.scalar})")
+    elif api in ("Add", "Sub", "Mul", "Div", "Max", "Min"):
         out.emit(f"{api}({d}, {s[0]}, {s[1]}, {n});")
     elif api in ("Adds", "Muls", "Maxs", "Mins"):
         out.emit(f"{api}({d}, {s[0]}, (float){ins.scalar}, {n});")
@@ -266,6 +268,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.emit("length_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;")
     out.emit("const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore;")
     for t in plan.tensors:
+        if t.loc is not None:
+            out.comment(t.loc)
         out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}) + base, "
                  f"length_);")
     for t in ins_t:
@@ -287,7 +291,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.emit("__aicore__ inline void Process()")
     out.emit("{")
     out.depth += 1
-    out.comment(plan.loop_loc)
+    for loc in getattr(plan, "loop_locs", [plan.loop_loc]):
+        out.comment(loc)
     out.emit("const uint32_t loops = length_ / tile_;")
     out.emit("for (uint32_t k = 0; k < loops; ++k) {")
     out.emit("  CopyIn(k * tile_, tile_);")
@@ -354,7 +359,7 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.depth += 1
     for t in outs_t:
         c, ty = cname(t.name), st[t.name]
-        out.comment(plan.loop_loc)
+        out.comment(plan.return_loc or plan.loop_loc)
         out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.DeQue<{ty}>();")
         _copy_out(out, f"{c}Gm_[offset]", f"{c}Out", ty, "n")
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")

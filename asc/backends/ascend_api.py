@@ -8,7 +8,9 @@ from __future__ import annotations
 # name -> documented prototype (count forms; template parameters as documented)
 API = {
     # kernel entry, block index
-    "KERNEL_TASK_TYPE_DEFAULT": "KERNEL_TASK_TYPE_DEFAULT(KernelMetaType value)",
+    "AscendC": "namespace AscendC (kernel_operator.h)",
+    "KERNEL_TASK_TYPE_DEFAULT": "KERNEL_TASK_TYPE_DEFAULT(KernelMetaType value): KERNEL_TYPE_AIV_ONLY, "
+                                "KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIC_1_2, ...",
     "GetBlockIdx": "int64_t GetBlockIdx()",
     "GetBlockNum": "int64_t GetBlockNum()",
     # tensors and buffers
@@ -121,4 +123,4 @@ ARITY = {
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)
 NON_API = {"uint8_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "int16_t", "int8_t", "float", "half",
            "bfloat16_t", "bool", "double", "sizeof", "static_cast", "reinterpret_cast", "if", "for", "return",
-           "GM_ADDR"}
+           "GM_ADDR", "ASCENDC_CPU_DEBUG", "__gm__", "__global__", "__aicore__"}

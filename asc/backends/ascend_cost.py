@@ -45,6 +45,8 @@ class Estimate:
 
 
 def _vec_cycles(ins: L.Instr, n: int) -> float:
+    if ins.api == "Note":
+        return 0
     repeats = math.ceil(n * 4 / 256)
     if ins.api in ADV_COST:
         return ADV_COST[ins.api] * (repeats + ISSUE)

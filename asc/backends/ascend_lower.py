@@ -81,6 +81,7 @@ class GmTensor:
     index: int                    # parameter position, or output index
     reads: bool = False
     writes: bool = False
+    loc: object = None            # the allocation's line, for an output
 
     @property
     def itemsize(self) -> int:
@@ -104,6 +105,7 @@ class Plan:
     cols: object = None                               # row: C
     reason: str | None = None                         # scalar: why
     reason_loc: object = None
+    return_loc: object = None
     slot_of: dict = field(default_factory=dict)
 
     def tensor(self, name):
@@ -363,6 +365,14 @@ class _Lowerer:
         raise Unsupported(f"{e.fn}() has no vector lowering on the ascend target", e.loc)
 
     # ---- statements of the body
+    def note_if_free(self, s: ir.Assign, before: int):
+        """A statement that needs no instruction (a name for a tile or a scalar) still gets its line comment."""
+        if len(self.out) == before:
+            v = self.env.get(s.var.name)
+            what = f"the {v.ref} tile" if isinstance(v, V) and v.kind in ("in", "row") else \
+                ("a value computed above" if isinstance(v, V) else "a scalar")
+            self.out.append(Instr("Note", None, (), scalar=f"{s.var.name} is {what}: no instruction", loc=s.loc))
+
     def store(self, s: ir.Store, out_dtype: ir.DType):
         """Puts value into the output tile of s.tensor."""
         name = s.tensor.name
@@ -416,7 +426,9 @@ def _gm_tensors(p: Plan, k: ir.Kernel):
             p.scalars.append((prm.var.name, t))
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Alloc) and s.output is not None:
-            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output))
+            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc))
+        if isinstance(s, ir.Return) and p.return_loc is None:
+            p.return_loc = s.loc
 
 
 def _scalar_param_text(name: str) -> str:
@@ -466,6 +478,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
         from .ascend_row import row_plan
         return row_plan(p, loop, scalar_names)
     indices, body, loops_ = nest
+    p.loop_locs = [lp.loc for lp in loops_]
     for t in p.tensors:
         if len(t.shape) != len(indices) or not all(_same_dim(lp.stop, d) for lp, d in zip(loops_, t.shape)):
             if len(indices) == 2:
@@ -476,7 +489,9 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     for s in body:
         low.loc = s.loc
         if isinstance(s, ir.Assign):
+            before = len(low.out)
             low.env[s.var.name] = low.value(s.value)
+            low.note_if_free(s, before)
         elif isinstance(s, ir.Store):
             low.store(s, p.tensor(s.tensor.name).dtype)
         else:
@@ -525,6 +540,8 @@ def finalize(p: Plan, instrs: list, dtypes: dict) -> list:
         f32 = dtypes[ins.dst.ref].name == "float32"
         if v.kind == "v" and f32 and v.ref in defs and v.ref not in rename and safe(k, v, ins.dst):
             rename[v.ref] = ins.dst              # produced straight into the output tile
+            out.append(Instr("Note", None, (), scalar=f"the value is computed straight into the {ins.dst.ref} tile",
+                             loc=ins.loc))
             continue
         if f32:
             out.append(Instr("Muls", ins.dst, (v,), scalar="1.0f", loc=ins.loc))

@@ -198,6 +198,8 @@ def _inner(low: _RowLowerer, loop: ir.For, cols_dim):
         raise Unsupported("control flow inside the loop over the row", loop.loc)
     low.col_var = loop.var.name
     low.indices = (low.row_var, low.col_var)
+    low.out.append(Instr("Note", None, (), scalar=f"the loop over the row: count-form instructions on its n "
+                                                   f"elements", loc=loop.loc))
     inner_env = dict(low.env)
     reductions = []
     for s in loop.body:
@@ -213,7 +215,9 @@ def _inner(low: _RowLowerer, loop: ir.For, cols_dim):
                 raise Unsupported("a reduction of a value that does not depend on the column", s.loc)
             reductions.append((s, op, v))
         elif isinstance(s, ir.Assign):
+            before = len(low.out)
             low.env[s.var.name] = low.value(s.value)
+            low.note_if_free(s, before)
         elif isinstance(s, ir.Store):
             low.store_row(s)
         else:
@@ -333,6 +337,8 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.emit("rows_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;")
     out.emit("const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore * t.cols;")
     for t in t2:
+        if t.loc is not None:
+            out.comment(t.loc)
         out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}) + base, "
                  f"static_cast<uint64_t>(rows_) * cols_);")
     for t in rows1:
@@ -441,7 +447,7 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.depth += 1
     for t in outs_t:
         c, ty = cname(t.name), st[t.name]
-        out.comment(p.loop_loc)
+        out.comment(p.return_loc or p.loop_loc)
         out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.DeQue<{ty}>();")
         _copy_out(out, f"{c}Gm_[static_cast<uint64_t>(r) * cols_]", f"{c}Out", ty, "cols_")
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")

@@ -172,7 +172,7 @@ def _poison(arr):
 GM_ALIGN = 512          # aclrtMalloc returns (at least) 512-byte aligned device memory
 
 
-def _device_empty(nbytes: int) -> np.ndarray:
+def device_empty(nbytes: int) -> np.ndarray:
     """nbytes of uint8 at a GM_ALIGN-aligned address."""
     raw = np.empty(nbytes + GM_ALIGN, np.uint8)
     off = (-raw.ctypes.data) % GM_ALIGN
@@ -194,7 +194,7 @@ def run_spec(spec, bound, symbols):
         else:
             # device memory: a copy in an aligned allocation, as aclrtMalloc + aclrtMemcpy give the NPU kernel
             host = np.frombuffer((ctypes.c_char * a.nbytes).from_address(a.ptr), np.uint8) if a.nbytes else None
-            dev = _device_empty(a.nbytes)
+            dev = device_empty(a.nbytes)
             if a.nbytes:
                 dev[:] = host
                 if p.var.name in spec.written:
@@ -207,7 +207,7 @@ def run_spec(spec, bound, symbols):
         shape = tuple(d if isinstance(d, int) else symbols[d.name] for d in o.type.shape)
         npdt = np.dtype(HANDLES[o.type.dtype].np)
         n = int(np.prod(shape)) if shape else 1
-        arr = _device_empty(n * npdt.itemsize).view(npdt).reshape(shape)
+        arr = device_empty(n * npdt.itemsize).view(npdt).reshape(shape)
         _poison(arr)
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
