@@ -485,6 +485,9 @@ class FunctionBuilder(TensorMixin):
             raise self.error("a kernel for loop must iterate over range(...) or lang.range(...)", it,
                              UnsupportedError)
         fn = self.compile_time(it.func)
+        if getattr(fn, "__name__", None) == "distributed_range":
+            raise self.error("lang.distributed_range is only available inside a @lang.parallel kernel", it,
+                             UnsupportedError)
         if not (fn is builtins.range or (isinstance(fn, Builtin) and fn.name == "range")):
             raise self.error("a kernel for loop must iterate over range(...) or lang.range(...)", it,
                              UnsupportedError)

@@ -42,3 +42,6 @@ def vectorize(fn=None, **options):
     compiled per signature: `@lang.vectorize def saxpy(a, x, y): return a * x + y`. Options as @lang.kernel."""
     from ..vectorize import vectorize as _v
     return _v(fn, **options)
+
+
+from .parallel import allreduce, distributed_range, num_workers, parallel, worker_id  # noqa: E402,F401

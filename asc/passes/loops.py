@@ -69,11 +69,20 @@ def trip_count(loop: ir.For):
 def _work(loop: ir.For) -> int:
     n = trip_count(loop)
     n = UNKNOWN_TRIP * 64 if n is None else n
+    return n * max(_inner_work(loop.body), 1)
+
+
+def _inner_work(block) -> int:
+    """The largest work of the loops nested in `block` (looking through branches), 1 when there are none."""
     inner = 1
-    for s in loop.body:
-        if isinstance(s, (ir.For, ir.While)):
-            inner = max(inner, _work(s) if isinstance(s, ir.For) else UNKNOWN_TRIP)
-    return n * max(inner, 1)
+    for s in block:
+        if isinstance(s, ir.For):
+            inner = max(inner, _work(s))
+        elif isinstance(s, ir.While):
+            inner = max(inner, UNKNOWN_TRIP)
+        elif isinstance(s, ir.If):
+            inner = max(inner, _inner_work(s.then), _inner_work(s.orelse))
+    return inner
 
 
 def _parallel_safe(loop: ir.For, decl, impure):
