@@ -45,7 +45,7 @@
  *     __AVX512BF16__        bf16 14x32 with vdpbf16ps: A and B are packed as k-pairs (bf16 pairs in a 32-bit lane),
  *                           one instruction does 2 k-steps; odd K is padded with zeros
  *     __AVX2__ + __FMA__    f32 6x16, f64 6x8 (12 ymm accumulators)
- *     otherwise             portable C, f32 4x16, f64 4x8 (the compiler vectorizes what it can)
+ *     otherwise             portable C, f32 4x16, f64 4x8 (the compiler vectorizes what it can; any architecture)
  *   float16 is converted to float32 while packing (F16C when present), bfloat16 too when vdpbf16ps is absent; the
  *   float32 micro-kernel then runs. Packing pads edge panels with zeros; edge tiles are computed into a local tile
  *   and merged, so the micro-kernel has no edge cases.
@@ -449,11 +449,6 @@ static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, vo
   ASC__UNROLL for (r = 0; r < 14; ++r) { ASC__PREF_T0(C + r * ldc); ASC__PREF_T0(C + r * ldc + 31); }
   ASC__UNROLL for (r = 0; r < 14; ++r) { c[r][0] = _mm512_setzero_ps(); c[r][1] = _mm512_setzero_ps(); }
   for (p = 0; p < kcu; ++p) {
-#ifdef ASC_GEMM_PF
-    _mm_prefetch((const char*)(Bp + ASC_GEMM_PF * 32), _MM_HINT_T0);
-    _mm_prefetch((const char*)(Bp + ASC_GEMM_PF * 32 + 16), _MM_HINT_T0);
-    _mm_prefetch((const char*)(Ap + ASC_GEMM_PF * 14), _MM_HINT_T0);
-#endif
     __m512bh b0 = (__m512bh)_mm512_load_si512((const void*)Bp);
     __m512bh b1 = (__m512bh)_mm512_load_si512((const void*)(Bp + 16));
     ASC__UNROLL for (r = 0; r < 14; ++r) {
