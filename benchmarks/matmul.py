@@ -1,13 +1,14 @@
 """asc's cpu matrix unit (asc/include/asc_gemm.h) against NumPy (OpenBLAS) and torch, GFLOP/s, in the same run.
 
-    python benchmarks/matmul.py [--quick] [--full] [--runs N] [--out FILE.json]
+    python benchmarks/matmul.py [--quick] [--full] [--runs N] [--cpu-time] [--out FILE.json]
 
 Cases: float32 1024^3 and 2048^3 (asc_gemm_f32 vs numpy.matmul and torch.matmul, each writing into a preallocated
 output), bfloat16 and float16 2048^3 with float32 accumulation (asc_gemm_bf16 / asc_gemm_f16, float32 out, vs torch
 bf16 / f16 matmul). torch's CPU float16 matmul runs at well under 1 GFLOP/s (about 45 s for one 2048^3 product), so by
 default it is timed at 512^3 (its rate hardly depends on the size); --full times it at 2048^3 too.
 Timing (benchmarks/harness.py): peers interleaved in rotating blocks with a settle pause, median of >= 7 timed calls,
-OMP_NUM_THREADS threads (2 unless set). The machine may be shared: compare the ratios of one run, not absolute rates.
+OMP_NUM_THREADS threads (2 unless set). The machine may be shared: compare the ratios of one run, not absolute rates;
+`OMP_NUM_THREADS=1 ... --cpu-time` gives per-core rates that other processes' time slices do not distort.
 """
 from __future__ import annotations
 
@@ -104,11 +105,40 @@ def groups(lib, torch, sizes_f32, n16, n_torch_f16):
         yield f"{name} {n16}^3", name, n16, cases, (c, a.astype(np.float64) @ b.astype(np.float64))
 
 
+def run_group(cases, runs, blocks, pause, clock):
+    """harness.run_group with a choice of clock: time.perf_counter (wall) or time.process_time (CPU time of the
+    process: with one thread, immune to the time slices other processes take on a shared machine)."""
+    live = []
+    for c in cases:
+        try:
+            t0 = clock()
+            c.fn()
+            c.first = clock() - t0
+            c.fn()
+            live.append(c)
+        except Exception as e:  # a peer that cannot run this case is reported, not fatal
+            c.error = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    per_block = max(1, -(-runs // blocks))
+    for r in range(blocks):
+        order = live[r % len(live):] + live[:r % len(live)] if live else []
+        for c in order:
+            time.sleep(pause)
+            c.fn()
+            for _ in range(per_block):
+                t0 = clock()
+                c.fn()
+                c.times.append(clock() - t0)
+    return cases
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="1024^3 only, fewer runs")
     p.add_argument("--full", action="store_true", help="also time torch float16 at 2048^3 (slow)")
     p.add_argument("--runs", type=int, default=None, help="timed calls per case (default 10, --quick 7)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time with the process's CPU time instead of wall time (use with OMP_NUM_THREADS=1 on a "
+                        "shared machine: other processes' time slices are then not counted)")
     p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "matmul.json"))
     args = p.parse_args()
     try:
@@ -124,13 +154,15 @@ def main():
     runs = args.runs or (7 if args.quick else 10)
     print(f"asc matmul benchmark: {platform.processor() or platform.machine()}, {THREADS} threads, {cxx}, "
           f"asc_gemm micro-kernels: {isa}, numpy {np.__version__}"
+          + (", CPU time" if args.cpu_time else ", wall time")
           + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} timed calls, peers interleaved")
     rows = []
     hdr = f"{'case':<18} {'peer':<36} {'GFLOP/s':>9} {'ms':>9} {'asc / peer':>11}  note"
     print(hdr)
     print("-" * len(hdr))
     for title, dtype, n, cases, (c_asc, ref) in groups(lib, torch, sizes, n16, n_torch_f16):
-        harness.run_group(cases, runs=runs, blocks=min(5, runs), pause=0.1)
+        run_group(cases, runs=runs, blocks=min(5, runs), pause=0.1,
+                  clock=time.process_time if args.cpu_time else time.perf_counter)
         err = float(np.max(np.abs(c_asc - ref)) / max(1.0, float(np.max(np.abs(ref)))))
         rates = {}
         for c in cases:
@@ -158,6 +190,7 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"benchmark": "matmul", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                    "machine": platform.processor() or platform.machine(), "threads": THREADS, "compiler": cxx,
+                   "clock": "cpu" if args.cpu_time else "wall",
                    "isa": isa, "numpy": np.__version__, "torch": torch.__version__ if torch else None,
                    "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
