@@ -93,9 +93,39 @@ class CPURenderer(CStyleRenderer):
         d, a, b = s.dst, s.a, s.b
         batch = self.expr(d.shape[0]) if len(d.shape) == 3 else "1"
         m, n, k = self.expr(d.shape[-2]), self.expr(d.shape[-1]), self.expr(a.shape[-1])
-        args = [str(self.MATMUL_CODE[a.tensor.type.dtype.name]), str(self.MATMUL_CODE[d.tensor.type.dtype.name]),
-                batch, m, n, k] + view(a, True) + view(b, True) + view(d, False) + ["1" if s.accumulate else "0"]
-        self.emit(f"asc_matmul({', '.join(args)});")
+        codes = [str(self.MATMUL_CODE[a.tensor.type.dtype.name]), str(self.MATMUL_CODE[d.tensor.type.dtype.name])]
+        acc = ["1" if s.accumulate else "0"]
+        if not s.epilogue:
+            args = codes + [batch, m, n, k] + view(a, True) + view(b, True) + view(d, False) + acc
+            self.emit(f"asc_matmul({', '.join(args)});")
+            return
+        # the epilogue: a lambda over a block of the result, called by the GEMM for each tile while it is in cache
+        i, j = (self.cname(v.name) for v in s.index)
+        self.emit("{")
+        self.depth += 1
+        self.emit("auto asc_epi = [&](int64_t asc_r0, int64_t asc_c0, int64_t asc_nr, int64_t asc_nc) {")
+        self.depth += 1
+        self.emit(f"for (int64_t {i} = asc_r0; {i} < asc_r0 + asc_nr; ++{i}) {{")
+        self.depth += 1
+        if not self.checks:
+            self.emit("#pragma omp simd")
+        self.emit(f"for (int64_t {j} = asc_c0; {j} < asc_c0 + asc_nc; ++{j}) {{")
+        self.depth += 1
+        for st in s.epilogue:
+            self.stmt(st)
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("};")
+        def plain(v, const):            # pointer and the two strides (no batch)
+            ptr, _, s0, s1 = view(v, const)
+            return [ptr, s0, s1]
+        args = codes + [m, n, k] + plain(a, True) + plain(b, True) + plain(d, False) + acc + ["asc_epi"]
+        self.emit(f"asc_matmul_fused({', '.join(args)});")
+        self.depth -= 1
+        self.emit("}")
 
     def stmt_Alloc(self, s: ir.Alloc):
         if s.space != "local" or s.output is not None:

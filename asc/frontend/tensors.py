@@ -5,9 +5,10 @@ The frontend gives a tensor-valued expression a compile-time shape (checked here
 and lowers it to the element-level IR that every pass, backend and check already handles: loop nests of Loads and
 Stores, written straight into the destination of `out[...] = expr` / `return expr`, or into a temporary when an
 operand must exist in memory. A matrix product becomes one `ir.MatMul` statement over strided views, which the cpu
-target runs on the GEMM library. In a `@lang.fused_kernel`, a 2-D expression around matrix products is computed
-by blocks of rows: each product of a block is followed at once by its elementwise epilogue (bias, activation,
-residual, scaling) and by the next product that consumes it, so an intermediate never makes a pass over memory.
+target runs on the GEMM library. In a `@lang.fused_kernel`, tensor expressions are inlined where they are used,
+and an elementwise expression of a matrix product (bias, activation, residual, scaling) becomes the product's
+epilogue: the GEMM applies it to each tile of the result right after the tile is final, while it is in cache, so
+`gelu(x @ w1) @ w2` makes no separate pass over the intermediate.
 
 Edge tiles: a slice that runs past the end of its tensor is clipped at run time, as NumPy slicing is. Shapes are
 checked at compile time on the slice's nominal size (`A[i:i+B]` has B rows); the element loops and products run
@@ -24,7 +25,6 @@ from .. import ir
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from ..ir.printer import format_expr
 
-ROW_BLOCK = 64                                  # rows per block of a fused matrix-product chain
 LOCAL_BUDGET = {"cpu": 256 * 1024}              # bytes of lang.local_buffer per kernel, by target
 MATMUL_DTYPES = ("float32", "float64", "float16", "bfloat16")
 
@@ -135,14 +135,6 @@ def _views_of(v, name) -> list:
     if isinstance(v, TMap):
         return [w for a in v.args if isinstance(a, TValue) for w in _views_of(a, name)]
     return []
-
-
-def _has_matmul(v) -> bool:
-    if isinstance(v, TMatMul):
-        return True
-    if isinstance(v, TMap):
-        return any(isinstance(a, TValue) and _has_matmul(a) for a in v.args)
-    return False
 
 
 def _linear(e):
@@ -278,7 +270,10 @@ class TensorMixin:
         if isinstance(v, (TMatMul, TReduce, TSoftmax)):
             v = self.materialize(v, node)
         elif isinstance(v, TMap):
-            v = self.resolve(v, node)
+            if self.ctx.fused and _epilogue_leaf(v) is not None:
+                v = self.materialize(v, node)       # the product with the map as its fused epilogue
+            else:
+                v = self.resolve(v, node)
         if dtype is not None and (not isinstance(v, TView) or v.dtype != dtype):
             if v.dtype != dtype:
                 t = ir.ScalarType(dtype)
@@ -365,7 +360,9 @@ class TensorMixin:
         if t == ir.ScalarType(ir.DType("unknown", "?", 0, "void")):
             raise self.error("the type of this tensor expression depends on a value whose type is not known yet",
                              node)
-        return TMap(name, fn, args, t.dtype, shape, self.broadcast_extents(tensors, shape))
+        out = TMap(name, fn, args, t.dtype, shape, self.broadcast_extents(tensors, shape))
+        out.loc = self.loc(node)
+        return out
 
     def tensor_binary(self, op, a, b, node):
         if op == "matmul":
@@ -578,15 +575,15 @@ class TensorMixin:
                 value = self.materialize(value, node)
         if isinstance(value, TValue) and value.shape == dst.shape:
             if isinstance(value, TMatMul):
-                if self.ctx.fused and dst.ndim == 2:
-                    return self.emit_row_blocks(dst, value, node)
                 return self.emit_matmul(dst, value, node)
             if isinstance(value, TReduce):
                 return self.emit_reduce(value, node, dst)
             if isinstance(value, TSoftmax):
                 return self.emit_softmax(dst, value, node)
-            if self.ctx.fused and dst.ndim == 2 and _has_matmul(value) and self.row_blockable(value, dst.shape[0]):
-                return self.emit_row_blocks(dst, value, node)
+            if self.ctx.fused and isinstance(value, TMap) and dst.ndim == 2 and dst.dtype.name in MATMUL_DTYPES:
+                leaf = _epilogue_leaf(value)
+                if leaf is not None:
+                    return self.emit_matmul(dst, leaf, node, epilogue=value)
         if isinstance(value, TValue):
             value = self.operand(value, node)
         et = ir.ScalarType(dst.dtype)
@@ -620,13 +617,27 @@ class TensorMixin:
             vtype = ir.TensorType(v.dtype, (1,) + v.shape)
         return ir.View(v.base, off, tuple(shape), tuple(vstrides), vtype, loc)
 
-    def emit_matmul(self, dst: TView, mm: TMatMul, node, accumulate=False, note="", b_view=None):
+    def emit_matmul(self, dst: TView, mm: TMatMul, node, accumulate=False, note="", b_view=None, epilogue=None):
+        """dst = mm (or +=); with `epilogue`, an elementwise expression of mm: dst = epilogue, computed on each
+        tile of the product by the GEMM, while the tile is in cache."""
         loc = mm.loc or self.loc(node)
         a = self.operand(mm.a, node, mm.dtype)
         b = b_view if b_view is not None else self.operand(mm.b, node, mm.dtype)
-        if dst.base.name in (a.base.name, b.base.name) or dst.dtype.name not in MATMUL_DTYPES:
+        if dst.base.name in (a.base.name, b.base.name) or dst.dtype.name not in MATMUL_DTYPES or (
+                epilogue is not None and accumulate):
             tmp = self.materialize_matmul(mm, node, a, b)
+            if epilogue is not None:
+                return self.store_into(dst, _replace(epilogue, mm, tmp), node, "add" if accumulate else None)
             return self.store_into(dst, tmp, node, "add" if accumulate else None)
+        epi, index = (), ()
+        if epilogue is not None:
+            value = self.resolve(_replace(epilogue, mm, dst), node)      # other operands: computed before
+            index = (ir.Var(self.fresh("_t_ei"), ir.INDEX, loc), ir.Var(self.fresh("_t_ej"), ir.INDEX, loc))
+            v = self.cast(self.elem(value, index), ir.ScalarType(dst.dtype), node)
+            epi = (ir.Store(dst.base, self.elem(dst, index).indices, v, getattr(epilogue, "loc", None) or
+                            self.loc(node)),)
+            note = note or f"fused epilogue: {' -> '.join(_path_names(epilogue, mm))} on each tile of the product " \
+                           f"while it is in cache"
         batch = dst.extents[0] if dst.ndim == 3 else None
         m = self.imin(dst.extents[-2], a.extents[-2])
         n = self.imin(dst.extents[-1], b.extents[-1])
@@ -637,7 +648,7 @@ class TensorMixin:
         av = ir.View(av.tensor, av.offset, av.shape[:-2] + (m, k), av.strides, av.type, loc)
         bv = self.ir_view(b, loc, batch)
         bv = ir.View(bv.tensor, bv.offset, bv.shape[:-2] + (k, n), bv.strides, bv.type, loc)
-        self.pre.append(ir.MatMul(dv, av, bv, accumulate, note, loc))
+        self.pre.append(ir.MatMul(dv, av, bv, accumulate, note, loc, epi, index))
 
     def materialize_matmul(self, mm, node, a, b):
         var = ir.Var(self.fresh("_t_tmp"), ir.TensorType(mm.dtype, mm.shape), self.loc(node))
@@ -646,106 +657,6 @@ class TensorMixin:
         dst = TView(var, w.starts, w.axes, w.shape, mm.extents)
         self.emit_matmul(dst, TMatMul(a, b, mm.dtype, mm.shape, mm.extents, mm.loc), node)
         return dst
-
-    # ---- fused row blocks (@lang.fused_kernel)
-
-    def row_blockable(self, v, rows) -> bool:
-        if isinstance(v, ir.Expr) and not isinstance(v, ir.Var):
-            return True
-        if isinstance(v, ir.Var) and isinstance(v.type, ir.ScalarType):
-            return True
-        v = self.as_tvalue(v)
-        if isinstance(v, TView):
-            return v.ndim <= 1 or (v.ndim == 2 and (v.shape[0] == 1 or self.dims_equal(v.shape[0], rows)))
-        if isinstance(v, TMap):
-            return v.ndim <= 2 and all(self.row_blockable(a, rows) for a in v.args)
-        if isinstance(v, TMatMul):
-            return v.a.ndim == 2 and v.b.ndim == 2 and self.row_blockable(v.a, rows)
-        return False
-
-    def emit_row_blocks(self, dst: TView, value, node):
-        """dst = value by blocks of ROW_BLOCK rows: every product of a block is followed at once by the
-        elementwise work on its result (while it is in cache) and by the product that consumes it."""
-        loc = self.loc(node)
-        rows_n, rows = dst.shape[0], dst.extents[0]
-        rb_n = ROW_BLOCK if not isinstance(rows_n, int) else max(1, min(ROW_BLOCK, rows_n))
-        prep = self.prepare_blocks(value, node, rb_n, top=True)
-        saved, self.pre = self.pre, []
-        r0 = ir.Var(self.fresh("_t_r"), ir.INDEX, loc)
-        rb = self.new_scalar("_t_rb", ir.INDEX)
-        self.pre.append(ir.Assign(rb, self.imin(_c(rb_n), self.isub(rows, r0)), loc))
-        self.block_rows = (r0, rb, rb_n, rows_n)
-        blk = TView(dst.base, tuple(self.iadd(s, r0) if k == dst.axes[0] else s for k, s in enumerate(dst.starts)),
-                    dst.axes, (rb_n,) + dst.shape[1:], (rb,) + dst.extents[1:])
-        if isinstance(prep, TMatMul):
-            self.rows_matmul(prep, node, [], blk)
-        else:
-            self.store_into_plain(blk, self.rows_of(prep, node, []), node)
-        body, self.pre = self.pre, saved
-        self.pre.append(ir.For(r0, _c(0), rows, _c(rb_n), tuple(body), "serial", loc))
-
-    def prepare_blocks(self, v, node, rb_n, top=False):
-        """Before the row loop: the right operands of the products (whole) and a block buffer for each (but the
-        outermost, which writes the destination)."""
-        v = self.as_tvalue(v)
-        if isinstance(v, TMap):
-            return TMap(v.name, v.fn, [self.prepare_blocks(a, node, rb_n) if isinstance(a, TValue) else a
-                                       for a in v.args], v.dtype, v.shape, v.extents)
-        if isinstance(v, TMatMul):
-            a = self.prepare_blocks(v.a, node, rb_n)
-            b = self.operand(v.b, node, v.dtype)
-            out = TMatMul(a, b, v.dtype, v.shape, v.extents, v.loc)
-            if not top:
-                acc = ir.float64 if v.dtype == ir.float64 else ir.float32
-                out.buf = ir.Var(self.fresh("_t_blk"), ir.TensorType(acc, (rb_n, v.shape[1])), self.loc(node))
-                self.pre.append(ir.Alloc(out.buf, "empty", None, None, self.loc(node)))
-            return out
-        return v
-
-    def rows_of(self, v, node, epilogue):
-        """The rows [r0, r0 + rb) of v, in block coordinates; products are computed here."""
-        r0, rb, rb_n, rows_n = self.block_rows
-        if isinstance(v, TView):
-            if v.ndim == 2 and v.shape[0] != 1:
-                k = v.axes[0]
-                return TView(v.base, tuple(self.iadd(s, r0) if a == k else s for a, s in enumerate(v.starts)),
-                             v.axes, (rb_n,) + v.shape[1:], (rb,) + v.extents[1:])
-            return v
-        if isinstance(v, TMap):
-            args = [self.rows_of(a, node, epilogue + [v.name]) if isinstance(a, TValue) else a for a in v.args]
-            shape = ((rb_n,) + v.shape[1:]) if v.ndim == 2 else v.shape
-            ext = ((rb,) + v.extents[1:]) if v.ndim == 2 else v.extents
-            return TMap(v.name, v.fn, args, v.dtype, shape, ext)
-        if isinstance(v, TMatMul):
-            w = self.whole(v.buf)
-            out = TView(v.buf, w.starts, w.axes, w.shape, (rb, v.extents[1]))
-            self.rows_matmul(v, node, epilogue, out)
-            return out
-        return v
-
-    def rows_matmul(self, v, node, epilogue, out):
-        a = self.rows_of(v.a, node, [])
-        if not isinstance(a, TView) or a.dtype != v.dtype:
-            bufs = [w for w in _block_views(a) if w.shape == a.shape and w.dtype == v.dtype]
-            if isinstance(a, TMap) and len(bufs) == 1:
-                self.store_into_plain(bufs[0], a, node)       # the epilogue, in place in the block buffer
-                a = bufs[0]
-            else:
-                a = self.operand(a, node, v.dtype)
-        what = f"epilogue {' -> '.join(reversed(epilogue))} applied per block" if epilogue else "no epilogue"
-        dest = "kept in cache for the next product of the block" if out.base.name.startswith("_t_blk") else \
-            f"stored to {out.base.name}"
-        note = f"fused: rows in blocks of {self.block_rows[2]}; {what}; result {dest}"
-        self.emit_matmul(out, TMatMul(a, v.b, v.dtype, out.shape, out.extents, v.loc), node, note=note,
-                         b_view=v.b)
-
-    def store_into_plain(self, dst, value, node):
-        saved = self.ctx.fused
-        self.ctx.fused = False
-        try:
-            self.store_into(dst, value, node)
-        finally:
-            self.ctx.fused = saved
 
     # ---- reductions and softmax
 
@@ -972,10 +883,40 @@ class TensorMixin:
         self.local_bytes += n
 
 
-def _block_views(v) -> list:
-    """The views of block buffers (of fused products) that v reads."""
-    if isinstance(v, TView):
-        return [v] if v.base.name.startswith("_t_blk") else []
+def _epilogue_leaf(v):
+    """The one 2-D matrix product that an elementwise expression is an epilogue of (reached through maps only, not
+    broadcast), or None."""
+    leaves = []
+
+    def walk(x):
+        if isinstance(x, TMatMul):
+            leaves.append(x)
+        elif isinstance(x, TMap):
+            for a in x.args:
+                if isinstance(a, TValue):
+                    walk(a)
+    walk(v)
+    if len(leaves) == 1 and leaves[0].ndim == 2 and leaves[0].shape == v.shape:
+        return leaves[0]
+    return None
+
+
+def _replace(v, old, new):
+    """v with the value `old` (by identity) replaced by `new`."""
+    if v is old:
+        return new
     if isinstance(v, TMap):
-        return [w for a in v.args if isinstance(a, TValue) for w in _block_views(a)]
-    return []
+        return TMap(v.name, v.fn, [_replace(a, old, new) for a in v.args], v.dtype, v.shape, v.extents)
+    return v
+
+
+def _path_names(v, leaf) -> list:
+    """The maps applied to `leaf` on its way to v, innermost first."""
+    if v is leaf:
+        return []
+    if isinstance(v, TMap):
+        for a in v.args:
+            sub = _path_names(a, leaf) if isinstance(a, TValue) else None
+            if sub is not None:
+                return sub + [v.name]
+    return None

@@ -12,6 +12,10 @@
 #endif
 
 #ifndef ASC_GEMM_H
+typedef void (*asc_gemm_epilogue_f32)(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, float* tile,
+                                      int64_t ldc);
+typedef void (*asc_gemm_epilogue_f64)(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, double* tile,
+                                      int64_t ldc);
 // A plain reference GEMM, used only where asc_gemm.h is absent: row-major, op(X) = X^T when transX,
 // C = alpha * op(A) @ op(B) + beta * C, beta == 0: C is not read. 16-bit inputs accumulate in float32.
 template <typename TA, typename TC, typename LD>
@@ -53,6 +57,18 @@ static void asc_gemm_bf16_t(int ta, int tb, int64_t M, int64_t N, int64_t K, flo
                             int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_ref_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, asc_ref_bf2f());
 }
+// the epilogue hook, the reference way: once over the whole result
+#define ASC_REF_EX(name, T, TC, E)                                                                                 \
+  static void name##_ex(int ta, int tb, int64_t M, int64_t N, int64_t K, TC alpha, const T* A, int64_t lda,        \
+                        const T* B, int64_t ldb, TC beta, TC* C, int64_t ldc, E epi, void* ctx) {                 \
+    name##_t(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                               \
+    if (epi && M > 0 && N > 0) epi(ctx, 0, 0, M, N, C, ldc);                                                      \
+  }
+ASC_REF_EX(asc_gemm_f32, float, float, asc_gemm_epilogue_f32)
+ASC_REF_EX(asc_gemm_f16, uint16_t, float, asc_gemm_epilogue_f32)
+ASC_REF_EX(asc_gemm_bf16, uint16_t, float, asc_gemm_epilogue_f32)
+ASC_REF_EX(asc_gemm_f64, double, double, asc_gemm_epilogue_f64)
+#undef ASC_REF_EX
 #endif
 
 // ---------------------------------------------------------------- products of strided views
@@ -96,8 +112,11 @@ static void asc_prepare(asc_operand* o, int t, const void* X, int64_t rows, int6
 
 // C (+)= A @ B for one matrix: A M x K, B K x N, C M x N, strides in elements, `ta` the operands' dtype and `tc`
 // the result's. The product accumulates in float32 (float64 for float64 operands); a 16-bit result is rounded once.
+// With an epilogue (e32 / e64, ctx): it runs on each tile of C right after the tile is final (when the GEMM writes
+// C directly), else over C after the conversion to its dtype.
 static void asc_matmul_one(int ta, int tc, int64_t M, int64_t N, int64_t K, const void* A, int64_t sa0, int64_t sa1,
-                           const void* B, int64_t sb0, int64_t sb1, void* C, int64_t sc0, int64_t sc1, int acc) {
+                           const void* B, int64_t sb0, int64_t sb1, void* C, int64_t sc0, int64_t sc1, int acc,
+                           asc_gemm_epilogue_f32 e32 = 0, asc_gemm_epilogue_f64 e64 = 0, void* ctx = 0) {
   if (M <= 0 || N <= 0) return;
   asc_operand a, b;
   asc_prepare(&a, ta, A, M, K, sa0, sa1);
@@ -117,15 +136,17 @@ static void asc_matmul_one(int ta, int tc, int64_t M, int64_t N, int64_t K, cons
         for (int64_t j = 0; j < N; ++j) asc_tstore(ct, tmp, i * N + j, asc_tload(tc, C, i * sc0 + j * sc1));
   }
   const float beta = acc ? 1.0f : 0.0f;
+  asc_gemm_epilogue_f32 t32 = direct ? e32 : 0;        // the hook only where the GEMM writes C itself
+  asc_gemm_epilogue_f64 t64 = direct ? e64 : 0;
   switch (ta) {
-    case 0: asc_gemm_f32_t(a.trans, b.trans, M, N, K, 1.0f, (const float*)a.p, a.ld, (const float*)b.p, b.ld, beta,
-                           (float*)out, ldc); break;
-    case 1: asc_gemm_f16_t(a.trans, b.trans, M, N, K, 1.0f, (const uint16_t*)a.p, a.ld, (const uint16_t*)b.p, b.ld,
-                           beta, (float*)out, ldc); break;
-    case 2: asc_gemm_bf16_t(a.trans, b.trans, M, N, K, 1.0f, (const uint16_t*)a.p, a.ld, (const uint16_t*)b.p, b.ld,
-                            beta, (float*)out, ldc); break;
-    default: asc_gemm_f64_t(a.trans, b.trans, M, N, K, 1.0, (const double*)a.p, a.ld, (const double*)b.p, b.ld,
-                            (double)beta, (double*)out, ldc);
+    case 0: asc_gemm_f32_ex(a.trans, b.trans, M, N, K, 1.0f, (const float*)a.p, a.ld, (const float*)b.p, b.ld, beta,
+                            (float*)out, ldc, t32, ctx); break;
+    case 1: asc_gemm_f16_ex(a.trans, b.trans, M, N, K, 1.0f, (const uint16_t*)a.p, a.ld, (const uint16_t*)b.p, b.ld,
+                            beta, (float*)out, ldc, t32, ctx); break;
+    case 2: asc_gemm_bf16_ex(a.trans, b.trans, M, N, K, 1.0f, (const uint16_t*)a.p, a.ld, (const uint16_t*)b.p,
+                             b.ld, beta, (float*)out, ldc, t32, ctx); break;
+    default: asc_gemm_f64_ex(a.trans, b.trans, M, N, K, 1.0, (const double*)a.p, a.ld, (const double*)b.p, b.ld,
+                             (double)beta, (double*)out, ldc, t64, ctx);
   }
   if (!direct) {
     if (tc == 1 && ct == 0 && sc1 == 1) {       // the common case: float32 -> float16 rows, vectorizable
@@ -147,7 +168,32 @@ static void asc_matmul_one(int ta, int tc, int64_t M, int64_t N, int64_t K, cons
         for (int64_t j = 0; j < N; ++j) asc_tstore(tc, C, i * sc0 + j * sc1, asc_tload(ct, tmp, i * N + j));
     }
     free(tmp);
+    if (e32 || e64) {                             // the epilogue over C in its own dtype, by blocks of rows
+#pragma omp parallel for schedule(static) if (M * N > (1 << 15))
+      for (int64_t i = 0; i < M; i += 16) {
+        const int64_t rows = M - i < 16 ? M - i : 16;
+        if (e32) e32(ctx, i, 0, rows, N, 0, 0); else e64(ctx, i, 0, rows, N, 0, 0);
+      }
+    }
   }
+}
+
+template <typename F> static void asc_epi_f32(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, float*,
+                                              int64_t) {
+  (*(F*)ctx)(i0, j0, rows, cols);
+}
+template <typename F> static void asc_epi_f64(void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols, double*,
+                                              int64_t) {
+  (*(F*)ctx)(i0, j0, rows, cols);
+}
+// C = A @ B with a fused epilogue f(i0, j0, rows, cols) over a block of C (view coordinates); f may run on several
+// threads at once, for disjoint blocks.
+template <typename F>
+static void asc_matmul_fused(int ta, int tc, int64_t M, int64_t N, int64_t K, const void* A, int64_t sa0,
+                             int64_t sa1, const void* B, int64_t sb0, int64_t sb1, void* C, int64_t sc0, int64_t sc1,
+                             int acc, F& f) {
+  asc_matmul_one(ta, tc, M, N, K, A, sa0, sa1, B, sb0, sb1, C, sc0, sc1, acc, asc_epi_f32<F>, asc_epi_f64<F>,
+                 (void*)&f);
 }
 
 // A batch of products: operand t of the batch starts `batch stride` elements after operand t - 1 (0: shared).

@@ -229,15 +229,19 @@ class ExprStmt(Stmt):
 
 @dataclass(frozen=True)
 class MatMul(Stmt):
-    """dst = a @ b (or dst += a @ b when `accumulate`): views of rank 2, or rank 3 for a batch of products (a
-    batch stride of 0 broadcasts an operand). Float dtypes; the product accumulates in float32 at least. `note`
-    says what a fusion pass put around it, for people reading the IR."""
+    """dst = a @ b (or dst += a @ b when `accumulate`), then `epilogue`: views of rank 2, or rank 3 for a batch of
+    products (a batch stride of 0 broadcasts an operand). Float dtypes; the product accumulates in float32 at least.
+    `note` says what the frontend fused, for people reading the IR."""
     dst: View
     a: View
     b: View
     accumulate: bool = False
     note: str = ""
     loc: Optional[Loc] = field(default=None, compare=False)
+    # a fused epilogue: statements over element (index[0], index[1]) of dst (view coordinates), run on each tile of
+    # the result right after the tile got its final value, while it is in cache; they may read and rewrite it
+    epilogue: tuple = ()
+    index: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,8 @@ def walk_stmts(stmts):
         yield s
         if isinstance(s, (For, While)):
             yield from walk_stmts(s.body)
+        elif isinstance(s, MatMul):
+            yield from walk_stmts(s.epilogue)
         elif isinstance(s, If):
             yield from walk_stmts(s.then)
             yield from walk_stmts(s.orelse)

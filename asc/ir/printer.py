@@ -82,6 +82,10 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
             op = "+=" if s.accumulate else "="
             note = f"  # {s.note}" if s.note else ""
             out.append(f"{pad}matmul {format_expr(s.dst)} {op} {format_expr(s.a)} @ {format_expr(s.b)}{where}{note}")
+            if s.epilogue:
+                idx = ", ".join(v.name for v in s.index)
+                out.append(f"{pad}  epilogue on each tile of the result, in cache, for ({idx}):")
+                out += format_stmts(s.epilogue, indent + 2, locs)
         elif isinstance(s, n.Print):
             out.append(f"{pad}print({', '.join(map(format_expr, s.args))}){where}")
         else:
