@@ -238,7 +238,9 @@ def map_tiling(plan: L.Plan, symbols: dict, soc: str = DEFAULT_SOC, cores=None, 
     if tile_cap:
         tile = max(L.TILE_QUANTUM, min(tile, tile_cap // L.TILE_QUANTUM * L.TILE_QUANTUM))
     tile = min(tile, -(-per // L.TILE_QUANTUM) * L.TILE_QUANTUM)
-    return block_dim, {"total": total, "perCore": per, "lastCore": last, "tile": tile}
+    values = {"total": total, "perCore": per, "lastCore": last, "tile": tile}
+    values.update({f"size_{s}": symbols[s] for s in plan.kernel.symbols})
+    return block_dim, values
 
 
 def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
@@ -247,7 +249,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     sname = f"{camel(kernel.entry.name)}Tiling"
     out = _Out()
     _header(out, kernel, "element-wise map, split across vector cores, double-buffered CopyIn/Compute/CopyOut")
-    _tiling_struct(out, sname, MAP_FIELDS, MAP_DOC)
+    fields = MAP_FIELDS + L.sym_fields(kernel)
+    _tiling_struct(out, sname, fields, MAP_DOC)
     params = _entry_params(plan)
     ins_t = [t for t in plan.tensors if t.reads]
     outs_t = [t for t in plan.tensors if t.writes]
@@ -272,6 +275,7 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
             out.comment(t.loc)
         out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}) + base, "
                  f"length_);")
+    out.comment(plan.loop_loc)
     for t in ins_t:
         out.emit(f"pipe->InitBuffer({cname(t.name)}InQue_, {L.BUFFER_NUM}, tile_ * sizeof({st[t.name]}));")
     for t in outs_t:
@@ -282,6 +286,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
         out.emit(f"pipe->InitBuffer(tmpBuf_, tile_ * 8 + 256);  // sharedTmpBuffer of the advanced math APIs")
     for pname, t in plan.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
+    for sym in kernel.symbols:
+        out.emit(f"{sym}_ = t.size_{sym};")
     for loc, pname, ct, text in plan.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -381,6 +387,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
         out.emit(f"{_scalar_ctype(t)} {cname(pname)}_;")
     for loc, pname, ct, text in plan.pre:
         out.emit(f"{ct} {cname(pname)}_;")
+    for sym in kernel.symbols:
+        out.emit(f"int64_t {sym}_;")
     out.emit("uint32_t tile_;")
     out.emit("uint32_t length_;")
     out.depth -= 1
@@ -388,7 +396,7 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.emit()
     call = ", ".join([cname(n) for _, n, _ in params if n != "tiling"] + ["t", "&pipe"])
     _entry(out, name, params, sname, ["TPipe pipe;", f"{cls} op;", f"op.Init({call});", "op.Process();"])
-    return AscendSource(name, "\n".join(out.lines) + "\n", plan, out.locs, MAP_FIELDS, params)
+    return AscendSource(name, "\n".join(out.lines) + "\n", plan, out.locs, fields, params)
 
 
 def _copy_in(out: _Out, local: str, gm: str, ty: str, n: str):

@@ -40,6 +40,11 @@ def adv_tmp_bytes(count_elems: int) -> int:
     return count_elems * 4 * 2 + 256
 
 
+def sym_fields(k) -> list:
+    """Tiling fields that carry a dynamic-shape kernel's sizes."""
+    return [(f"size_{s}", "uint32_t") for s in k.symbols]
+
+
 def where(loc) -> str:
     return f"{loc!r}: " if loc is not None else ""
 
@@ -219,8 +224,24 @@ class _Lowerer:
         raise Unsupported("scalar expression", getattr(e, "loc", None))
 
     # ---- expressions
+    @property
+    def loc(self):
+        return self._loc
+
+    @loc.setter
+    def loc(self, value):
+        self._loc = value
+        self.memo = {}                          # common subexpressions, within one statement
+
     def value(self, e):
-        """-> S or V."""
+        """-> S or V (a subexpression that occurs twice in a statement is computed once)."""
+        from ..ir.printer import format_expr
+        key = format_expr(e)
+        if key not in self.memo:
+            self.memo[key] = self.value_of(e)
+        return self.memo[key]
+
+    def value_of(self, e):
         loc = getattr(e, "loc", None)
         t = getattr(e, "type", None)
         if isinstance(t, ir.ScalarType) and t.dtype.kind == "b":
@@ -247,12 +268,30 @@ class _Lowerer:
             return self.cast(e)
         if isinstance(e, ir.Call):
             return self.call(e)
+        if isinstance(e, ir.Select):
+            mm = self.minmax(e)
+            if mm is not None:
+                return mm
         if isinstance(e, (ir.Select, ir.Compare, ir.Logical)):
             raise Unsupported("conditional expressions (comparisons, `x if c else y`, Python max/min) have no "
                               "vector lowering yet", loc)
         if isinstance(e, ir.FuncCall):
             raise Unsupported("calls of @lang.func device functions have no vector lowering", loc)
         raise Unsupported(f"the expression {type(e).__name__}", loc)
+
+    def minmax(self, e: ir.Select):
+        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar)."""
+        c = e.cond
+        if not (isinstance(c, ir.Compare) and c.op in ("gt", "ge", "lt", "le")):
+            return None
+        from ..ir.printer import format_expr as f
+        if f(c.a) == f(e.a) and f(c.b) == f(e.b):
+            fn = "maximum" if c.op in ("gt", "ge") else "minimum"
+        elif f(c.a) == f(e.b) and f(c.b) == f(e.a):
+            fn = "minimum" if c.op in ("gt", "ge") else "maximum"
+        else:
+            return None
+        return self.call(ir.Call(fn, (e.a, e.b), e.type, e.loc))
 
     def need_float(self, e):
         t = e.type
@@ -444,6 +483,8 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     p = Plan("map", k)
     _gm_tensors(p, k)
     scalar_names = {name: _scalar_param_text(name) for name, _ in p.scalars}
+    for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
+        scalar_names[sym] = f"static_cast<float>({sym}_)"
     loops = []
     for s in fn.body:
         if isinstance(s, ir.Alloc):

@@ -35,10 +35,10 @@ class _RowLowerer(L._Lowerer):
             return S(L.cname_local(e.name))
         return super().scalar(e)
 
-    def value(self, e):
+    def value_of(self, e):
         if self.col_var is None or not self._varies(e):
             return self.scalar_expr(e)
-        return super().value(e)
+        return super().value_of(e)
 
     def _varies(self, e) -> bool:
         """Does e depend on the inner (column) index?"""
@@ -300,8 +300,10 @@ def row_tiling(p: L.Plan, symbols: dict, soc, cores=None, tile_cap=None):
     per = max(1, -(-rows // ncores))
     block_dim = max(1, -(-rows // per))
     last = rows - (block_dim - 1) * per
-    return block_dim, {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
-                       "workElems": work_elems(cols)}
+    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
+              "workElems": work_elems(cols)}
+    values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
+    return block_dim, values
 
 
 # ------------------------------------------------------------------ rendering
@@ -315,7 +317,8 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out = _Out()
     _header(out, kernel, "row kernel: rows split across vector cores, one double-buffered UB tile per row, "
                          "reductions with ReduceSum/ReduceMax")
-    _tiling_struct(out, sname, ROW_FIELDS, ROW_DOC)
+    fields = ROW_FIELDS + L.sym_fields(kernel)
+    _tiling_struct(out, sname, fields, ROW_DOC)
     params = _entry_params(p)
     st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
     t2 = [t for t in p.tensors if len(t.shape) == 2]
@@ -336,13 +339,14 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.emit("colsPad_ = t.colsPad;")
     out.emit("rows_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;")
     out.emit("const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore * t.cols;")
+    for t in rows1:
+        out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}), cols_);")
     for t in t2:
         if t.loc is not None:
             out.comment(t.loc)
         out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}) + base, "
                  f"static_cast<uint64_t>(rows_) * cols_);")
-    for t in rows1:
-        out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}), cols_);")
+    out.comment(p.loop_loc)
     for t in ins_t:
         out.emit(f"pipe->InitBuffer({cname(t.name)}InQue_, {L.BUFFER_NUM}, colsPad_ * sizeof({st[t.name]}));")
     for t in outs_t:
@@ -359,6 +363,8 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
         out.emit("pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256);  // sharedTmpBuffer of the advanced math APIs")
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
+    for sym in kernel.symbols:
+        out.emit(f"{sym}_ = t.size_{sym};")
     for loc, pname, ct, text in p.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -475,6 +481,8 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
         out.emit(f"{_scalar_ctype(ty)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
         out.emit(f"{ct} {cname(pname)}_;")
+    for sym in kernel.symbols:
+        out.emit(f"int64_t {sym}_;")
     out.emit("uint32_t rows_;")
     out.emit("uint32_t cols_;")
     out.emit("uint32_t colsPad_;")
@@ -483,7 +491,7 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.emit()
     call = ", ".join([cname(n) for _, n, _ in params if n != "tiling"] + ["t", "&pipe"])
     _entry(out, name, params, sname, ["TPipe pipe;", f"{cls} op;", f"op.Init({call});", "op.Process();"])
-    return AscendSource(name, "\n".join(out.lines) + "\n", p, out.locs, ROW_FIELDS, params)
+    return AscendSource(name, "\n".join(out.lines) + "\n", p, out.locs, fields, params)
 
 
 def _sync(out, event):

@@ -231,3 +231,38 @@ def test_control_flow_falls_back_naming_the_line():
         warnings.simplefilter("ignore")
         text = leaky.source("ascend", x)
     assert "GetValue(" in text and "SetValue(" in text
+
+
+def test_dynamic_shape_kernels():
+    """One build serves every size: the sizes travel in the tiling."""
+    saxpy = lang.kernel(target="ascend-sim", dynamic_shape=True)(sk.saxpy.pyfunc)
+    layernorm = lang.kernel(target="ascend-sim", dynamic_shape=True)(sk.layernorm.pyfunc)
+    for n in (5, 300, 1001):
+        x, y = rand(n, np.float32, 24), rand(n, np.float32, 25)
+        close(saxpy(np.float32(3.0), x, y), 3.0 * x.astype(np.float64) + y, np.float32)
+        xr, w, b = rand((3, n), np.float32, 26), rand(n, np.float32, 27), rand(n, np.float32, 28)
+        close(layernorm(xr, w, b), interpreted(sk.layernorm)(xr, w, b), np.float32, ulps=4)
+    assert len(saxpy._cache) == 1 and saxpy.cache_info()["compilations"][0]["signature"].startswith("a: float32")
+
+
+@lang.kernel
+def relu6(x):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = min(max(x[i], 0.0), 6.0)
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_python_max_min_become_maxs_mins(dtype):
+    x = rand(1000, dtype, 29, 5.0)
+    out = check(relu6, (x,), 3, 256)
+    np.testing.assert_array_equal(out, np.clip(x, 0, 6))
+    text = sim(relu6).source("ascend", x)
+    assert text.count("Maxs(") == 1 and text.count("Mins(") == 1     # the repeated max(...) is computed once
+
+
+def test_integer_kernels_run_as_scalar_code():
+    a, b = np.arange(100, dtype=np.int32), np.arange(100, dtype=np.int32) * 3
+    with pytest.warns(UserWarning, match=r"seed\.py:\d+:\d+: kernel 'add': '\w' is int32; vector code"):
+        np.testing.assert_array_equal(sim(sk.add)(a, b), a + b)

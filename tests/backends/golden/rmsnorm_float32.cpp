@@ -32,10 +32,11 @@ public:
     colsPad_ = t.colsPad;
     rows_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;
     const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore * t.cols;
+    wGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(w), cols_);
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + base, static_cast<uint64_t>(rows_) * cols_);
     // kernels.py:15  out = lang.empty_like(x)
     outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out) + base, static_cast<uint64_t>(rows_) * cols_);
-    wGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(w), cols_);
+    // kernels.py:17  for i in range(R):
     pipe->InitBuffer(xInQue_, 2, colsPad_ * sizeof(float));
     pipe->InitBuffer(outOutQue_, 2, colsPad_ * sizeof(float));
     pipe->InitBuffer(wRowQue_, 1, colsPad_ * sizeof(float));

@@ -32,6 +32,7 @@ public:
     xGm_.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(x) + base, length_);
     // kernels.py:7  out = lang.empty_like(x)
     outGm_.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(out) + base, length_);
+    // kernels.py:8  for i in range(len(x)):
     pipe->InitBuffer(xInQue_, 2, tile_ * sizeof(half));
     pipe->InitBuffer(outOutQue_, 2, tile_ * sizeof(half));
     pipe->InitBuffer(calcBuf_, 3 * tile_ * sizeof(float));
