@@ -447,6 +447,18 @@ class _ScalarRenderer(CStyleRenderer):
     def cname(self, name: str) -> str:
         return cname(name)
 
+    def stmt(self, s):
+        if not hasattr(self, "stmt_" + type(s).__name__):
+            what = "a matrix product (A @ B: the cube path)" if type(s).__name__ == "MatMul" else \
+                f"the statement {type(s).__name__}"
+            self.refuse(what, getattr(s, "loc", None))
+        return super().stmt(s)
+
+    def expr(self, e):
+        if not hasattr(self, "expr_" + type(e).__name__):
+            self.refuse(f"the expression {type(e).__name__}", getattr(e, "loc", None))
+        return super().expr(e)
+
     def refuse(self, what, loc):
         raise CompileError(f"ascend target: {what} has no scalar form on the AI core in this version of asc", loc)
 
