@@ -281,15 +281,18 @@ class TensorMixin:
             v = self.materialize(v, node)
         return v
 
-    def resolve(self, v: TMap, node) -> TMap:
+    def resolve(self, v: TMap, node, done=None) -> TMap:
         """A map whose operands are all elementwise-capable (a fused kernel keeps products inside maps until
-        they are stored)."""
+        they are stored). A value used twice is computed once."""
+        done = {} if done is None else done
         args = []
         for a in v.args:
-            if isinstance(a, TMap):
-                a = self.resolve(a, node)
+            if id(a) in done:
+                a = done[id(a)]
+            elif isinstance(a, TMap):
+                a = done.setdefault(id(a), self.resolve(a, node, done))
             elif isinstance(a, (TMatMul, TReduce, TSoftmax)):
-                a = self.materialize(a, node)
+                a = done.setdefault(id(a), self.materialize(a, node))
             args.append(a)
         if all(x is y for x, y in zip(args, v.args)):
             return v
@@ -417,7 +420,9 @@ class TensorMixin:
     def treduce(self, op, x, axis, keepdims, node):
         x = self.as_tvalue(x)
         if not isinstance(x, TValue):
-            raise self.error(f"lang.{op} needs a tensor, got {self._describe(x)}", node, KernelTypeError)
+            hint = f" (for numbers: Python's {op}(a, b) or lang.{'maximum' if op == 'max' else 'minimum'}(a, b))" \
+                if op in ("max", "min") else ""
+            raise self.error(f"lang.{op} reduces a tensor, got {self._describe(x)}{hint}", node, KernelTypeError)
         axes = self.axes_arg(axis, x.ndim, op, node)
         if op == "sum" and x.dtype.kind in "biu":
             dt = ir.int64
@@ -896,6 +901,7 @@ def _epilogue_leaf(v):
                 if isinstance(a, TValue):
                     walk(a)
     walk(v)
+    leaves = list({id(x): x for x in leaves}.values())      # one product used twice is one product
     if len(leaves) == 1 and leaves[0].ndim == 2 and leaves[0].shape == v.shape:
         return leaves[0]
     return None

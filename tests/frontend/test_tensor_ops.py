@@ -173,6 +173,26 @@ def test_overlapping_views_copy_as_numpy():
     np.testing.assert_array_equal(xi, xc)
 
 
+@lang.kernel
+def bound_then_written(x: lang.float32[N], out: lang.float32[4]):
+    y = x * 2.0                 # computed here: the write to x below does not change y
+    x[0] = 100.0
+    for i in range(4):
+        t = y * i               # a temporary per iteration
+        out[i] = lang.sum(t) + x[0]
+
+
+def test_a_bound_expression_is_computed_where_it_is_bound():
+    x = np.arange(6, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    bound_then_written(x.copy(), out)
+    ref = np.array([30.0 * i + 100 for i in range(4)], np.float32)
+    np.testing.assert_array_equal(out, ref)
+    out2 = np.zeros(4, np.float32)
+    interpreted(bound_then_written)(x.copy(), out2)
+    np.testing.assert_array_equal(out2, ref)
+
+
 # ------------------------------------------------------------------ reductions and softmax
 
 @lang.kernel

@@ -165,6 +165,25 @@ def test_fused_bias_activation_scaling_residual(m):
     assert "fused epilogue: add -> silu -> mul -> add on each tile" in text
 
 
+@lang.fused_kernel
+def fused_shapes(x: lang.float32[M, K], a: lang.float32[K, N], b: lang.float32[K, N]):
+    h = x @ a
+    two = x @ a + x @ b            # two products: computed into temporaries, then one pass
+    return h * h + 1.0, two        # one product used twice: still one product, with its epilogue
+
+
+def test_fused_kernel_reuse_and_two_products():
+    x, a, b = rand((33, 20), np.float32, 25, 1.0), rand((20, 18), np.float32, 26, 0.3), rand((20, 18), np.float32, 27)
+    (y, two), (yi, twoi) = fused_shapes(x, a, b), interpreted(fused_shapes)(x, a, b)
+    h = f64(x) @ f64(a)
+    close(y, h * h + 1, np.float32, scale=10, ulps=8)
+    close(two, h + f64(x) @ f64(b), np.float32, scale=10, ulps=8)
+    close(y, yi, np.float32, scale=10, ulps=8)
+    close(two, twoi, np.float32, scale=10, ulps=8)
+    text = fused_shapes.source("ir")
+    assert text.count("matmul ") == 3 and "fused epilogue: mul -> add" in text
+
+
 # ------------------------------------------------------------------ local buffers and tile copies
 
 @pytest.mark.parametrize("dtype", FLOATS)
