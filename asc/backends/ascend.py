@@ -101,6 +101,9 @@ def render(kernel: ir.Kernel, warn: bool = True) -> AscendSource:
     if plan.kind == "row":
         from .ascend_row import render_row
         return render_row(kernel, plan)
+    if plan.kind == "cube":
+        from .ascend_cube import render_cube
+        return render_cube(kernel, plan)
     return _render_map(kernel, plan)
 
 
@@ -605,4 +608,7 @@ def tiling(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC, cores=None,
     if p.kind == "row":
         from .ascend_row import row_tiling
         return row_tiling(p, symbols, soc, cores, tile_cap)
+    if p.kind == "cube":
+        from .ascend_cube import cube_tiling
+        return cube_tiling(p, symbols, soc, cores, tile_cap)
     return scalar_tiling(p, symbols)

@@ -101,6 +101,22 @@ API = {
              "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
     "Ceil": "template <class T, bool isReuseSource = false> void Ceil(const LocalTensor<T>& dst, "
             "const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)",
+    # cube path
+    "Nd2NzParams": "struct Nd2NzParams { uint16_t ndNum, nValue, dValue, srcNdMatrixStride, srcDValue, "
+                   "dstNzC0Stride, dstNzNStride, dstNzMatrixStride; } (same order)",
+    "LoadData": "template <class T> void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+                "const LoadData2DParams& loadDataParams)",
+    "LoadData2DParams": "struct LoadData2DParams (startIndex, repeatTimes, srcStride, sid, dstGap, ifTranspose, "
+                        "addrMode)",
+    "Mmad": "template <class T, class U, class S> void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, "
+            "const LocalTensor<S>& filter, const MmadParams& mmadParams)",
+    "MmadParams": "struct MmadParams (m, n, k, unitFlag, cmatrixSource, cmatrixInitVal)",
+    "Fixpipe": "template <class T, class U, const FixpipeConfig& config = CFG_ROW_MAJOR> void Fixpipe("
+               "const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& intriParams)",
+    "FixpipeParamsV220": "struct FixpipeParamsV220 (nSize, mSize, srcStride, dstStride, reluEn); quantPre",
+    "QuantMode_t": "enum QuantMode_t { NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, "
+                   "REQ8, VREQ8 }",
+    "FixpipeConfig": "struct FixpipeConfig; constexpr CFG_ROW_MAJOR (NZ -> ND), CFG_NZ",
     # reductions (count form, with a work tensor)
     "ReduceSum": "template <class T, bool isSetMask = true> void ReduceSum(const LocalTensor<T>& dst, "
                  "const LocalTensor<T>& src, const LocalTensor<T>& work, const int32_t count)",
@@ -117,7 +133,8 @@ ARITY = {
     "Sigmoid": 4, "Sin": 4, "Cos": 4, "Floor": 4, "Ceil": 4, "ReduceSum": 4, "ReduceMax": 4, "ReduceMin": 4,
     "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,
     "GetBlockNum": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
-    "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0,
+    "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "Mmad": 4, "Fixpipe": 3,
+    "Nd2NzParams": 8, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
 }
 
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)

@@ -8,6 +8,7 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
   cost ADV_COST basic instructions; a reduction costs two passes over its input plus a tail;
 - double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
   drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
+- the cube unit does one 16x16x16 fractal product per cycle (Mmad), overlapped with the copies of the next K step;
 - scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
 - a launch costs LAUNCH_US.
 """
@@ -31,7 +32,7 @@ LAUNCH_US = 3.0
 @dataclass
 class Estimate:
     seconds: float
-    bound: str                       # "GM", "vector", "scalar"
+    bound: str                       # "GM", "vector", "cube", "scalar"
     soc: str
     block_dim: int
     parts: dict = field(default_factory=dict)   # seconds spent by kind, for the busiest block
@@ -68,6 +69,27 @@ def estimate(src: ascend.AscendSource, symbols: dict, soc: str = ascend.DEFAULT_
     waves = math.ceil(block_dim / cores)
     active = min(block_dim, cores)
     bw = min(info["hbm_gbs"] * 1e9 / active, GM_BYTES_PER_CYCLE * clock)     # bytes/s per core
+    if p.kind == "cube":
+        cores = info["aic"]
+        waves = math.ceil(block_dim / cores)
+        active = min(block_dim, cores)
+        bw = min(info["hbm_gbs"] * 1e9 / active, GM_BYTES_PER_CYCLE * clock)
+        M, N, K = p.dims
+        isz = p.mm.a.tensor.type.dtype.itemsize
+        osz = p.mm.dst.tensor.type.dtype.itemsize
+        per_block = math.ceil(t["tiles"] / block_dim)
+        m, n = min(M, t["baseM"]), min(N, t["baseN"])
+        copy = cube = 0.0
+        steady = 0.0
+        for k0 in range(0, K, t["baseK"]):
+            k = min(t["baseK"], K - k0)
+            c = (m * k + k * n) * isz / bw
+            q = (m // 16) * (n // 16) * (k // 16) / clock + ISSUE / clock
+            copy, cube, steady = copy + c, cube + q, steady + max(c, q)
+        out = m * n * osz / bw
+        parts = {"GM": (copy + out) * per_block, "cube": cube * per_block}
+        total = (steady + out) * per_block * waves + LAUNCH_US * 1e-6
+        return Estimate(total, "GM" if parts["GM"] >= parts["cube"] else "cube", soc, block_dim, parts, p.kind)
     if p.kind == "scalar":
         loads, ops = _scalar_work(p.kernel, symbols)
         cyc = loads * SCALAR_GM + ops

@@ -482,6 +482,10 @@ def _vector_plan(k: ir.Kernel) -> Plan:
         raise Unsupported("returning a scalar has no vector lowering", fn.loc)
     p = Plan("map", k)
     _gm_tensors(p, k)
+    products = [s for s in fn.body if isinstance(s, getattr(ir, "MatMul", ()))]
+    if products:
+        from .ascend_cube import cube_plan
+        return cube_plan(p, products[0])
     scalar_names = {name: _scalar_param_text(name) for name, _ in p.scalars}
     for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
         scalar_names[sym] = f"static_cast<float>({sym}_)"

@@ -181,6 +181,7 @@ def readme_source(src: AscendSource, symbols: dict, soc: str) -> str:
     sizes = ", ".join(f"{s}={v}" for s, v in sorted(symbols.items())) or "static shapes"
     kind = {"map": "element-wise map (vector cores, double-buffered tiles)",
             "row": "row kernel (vector cores, one UB tile per row, ReduceSum/ReduceMax)",
+            "cube": "matrix product on the cube units (Mmad)",
             "scalar": f"scalar code on one AI core ({plan.reason})"}[plan.kind]
     tiling = "\n".join(f"| `{f}` | {values[f]} |" for f, _ in src.tiling_fields)
     return f"""# {k.entry.pyname} for Ascend ({soc})

@@ -266,3 +266,42 @@ def test_integer_kernels_run_as_scalar_code():
     a, b = np.arange(100, dtype=np.int32), np.arange(100, dtype=np.int32) * 3
     with pytest.warns(UserWarning, match=r"seed\.py:\d+:\d+: kernel 'add': '\w' is int32; vector code"):
         np.testing.assert_array_equal(sim(sk.add)(a, b), a + b)
+
+
+# ---- the cube path: A @ B through ND->NZ copies, LoadData, Mmad and Fixpipe
+
+from asc.examples import seed_tensor as skt  # noqa: E402
+
+
+def test_matmul_cube_seed():
+    A, B = rand((256, 256), np.float16, 30, 0.5), rand((256, 256), np.float16, 31, 0.5)
+    C = sim(skt.matmul_cube)(A, B)
+    assert C.dtype == np.float16 and C.shape == (256, 256)
+    close(C, (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16), np.float16, ulps=4)
+    close(C, interpreted(skt.matmul_cube)(A, B), np.float16, ulps=2)
+    text = skt.matmul_cube.source("ascend", A, B)
+    for api in ("Nd2NzParams", "LoadData(", "Mmad(", "Fixpipe<half, float, CFG_ROW_MAJOR>", "QuantMode_t::F322F16",
+                "KERNEL_TYPE_AIC_ONLY"):
+        assert api in text
+
+
+@pytest.mark.parametrize("mkn", [(16, 16, 16), (48, 80, 144), (272, 64, 32), (128, 192, 256)])
+@pytest.mark.parametrize("dtype", [np.float16, BF16])
+def test_matmul_any_on_the_cube(mkn, dtype):
+    m, k, n = mkn
+    A, B = rand((m, k), dtype, 32, 0.5), rand((k, n), dtype, 33, 0.5)
+    with ascend_sim.configured(cores=3):
+        C = sim(skt.matmul_any)(A, B)
+    close(C, (A.astype(np.float64) @ B.astype(np.float64)).astype(dtype), dtype, ulps=max(4, k // 16))
+
+
+def test_matmul_cube_needs_whole_fractals():
+    A, B = np.zeros((20, 16), np.float16), np.zeros((16, 16), np.float16)
+    with pytest.raises(lang_errors().CompileError, match=r"seed_tensor\.py:\d+:\d+: ascend target: the cube path needs "
+                                                        r"M, N and K multiples of 16.*M=20"):
+        skt.matmul_any.source("ascend", A, B)
+
+
+def lang_errors():
+    import asc.errors
+    return asc.errors

@@ -87,6 +87,8 @@ def _sources():
             "matmul": _render(sk.matmul, x2, x2.T.copy()),
             "rmsnorm": _render(G.rmsnorm, x2, x2[0]),
             "scaled_silu": _render(G.scaled_silu, x1, np.float32(1)),
+            "matmul_cube": _render(__import__("asc.examples.seed_tensor", fromlist=["x"]).matmul_cube,
+                                   np.zeros((256, 256), np.float16), np.zeros((256, 256), np.float16)),
         }
 
 
@@ -254,5 +256,10 @@ def test_estimate():
         A = np.zeros((32, 32), np.float16)
         fallback = sk.matmul.estimate("ascend", A, A)
     assert fallback.bound == "scalar" and fallback.block_dim == 1
+    from asc.examples import seed_tensor
+    A = np.zeros((1024, 1024), np.float16)
+    cube = seed_tensor.matmul_any.estimate("ascend", A, A)
+    assert cube.kind == "cube" and cube.block_dim == 24 and cube.parts["cube"] > 0
+    assert cube.parts["cube"] >= 2 * 1024 ** 3 / (24 * 16 ** 3 * 2 * 1.85e9)     # not faster than the cube peak
     with pytest.raises(ValueError):
         sk.saxpy.estimate("cpu")

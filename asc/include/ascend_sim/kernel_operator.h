@@ -42,6 +42,10 @@ namespace ascend_sim {
 constexpr uint32_t UB_SIZE = 196608;      // Ascend910B1 Unified Buffer per vector core
 constexpr uint32_t UB_BLOCK = 32;
 constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
+constexpr uint32_t L1_SIZE = 524288, L0A_SIZE = 65536, L0B_SIZE = 65536, L0C_SIZE = 131072;
+constexpr uint32_t MEM_SIZE[5] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE};   // L1: 128 B reserved
+constexpr uint32_t MEM_ALIGN[5] = {32, 32, 512, 512, 1024};
+constexpr const char* MEM_NAME[5] = {"Unified Buffer", "L1 buffer", "L0A buffer", "L0B buffer", "L0C buffer"};
 
 struct Violation {
     std::string api;
@@ -56,7 +60,12 @@ struct BlockCtx {
     int64_t num = 1;
     alignas(64) uint8_t ub[UB_SIZE];
     uint8_t written[UB_SIZE];          // shadow: 1 when the UB byte was written since its buffer was handed out
-    uint32_t used = 0;                 // bytes handed out by InitBuffer
+    // the cube core's memories: L1, L0A, L0B, L0C (memory kinds 1..4; the UB is 0), with their shadows
+    alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE];
+    uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE];
+    uint32_t usedMem[5] = {0};         // bytes handed out by InitBuffer, per memory
+    uint8_t* mem(int m) { uint8_t* t[5] = {ub, l1, l0a, l0b, l0c}; return t[m]; }
+    uint8_t* shadow(int m) { uint8_t* t[5] = {written, l1w, l0aw, l0bw, l0cw}; return t[m]; }
     int pipes = 0;
     int posBuffers[32] = {0};
     // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
@@ -66,7 +75,12 @@ struct BlockCtx {
     std::vector<std::string> leaks;
     void* pipe = nullptr;              // the block's TPipe (GetTPipePtr)
     void reset(int64_t i, int64_t n) {
-        idx = i; num = n; used = 0; pipes = 0;
+        idx = i; num = n; pipes = 0;
+        std::memset(usedMem, 0, sizeof(usedMem));
+        std::memset(l1, 0xFF, sizeof(l1)); std::memset(l0a, 0xFF, sizeof(l0a));
+        std::memset(l0b, 0xFF, sizeof(l0b)); std::memset(l0c, 0xFF, sizeof(l0c));
+        std::memset(l1w, 0, sizeof(l1w)); std::memset(l0aw, 0, sizeof(l0aw));
+        std::memset(l0bw, 0, sizeof(l0bw)); std::memset(l0cw, 0, sizeof(l0cw));
         std::memset(posBuffers, 0, sizeof(posBuffers));
         std::memset(ub, 0xFF, sizeof(ub));          // NaN in every float type
         std::memset(written, 0, sizeof(written));
@@ -221,6 +235,23 @@ enum class HardEvent : uint8_t { MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V
 
 using TEventID = int8_t;
 
+}  // namespace AscendC
+
+namespace ascend_sim {
+inline int mem_of(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::A1: case TPosition::B1: case TPosition::C1: case TPosition::TSCM: return 1;
+        case TPosition::A2: return 2;
+        case TPosition::B2: return 3;
+        case TPosition::CO1: return 4;
+        default: return 0;
+    }
+}
+}  // namespace ascend_sim
+
+namespace AscendC {
+
 inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
 inline int64_t GetBlockNum() { return ascend_sim::ctx("GetBlockNum", 0).num; }
 
@@ -272,7 +303,8 @@ public:
 template <class T>
 class LocalTensor {
 public:
-    uint32_t addr_ = 0;          // byte offset in the block's Unified Buffer
+    uint32_t addr_ = 0;          // byte offset in its memory
+    uint8_t mem_ = 0;            // 0 UB, 1 L1, 2 L0A, 3 L0B, 4 L0C
     uint32_t size_ = 0;          // elements
     TPosition pos_ = TPosition::VECCALC;
     bool valid_ = false;
@@ -292,9 +324,11 @@ public:
     template <class U> LocalTensor<U> ReinterpretCast() const {
         LocalTensor<U> t;
         t.addr_ = addr_; t.size_ = uint32_t(size_ * sizeof(T) / sizeof(U)); t.pos_ = pos_; t.valid_ = valid_;
+        t.mem_ = mem_;
         return t;
     }
-    T* ptr() const { return reinterpret_cast<T*>(ascend_sim::cur->ub + addr_); }
+    T* ptr() const { return reinterpret_cast<T*>(ascend_sim::cur->mem(mem_) + addr_); }
+    uint8_t* shadow() const { return ascend_sim::cur->shadow(mem_) + addr_; }
     T GetValue(uint32_t idx, int line = __builtin_LINE()) const {
         auto& c = ascend_sim::ctx("LocalTensor::GetValue", line);
         use("LocalTensor::GetValue", idx + 1, line);
@@ -321,12 +355,16 @@ public:
         if (!valid_) fail(api, line, "the LocalTensor was not obtained from a queue or buffer (AllocTensor, DeQue, Get)");
         if (addr_ % ascend_sim::UB_BLOCK)
             fail(api, line, "UB operand start address " + str(addr_) + " is not 32-byte aligned");
+        if (mem_ != 0 && std::strncmp(api, "DataCopy", 8) != 0 && std::strncmp(api, "LoadData", 8) != 0 &&
+            std::strncmp(api, "Mmad", 4) != 0 && std::strncmp(api, "Fixpipe", 7) != 0)
+            fail(api, line, std::string("the operand is in the ") + ascend_sim::MEM_NAME[mem_] +
+                 ", not the Unified Buffer (vector instructions work on VECIN/VECOUT/VECCALC tensors)");
         if (count > size_)
             fail(api, line, "accesses " + str(count) + " elements of a LocalTensor<" + type_name<T>::get() +
                  "> of " + str(size_) + " elements");
     }
     void check_written(const char* api, uint64_t start, uint64_t count, int line) const {
-        const uint8_t* w = ascend_sim::cur->written + addr_ + start * sizeof(T);
+        const uint8_t* w = shadow() + start * sizeof(T);
         for (uint64_t i = 0; i < count * sizeof(T); ++i)
             if (!w[i]) {
                 uint64_t e = start + i / sizeof(T);
@@ -336,7 +374,7 @@ public:
             }
     }
     void mark_written(uint64_t start, uint64_t count) const {
-        std::memset(ascend_sim::cur->written + addr_ + start * sizeof(T), 1, count * sizeof(T));
+        std::memset(shadow() + start * sizeof(T), 1, count * sizeof(T));
     }
 };
 
@@ -380,8 +418,9 @@ public:
                 state_[i] = 1;
                 LocalTensor<T> t;
                 t.addr_ = base_ + uint32_t(i) * len_; t.size_ = uint32_t(len_ / sizeof(T)); t.pos_ = POS; t.valid_ = true;
-                std::memset(ascend_sim::cur->ub + t.addr_, 0xFF, len_);      // contents undefined: poison
-                std::memset(ascend_sim::cur->written + t.addr_, 0, len_);
+                t.mem_ = uint8_t(ascend_sim::mem_of(POS));
+                std::memset(t.ptr(), 0xFF, len_);      // contents undefined: poison
+                std::memset(t.shadow(), 0, len_);
                 return t;
             }
         fail("TQue::AllocTensor", line, "all " + str(num_) + " buffers of the queue are in use (a FreeTensor is "
@@ -409,6 +448,7 @@ public:
         state_[i] = 3;
         LocalTensor<T> t;
         t.addr_ = base_ + uint32_t(i) * len_; t.size_ = uint32_t(len_ / sizeof(T)); t.pos_ = POS; t.valid_ = true;
+        t.mem_ = uint8_t(ascend_sim::mem_of(POS));
         return t;
     }
     template <class T> void FreeTensor(LocalTensor<T>& t, int line = __builtin_LINE()) {
@@ -449,6 +489,7 @@ public:
                  str(byteOffset + uint64_t(sizeElems) * sizeof(T)) + ") of a " + str(len_) + "-byte TBuf");
         LocalTensor<T> t;
         t.addr_ = base_ + byteOffset; t.size_ = sizeElems; t.pos_ = POS; t.valid_ = true;
+        t.mem_ = uint8_t(ascend_sim::mem_of(POS));
         return t;
     }
 };
@@ -471,10 +512,11 @@ public:
         if (num < 1 || num > 8) fail("TPipe::InitBuffer", line, "num must be in [1, 8], got " + str(num));
         if (c.posBuffers[int(P)] + num > ascend_sim::MAX_QUE_BUFFERS_PER_POS)
             fail("TPipe::InitBuffer", line, "more than 8 queue buffers at one TPosition");
-        uint32_t l = round(len);
-        take(c, "TPipe::InitBuffer", uint64_t(l) * num, line);
-        que.base_ = c.used; que.len_ = l; que.num_ = num; que.init_ = true;
-        c.used += l * num;
+        const int m = ascend_sim::mem_of(P);
+        uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
+        take(c, m, "TPipe::InitBuffer", uint64_t(l) * num, line);
+        que.base_ = c.usedMem[m]; que.len_ = l; que.num_ = num; que.init_ = true;
+        c.usedMem[m] += l * num;
         c.posBuffers[int(P)] += num;
         return true;
     }
@@ -482,12 +524,13 @@ public:
     bool InitBuffer(TBuf<P>& buf, uint32_t len, int line = __builtin_LINE()) {
         auto& c = ascend_sim::ctx("TPipe::InitBuffer", line);
         if (buf.init_) fail("TPipe::InitBuffer", line, "the TBuf already has memory");
-        uint32_t l = round(len);
-        take(c, "TPipe::InitBuffer", l, line);
-        buf.base_ = c.used; buf.len_ = l; buf.init_ = true;
-        std::memset(c.ub + c.used, 0xFF, l);
-        std::memset(c.written + c.used, 0, l);
-        c.used += l;
+        const int m = ascend_sim::mem_of(P);
+        uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
+        take(c, m, "TPipe::InitBuffer", l, line);
+        buf.base_ = c.usedMem[m]; buf.len_ = l; buf.init_ = true;
+        std::memset(c.mem(m) + c.usedMem[m], 0xFF, l);
+        std::memset(c.shadow(m) + c.usedMem[m], 0, l);
+        c.usedMem[m] += l;
         return true;
     }
     template <HardEvent E> TEventID FetchEventID() { return 0; }
@@ -498,11 +541,12 @@ public:
     void Destroy() {}
 
 private:
-    static uint32_t round(uint32_t len) { return (len + 31u) / 32u * 32u; }
-    static void take(ascend_sim::BlockCtx& c, const char* api, uint64_t bytes, int line) {
-        if (c.used + bytes > ascend_sim::UB_SIZE)
-            fail(api, line, "Unified Buffer over capacity: this buffer needs " + str(bytes) + " B with " +
-                 str(c.used) + " B already in use; the UB of Ascend910B1 has " + str(ascend_sim::UB_SIZE) + " B");
+    static uint32_t round(uint32_t len, uint32_t a) { return (len + a - 1) / a * a; }
+    static void take(ascend_sim::BlockCtx& c, int m, const char* api, uint64_t bytes, int line) {
+        if (c.usedMem[m] + bytes > ascend_sim::MEM_SIZE[m])
+            fail(api, line, std::string(ascend_sim::MEM_NAME[m]) + " over capacity: this buffer needs " + str(bytes) +
+                 " B with " + str(c.usedMem[m]) + " B already in use; the " + ascend_sim::MEM_NAME[m] +
+                 " of Ascend910B1 has " + str(ascend_sim::MEM_SIZE[m]) + " B");
     }
 };
 
@@ -651,7 +695,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         std::memcpy(u + uoff, g + goff, p.blockLen);
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
         for (uint32_t k = p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
-        std::memset(ascend_sim::cur->written + dst.addr_ + uoff, 1, padded);
+        std::memset(dst.shadow() + uoff, 1, padded);
         ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + uoff), padded);
     }
 }
@@ -811,7 +855,7 @@ inline void adv(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>
         if (a0 < t1 && t0 < a1) fail(api, line, "sharedTmpBuffer overlaps src or dst");
     }
     unary(api, dst, src, int32_t(count), line, f);
-    std::memset(ascend_sim::cur->ub + tmp.addr_, 0xFF, size_t(need));     // scratch contents are undefined after
+    std::memset(tmp.ptr(), 0xFF, size_t(need));     // scratch contents are undefined after
 }
 }  // namespace detail
 
@@ -949,6 +993,164 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     (void)calIndex;
     detail::reduce("ReduceMin", dst, src, work, count, true, line,
                    [](float a, float b) { return (std::isnan(a) || a <= b) ? a : b; });
+}
+
+// ------------------------------------------------------------------ cube path (AIC): GM -> L1 (ND -> NZ) -> L0A / L0B -> Mmad -> L0C -> Fixpipe -> GM
+// Layouts (16 x 16 fractals of 16-bit data, 512 B): NZ in L1, element (r, c) of a matrix with R (padded) rows at
+// ((c / 16) * R + r) * 16 + c % 16; L0A "Zz": fractals row-major, inside row-major; L0B "Zn": fractals row-major,
+// inside column-major; L0C "Nz": fractals column-major, inside row-major.
+
+struct Nd2NzParams {
+    uint16_t ndNum = 1, nValue = 0, dValue = 0, srcNdMatrixStride = 0, srcDValue = 0, dstNzC0Stride = 0,
+             dstNzNStride = 1, dstNzMatrixStride = 0;
+    Nd2NzParams() = default;
+    Nd2NzParams(uint16_t a, uint16_t n, uint16_t d, uint16_t sm, uint16_t sd, uint16_t c0, uint16_t ns, uint16_t dm)
+        : ndNum(a), nValue(n), dValue(d), srcNdMatrixStride(sm), srcDValue(sd), dstNzC0Stride(c0), dstNzNStride(ns),
+          dstNzMatrixStride(dm) {}
+};
+
+struct LoadData2DParams {
+    uint16_t startIndex = 0, dstGap = 0, srcStride = 0;
+    bool ifTranspose = false;
+    uint8_t repeatTimes = 0, sid = 0, addrMode = 0;
+    LoadData2DParams() = default;
+    LoadData2DParams(uint16_t start, uint8_t rep, uint16_t srcS, uint8_t sid_, uint16_t gap, bool tr, uint8_t mode)
+        : startIndex(start), dstGap(gap), srcStride(srcS), ifTranspose(tr), repeatTimes(rep), sid(sid_), addrMode(mode) {}
+};
+
+struct MmadParams {
+    uint16_t m = 0, n = 0, k = 0;
+    bool isBias = false;
+    int32_t fmOffset = 0;
+    bool enSsparse = false, enWinogradA = false, enWinogradB = false;
+    uint8_t unitFlag = 0;
+    bool cmatrixSource = false, cmatrixInitVal = true;
+    MmadParams() = default;
+    MmadParams(uint16_t m_, uint16_t n_, uint16_t k_, uint8_t unit, bool src, bool init)
+        : m(m_), n(n_), k(k_), unitFlag(unit), cmatrixSource(src), cmatrixInitVal(init) {}
+};
+
+enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
+
+struct FixpipeParamsV220 {
+    uint16_t nSize = 0, mSize = 0, srcStride = 0;
+    uint32_t dstStride = 0;
+    QuantMode_t quantPre = NoQuant;
+    uint64_t deqScalar = 0;
+    uint16_t ndNum = 1, srcNdStride = 0, dstNdStride = 0;
+    bool reluEn = false;
+    uint8_t unitFlag = 0;
+    bool isChannelSplit = false;
+    FixpipeParamsV220() = default;
+    FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool relu)
+        : nSize(n), mSize(m), srcStride(ss), dstStride(ds), reluEn(relu) {}
+};
+
+struct FixpipeConfig { bool rowMajor; };
+constexpr FixpipeConfig CFG_ROW_MAJOR = {true};
+constexpr FixpipeConfig CFG_NZ = {false};
+
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "DataCopy(Nd2Nz)";
+    static_assert(sizeof(T) == 2, "asc-sim emulates ND->NZ copies of 16-bit data");
+    if (dst.mem_ != 1) fail(api, line, "the destination of an ND->NZ copy must be in L1 (A1/B1)");
+    if (p.ndNum != 1) fail(api, line, "ndNum != 1 is not emulated");
+    if (p.dstNzNStride != 1) fail(api, line, "dstNzNStride != 1 is not emulated");
+    if (p.dstNzC0Stride < p.nValue) fail(api, line, "dstNzC0Stride is smaller than nValue (strips would overlap)");
+    const uint32_t strips = (p.dValue + 15) / 16;
+    dst.use(api, uint64_t(strips) * p.dstNzC0Stride * 16, line);
+    src.check(api, 0, p.nValue ? uint64_t(p.nValue - 1) * p.srcDValue + p.dValue : 0, line);
+    T* d = dst.ptr();
+    for (uint32_t r = 0; r < p.nValue; ++r)
+        for (uint32_t c = 0; c < strips * 16; ++c) {
+            uint64_t at = (uint64_t(c / 16) * p.dstNzC0Stride + r) * 16 + c % 16;
+            d[at] = c < p.dValue ? src.base_[uint64_t(r) * p.srcDValue + c] : T(0.0f);   // columns zero padded
+            dst.mark_written(at, 1);
+        }
+}
+
+template <class T>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "LoadData";
+    static_assert(sizeof(T) == 2, "asc-sim emulates LoadData of 16-bit fractals");
+    if (src.mem_ != 1 || (dst.mem_ != 2 && dst.mem_ != 3))
+        fail(api, line, "LoadData2D moves fractals from L1 (A1/B1) to L0A/L0B (A2/B2)");
+    if (p.repeatTimes == 0) fail(api, line, "repeatTimes must be in [1, 255]");
+    if (dst.addr_ % 512) fail(api, line, "the L0 destination is not 512-byte aligned");
+    for (uint32_t i = 0; i < p.repeatTimes; ++i) {
+        const uint64_t sf = uint64_t(p.startIndex) + uint64_t(i) * p.srcStride;
+        const uint64_t df = uint64_t(i) * (1u + p.dstGap);
+        src.use(api, (sf + 1) * 256, line);
+        dst.use(api, (df + 1) * 256, line);
+        src.check_written(api, sf * 256, 256, line);
+        const T* s = src.ptr() + sf * 256;
+        T* d = dst.ptr() + df * 256;
+        for (int r = 0; r < 16; ++r)
+            for (int c = 0; c < 16; ++c) d[r * 16 + c] = p.ifTranspose ? s[c * 16 + r] : s[r * 16 + c];
+        dst.mark_written(df * 256, 256);
+    }
+}
+
+template <class T, class U, class S>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const MmadParams& p, int line = __builtin_LINE()) {
+    const char* api = "Mmad";
+    if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
+        fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
+    if (p.m == 0 || p.n == 0 || p.k == 0) return;
+    if (p.m == 1) fail(api, line, "m == 1 switches Mmad to GEMV (A read as ND): pad m to 16");
+    if (p.m % 16 || p.n % 16 || p.k % 16) fail(api, line, "asc-sim emulates Mmad with m, n, k multiples of 16");
+    const uint32_t M = p.m, N = p.n, K = p.k;
+    fm.use(api, uint64_t(M) * K, line);
+    filter.use(api, uint64_t(K) * N, line);
+    dst.use(api, uint64_t(M) * N, line);
+    fm.check_written(api, 0, uint64_t(M) * K, line);
+    filter.check_written(api, 0, uint64_t(K) * N, line);
+    if (!p.cmatrixInitVal) dst.check_written(api, 0, uint64_t(M) * N, line);
+    const U* a = fm.ptr();
+    const S* b = filter.ptr();
+    T* c = dst.ptr();
+    for (uint32_t mi = 0; mi < M; ++mi)
+        for (uint32_t ni = 0; ni < N; ++ni) {
+            float acc = 0.0f;
+            for (uint32_t ki = 0; ki < K; ++ki) {
+                float av = float(a[(((mi / 16) * (K / 16) + ki / 16) * 16 + mi % 16) * 16 + ki % 16]);
+                float bv = float(b[(((ki / 16) * (N / 16) + ni / 16) * 16 + ni % 16) * 16 + ki % 16]);
+                acc += av * bv;
+            }
+            uint64_t at = (((ni / 16) * (M / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
+            c[at] = p.cmatrixInitVal ? T(acc) : T(float(c[at]) + acc);
+        }
+    dst.mark_written(0, uint64_t(M) * N);
+}
+
+template <class T, class U, const FixpipeConfig& cfg = CFG_ROW_MAJOR>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p,
+                    int line = __builtin_LINE()) {
+    const char* api = "Fixpipe";
+    static_assert(std::is_same<U, float>::value, "asc-sim emulates Fixpipe from a float L0C");
+    if (!cfg.rowMajor) fail(api, line, "CFG_NZ output is not emulated");
+    if (src.mem_ != 4) fail(api, line, "Fixpipe reads L0C (CO1)");
+    if (p.srcStride % 16 || p.srcStride < p.mSize) fail(api, line, "srcStride must be the row count padded to 16");
+    const bool half_out = std::is_same<T, half>::value, bf_out = std::is_same<T, bfloat16_t>::value;
+    if (half_out && p.quantPre != F322F16) fail(api, line, "a half output needs quantPre = F322F16");
+    if (bf_out && p.quantPre != F322BF16) fail(api, line, "a bfloat16 output needs quantPre = F322BF16");
+    if (std::is_same<T, float>::value && p.quantPre != NoQuant) fail(api, line, "a float output needs NoQuant");
+    const uint32_t strips = (p.nSize + 15) / 16;
+    src.use(api, uint64_t(strips) * p.srcStride * 16, line);
+    dst.check(api, 0, p.mSize ? uint64_t(p.mSize - 1) * p.dstStride + p.nSize : 0, line);
+    const U* c = src.ptr();
+    for (uint32_t mi = 0; mi < p.mSize; ++mi)
+        for (uint32_t ni = 0; ni < p.nSize; ++ni) {
+            uint64_t at = (uint64_t(ni / 16) * p.srcStride + mi) * 16 + ni % 16;
+            src.check_written(api, at, 1, line);
+            float v = float(c[at]);
+            if (p.reluEn && v < 0) v = 0;
+            dst.base_[uint64_t(mi) * p.dstStride + ni] = T(v);
+        }
 }
 
 }  // namespace AscendC
