@@ -82,8 +82,10 @@ class Options:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
         if target not in AVAILABLE_TARGETS:
+            hint = ("; kernels for an NPU are generated with kernel.source(\"ascend\", ...) or `asc compile --target "
+                    "ascend`, and run on the CPU with target=\"ascend-sim\"") if target == "ascend" else ""
             raise ValueError(f"target {target!r} is not available in this version of asc yet; "
-                             f"available: {', '.join(AVAILABLE_TARGETS)}")
+                             f"available: {', '.join(AVAILABLE_TARGETS)}{hint}")
         if precision not in PRECISIONS:
             raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
         if num_threads is not None and (not isinstance(num_threads, int) or isinstance(num_threads, bool)
@@ -432,8 +434,8 @@ class Kernel:
         return spec
 
     def source(self, target: str = "cpu", *args, **kwargs) -> str:
-        """The generated code for `target` ("ir" or "cpu") of the specialization for these example arguments, or
-        of the latest call when none are given."""
+        """The generated code for `target` ("ir", "cpu" or "ascend": the Ascend C kernel .cpp) of the
+        specialization for these example arguments, or of the latest call when none are given."""
         return _hide_internals(self._source)(target, *args, **kwargs)
 
     def _source(self, target, *args, **kwargs):
