@@ -2,10 +2,12 @@
 
     python benchmarks/matmul.py [--quick] [--full] [--runs N] [--cpu-time] [--out FILE.json]
 
+Columns: median GFLOP/s, median ms, asc median / peer median, best (fastest call) GFLOP/s.
 Cases: float32 1024^3 and 2048^3 (asc_gemm_f32 vs numpy.matmul and torch.matmul, each writing into a preallocated
 output), bfloat16 and float16 2048^3 with float32 accumulation (asc_gemm_bf16 / asc_gemm_f16, float32 out, vs torch
-bf16 / f16 matmul). torch's CPU float16 matmul runs at well under 1 GFLOP/s (about 45 s for one 2048^3 product), so by
-default it is timed at 512^3 (its rate hardly depends on the size); --full times it at 2048^3 too.
+bf16 / f16 matmul). torch's CPU float16 matmul is very slow (about 0.4 GFLOP/s at 2048^3 here: 45 s per product), so by
+default it is timed at 512^3, where it is faster (about 2.7 GFLOP/s: the ratio then flatters torch); --full times it
+at 2048^3 too.
 Timing (benchmarks/harness.py): peers interleaved in rotating blocks with a settle pause, median of >= 7 timed calls,
 OMP_NUM_THREADS threads (2 unless set). The machine may be shared: compare the ratios of one run, not absolute rates;
 `OMP_NUM_THREADS=1 ... --cpu-time` gives per-core rates that other processes' time slices do not distort.
@@ -157,7 +159,7 @@ def main():
           + (", CPU time" if args.cpu_time else ", wall time")
           + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} timed calls, peers interleaved")
     rows = []
-    hdr = f"{'case':<18} {'peer':<36} {'GFLOP/s':>9} {'ms':>9} {'asc / peer':>11}  note"
+    hdr = f"{'case':<18} {'peer':<36} {'GFLOP/s':>9} {'ms':>9} {'asc / peer':>11} {'best GF/s':>10}  note"
     print(hdr)
     print("-" * len(hdr))
     for title, dtype, n, cases, (c_asc, ref) in groups(lib, torch, sizes, n16, n_torch_f16):
@@ -176,13 +178,14 @@ def main():
             rate = rates[c.peer]
             ratio = "" if c.peer == "asc" or not rate or not asc_rate else f"{asc_rate / rate:.2f}x"
             note = c.error or c.note
+            best_rate = c.nbytes / min(c.times) / 1e9 if c.times else float("nan")
             print(f"{title:<18} {c.variant:<36} {rate or float('nan'):>9.1f} {(m or float('nan')) * 1e3:>9.2f} "
-                  f"{ratio:>11}  {note}")
+                  f"{ratio:>11} {best_rate:>10.1f}  {note}")
             rows.append({"case": title, "dtype": dtype, "n": n, "peer": c.peer, "variant": c.variant,
                          "gflops": rate, "median_s": m, "times_s": c.times, "first_s": c.first, "note": note,
                          "flops": c.nbytes})
         if asc_rate and best:
-            print(f"{'':<18} {'asc vs best peer':<36} {'':>9} {'':>9} {asc_rate / best:>10.2f}x  "
+            print(f"{'':<18} {'asc vs best peer':<36} {'':>9} {'':>9} {asc_rate / best:>10.2f}x {'':>10}  "
                   f"max rel err {err:.1e}")
         rows.append({"case": title, "asc_vs_best_peer": asc_rate / best if asc_rate and best else None,
                      "max_rel_err_vs_float64": err})
