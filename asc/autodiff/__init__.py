@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .emit import backward_source as _emit
 from .errors import AutodiffError
+from . import stages
 from .rows import read
 
 __all__ = ["AutodiffError", "Grad", "grad", "backward_source"]
@@ -23,6 +24,8 @@ __all__ = ["AutodiffError", "Grad", "grad", "backward_source"]
 
 def backward_source(k, pyname: str) -> tuple:
     """(source, kernel name, differentiated input names) of the backward of kernel IR `k`."""
+    if stages.has_products(k):
+        return stages.backward_source(k, pyname)
     return _emit(k, pyname, read(k))
 
 

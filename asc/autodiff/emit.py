@@ -99,7 +99,8 @@ def _lines(stmts, pad):
 
 
 class Backward:
-    def __init__(self, prog: RowProgram, wrt: list, grads: dict):
+    def __init__(self, prog: RowProgram, wrt: list, grads: dict, force_add: bool = False, tag: str = ""):
+        self.force_add, self.tag = force_add, tag
         self.p = prog
         self.wrt = set(wrt)
         self.grads = grads                       # output name -> gradient parameter name
@@ -151,12 +152,12 @@ class Backward:
         """The adjoint part of the row: output seeds, then the definitions in reverse."""
         stmts: list = []
         for o in self.p.outputs:
-            g = self.grads[o.name]
-            if o.ver is not None:
+            g = self.grads.get(o.name)
+            if g is not None and o.ver is not None:
                 self.seed[o.ver] = ir.Load(ir.Var(g, None), tuple(o.index), self.bar_t)
         groups: dict = {}
         for o in self.p.outputs:
-            if o.loop is None:
+            if o.loop is None or o.name not in self.grads:
                 continue
             g = ir.Load(ir.Var(self.grads[o.name], None), tuple(o.index), self.bar_t)
             body = groups.setdefault(id(o.loop), (o.loop, []))[1]
@@ -230,14 +231,14 @@ class Backward:
             body = []
             for t, idx, term in per.values():
                 op = "+="
-                if t not in first:
+                if t not in first and not self.force_add:
                     first[t] = covers(idx, self.p.outer + [gl], self.shapes[t])
                     op = "=" if first[t] else "+="
                 body.append(("store", f"d_{t}", idx, term, op))
             phase1.append(("for", gl.var, gl.stop, body))
         for t, idx, term in row_terms.values():
             op = "+="
-            if t not in first:
+            if t not in first and not self.force_add:
                 first[t] = covers(idx, self.p.outer, self.shapes[t])
                 op = "=" if first[t] else "+="
             phase1.append(("store", f"d_{t}", idx, term, op))
@@ -252,7 +253,7 @@ class Backward:
         outer_idx = tuple(f.var for f in outer)
         for loop, t, idx, term in broadcast:
             for name in sorted(_uses(term) & set(self.rowvars)):
-                sv = f"sv__{name}"
+                sv = f"sv{self.tag}__{name}"
                 saves[name] = sv
                 term = _replace(term, name, ir.Load(ir.Var(sv, None), outer_idx, self.rowvars[name]))
             used = {x.name for i in idx for x in ir.walk_expr(i) if isinstance(x, ir.Var)}
@@ -319,6 +320,24 @@ def recompute(prog: RowProgram) -> list:
             body.append(("set", red.ver, value))
         stmts.append(("for", d.var, d.stop, body))
     return stmts
+
+
+def stage_code(prog: RowProgram, wrt: list, grads: dict, tag: str) -> tuple:
+    """(allocation lines, code lines) of the backward of one row-program stage inside a larger backward: every
+    gradient is added into its d_ tensor, which the caller allocated (zeroed)."""
+    bw = Backward(prog, wrt, grads, force_add=True, tag=tag)
+    adjoint = bw.sweep()
+    phase1, phase2, saves, _ = bw.writes()
+    inits = [("set", f"{v}__bar", _typed_zero(bw.bar_t)) for v in sorted(bw.has_bar)]
+    outer_idx = tuple(f.var for f in prog.outer)
+    save_stmts = [("store", sv, outer_idx, ir.Var(name, bw.rowvars[name]), "=") for name, sv in saves.items()]
+    row = _dce(recompute(prog) + inits + adjoint + phase1 + save_stmts)
+    extents = ", ".join(py(f.stop) for f in prog.outer)
+    allocs = [f"    {sv} = lang.empty(({extents},), dtype={_dtype(bw.rowvars[n])})" for n, sv in saves.items()]
+    nest = row
+    for f in reversed(prog.outer):
+        nest = [("for", f.var, f.stop, nest)]
+    return allocs, _lines(nest if row else [], "    ") + _lines(phase2, "    ")
 
 
 def _param_dtype(params, name):

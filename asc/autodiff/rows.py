@@ -117,20 +117,16 @@ def covers(indices, loops, shape) -> bool:
 class _Reader:
     """Walks the kernel's IR and builds the RowProgram, refusing what it cannot differentiate."""
 
-    def __init__(self, k: ir.Kernel):
-        self.k = k
-        body = k.entry.body
-        self.params = [p.var for p in k.entry.params]
+    def __init__(self, body, params, allocs, output_names, loc, symbols, old=None):
+        """`body`: the statements; `params`: the Vars read as inputs (tensors and scalars); `allocs`: name ->
+        Alloc of each tensor the statements write; `output_names`: the written tensors whose gradients are given;
+        `old`: written tensor -> the name of its earlier value, read where the statements read it before writing."""
+        self.params = list(params)
         self.param_names = {v.name for v in self.params}
-        if any(o.kind != "alloc" for o in k.outputs):
-            refuse("the kernel must return new tensors (not arguments or scalars)", k.entry.loc)
-        self.allocs = {}
-        for s in ir.walk_stmts(body):
-            if isinstance(s, ir.Alloc):
-                if s not in body:
-                    refuse(f"the tensor {s.var.name!r} is allocated inside a loop", s.loc)
-                self.allocs[s.var.name] = s
-        self.output_names = [next(n for n, a in self.allocs.items() if a.output == o.index) for o in k.outputs]
+        self.allocs = dict(allocs)
+        self.output_names = list(output_names)
+        self.old = dict(old or {})
+        self.entry_loc = loc
         self.cur: dict = {}          # row-scalar key -> current version (Var) or zero Const
         self.counts: dict = {}
         self.types: dict = {}
@@ -139,12 +135,26 @@ class _Reader:
         self.elem_index: dict = {}   # tensor -> the index of that store
         self.dead_locals: dict = {}  # element locals of finished loops -> the loop's loc
         self.defs: list = []
-        self.at = k.entry.loc        # the statement being read, for errors
-        self.free = self.param_names | set(k.symbols) | {
+        self.at = loc                # the statement being read, for errors
+        self.free = self.param_names | set(symbols) | {
             s.var.name for s in ir.walk_stmts(body) if isinstance(s, ir.For)}
         self.outer, stmts = self._outer_loops(body)
         self.outer_names = [f.var.name for f in self.outer]
         self.row(stmts)
+
+    @classmethod
+    def of_kernel(cls, k: ir.Kernel):
+        if any(o.kind != "alloc" for o in k.outputs):
+            refuse("the kernel must return new tensors (not arguments or scalars)", k.entry.loc)
+        body = k.entry.body
+        allocs = {}
+        for s in ir.walk_stmts(body):
+            if isinstance(s, ir.Alloc):
+                if s not in body:
+                    refuse(f"the tensor {s.var.name!r} is allocated inside a loop", s.loc)
+                allocs[s.var.name] = s
+        outputs = [next(n for n, a in allocs.items() if a.output == o.index) for o in k.outputs]
+        return cls(body, [p.var for p in k.entry.params], allocs, outputs, k.entry.loc, k.symbols)
 
     # ---------------------------------------------------------------- structure
     def _outer_loops(self, body):
@@ -236,7 +246,7 @@ class _Reader:
                 refuse(f"the running value of {shown} is used inside the loop that accumulates it", e.loc)
             if key in self.cur:
                 return self.cur[key]
-            return self._unwritten(name, e)
+            return self._unwritten(name, ir.Load(e.tensor, idx, e.type, e.loc))
         if kind == "elem":
             if name in self.elem:
                 src_loop, expr = self.elem[name]
@@ -246,11 +256,13 @@ class _Reader:
                     refuse(f"{shown} is read over range({py(loop.stop)}) but was written over "
                            f"range({py(src_loop.stop)})", e.loc)
                 return rename(expr, src_loop.var.name, loop.var)
-            return self._unwritten(name, e)
+            return self._unwritten(name, ir.Load(e.tensor, idx, e.type, e.loc))
         refuse(f"{shown} is read at an element another iteration writes (stencils, recurrences and transposed "
                f"reads of computed tensors are not differentiated)", e.loc)
 
     def _unwritten(self, name, e):
+        if name in self.old:            # the value before these statements: an input
+            return ir.Load(ir.Var(self.old[name], self.allocs[name].var.type), e.indices, e.type, e.loc)
         a = self.allocs[name]
         if a.init == "zeros":
             return ir.Const(0.0 if e.type.dtype.kind == "f" else 0, e.type)
@@ -431,21 +443,28 @@ def rename(e, old: str, new: ir.Var):
 
 
 def read(k: ir.Kernel) -> RowProgram:
-    r = _Reader(k)
+    return _program(_Reader.of_kernel(k), k.entry.body)
+
+
+def read_stage(body, params, allocs, output_names, loc, symbols, old) -> RowProgram:
+    """A part of a kernel (the statements between two matrix products) as a row program: see _Reader."""
+    return _program(_Reader(body, params, allocs, output_names, loc, symbols, old), body)
+
+
+def _program(r: _Reader, body) -> RowProgram:
     outputs = []
-    elem_index = r.elem_index
     for name in r.output_names:
         shape = r.allocs[name].var.type.shape
         if name in r.elem:
             loop, expr = r.elem[name]
-            idx = elem_index[name]
+            idx = r.elem_index[name]
             if not covers(idx, r.outer + [loop], shape):
                 refuse(f"{name!r} is written at [{', '.join(py(i) for i in idx)}], which does not cover its shape "
                        f"once", r.allocs[name].loc)
             outputs.append(Output(name, idx, loop=loop, expr=expr))
         elif name in r.pseudo_index:
             ver = r.cur[f"{name}[{', '.join(r.pseudo_index[name])}]"]
-            idx = _row_index(k, name)
+            idx = _row_index(body, name)
             if not covers(idx, r.outer, shape):
                 refuse(f"{name!r} is written at [{', '.join(py(i) for i in idx)}], which does not cover its shape "
                        f"once", r.allocs[name].loc)
@@ -456,8 +475,8 @@ def read(k: ir.Kernel) -> RowProgram:
     return RowProgram(r.outer, r.defs, outputs, temps, r.types, r.output_names, r.params)
 
 
-def _row_index(k, name):
-    for s in ir.walk_stmts(k.entry.body):
+def _row_index(body, name):
+    for s in ir.walk_stmts(body):
         if isinstance(s, ir.Store) and s.tensor.name == name:
             return s.indices
     raise AssertionError(name)
