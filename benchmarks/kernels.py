@@ -1,10 +1,14 @@
 """The benchmarked asc kernels: the natural (allocating) form and an `out` form writing a preallocated array."""
 from __future__ import annotations
 
+import os
+
 import asc.language as lang
 from asc.examples.seed import gelu_any as gelu_erf, gelu_tanh_any as gelu_tanh, swiglu_any as swiglu  # noqa: F401
 from asc.examples.seed import layernorm, saxpy, softmax  # noqa: F401
 from asc.math import erf, pi, sqrt
+
+THREADS = int(os.environ.get("OMP_NUM_THREADS", 2))
 
 
 @lang.kernel
@@ -32,3 +36,12 @@ def swiglu_out(a, b, out):
 def saxpy_out(a: lang.float32, x: lang.float32[N], y: lang.float32[N], out: lang.float32[N]):
     for i in range(N):
         out[i] = a * x[i] + y[i]
+
+
+@lang.parallel(num_workers=THREADS)
+def parallel_sum(arr: lang.float32[N]) -> lang.float32:
+    """The seed's parallel_sum, for any size."""
+    local_sum = lang.zeros(1, dtype=lang.float32)
+    for i in lang.distributed_range(N):
+        local_sum[0] += arr[i]
+    return lang.allreduce(local_sum)

@@ -53,6 +53,9 @@ def groups(n, rows, cols, torch, use_compile, numba_mod):
                 ref = (lambda: 0.5 * x * (1 + np_erf(x * np.float32(1 / math.sqrt(2))))) if form == "erf" else \
                     (lambda: 0.5 * x * (1 + np.tanh(np.float32(c) * (x + np.float32(0.044715) * x * x * x))))
                 cases.append(Case("numpy", "alloc", ref, nbytes))
+                if numba_mod:
+                    nk = numba_mod.gelu_erf_out if form == "erf" else numba_mod.gelu_tanh_out
+                    cases.append(Case("numba", "out", lambda: nk(x, out), nbytes))
             if torch:
                 tx, tout = torch.from_numpy(x), torch.from_numpy(out)
                 approx = "none" if form == "erf" else "tanh"
@@ -109,16 +112,30 @@ def groups(n, rows, cols, torch, use_compile, numba_mod):
         mu = x.mean(axis=1, keepdims=True)
         return (x - mu) / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5) * w + b
     cases = [Case("asc", "alloc", lambda: K.softmax(x), nbytes), Case("numpy", "alloc", np_softmax, nbytes)]
+    if numba_mod:
+        cases.append(Case("numba", "alloc", lambda: numba_mod.softmax(x), nbytes))
     if torch:
         tx = torch.from_numpy(x)
         cases.append(Case("torch eager", "alloc", lambda: torch.softmax(tx, dim=1), nbytes))
     yield "softmax", "float32", r2 * cols, nbytes, cases
     cases = [Case("asc", "alloc", lambda: K.layernorm(x, w, b), nbytes),
              Case("numpy", "alloc", np_layernorm, nbytes)]
+    if numba_mod:
+        cases.append(Case("numba", "alloc", lambda: numba_mod.layernorm(x, w, b), nbytes))
     if torch:
         tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
         cases.append(Case("torch eager", "alloc", lambda: F.layer_norm(tx, (cols,), tw, tb), nbytes))
     yield "layernorm", "float32", r2 * cols, nbytes, cases
+    x = rng.standard_normal(n).astype(np.float32)
+    nbytes = x.nbytes
+    cases = [Case("asc", "seed @lang.parallel", lambda: K.parallel_sum(x), nbytes),
+             Case("numpy", "sum", lambda: x.sum(), nbytes)]
+    if numba_mod:
+        cases.append(Case("numba", "prange", lambda: numba_mod.parallel_sum(x), nbytes))
+    if torch:
+        tx = torch.from_numpy(x)
+        cases.append(Case("torch eager", "sum", lambda: tx.sum(), nbytes))
+    yield "parallel_sum", "float32", n, nbytes, cases
 
 
 COMPILE_SCRIPT = r"""
