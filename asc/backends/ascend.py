@@ -7,7 +7,6 @@ The same kernel .cpp compiles unchanged with g++ against asc's ascend-sim header
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from dataclasses import dataclass, field
 
@@ -76,7 +75,7 @@ class _Out:
     def emit(self, line: str = ""):
         self.lines.append("  " * self.depth + line if line else "")
 
-    def comment(self, loc, last=[None]):
+    def comment(self, loc):
         if loc is None:
             return
         src = L.source_line(loc)
@@ -258,7 +257,6 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     ins_t = [t for t in plan.tensors if t.reads]
     outs_t = [t for t in plan.tensors if t.writes]
     st = {t.name: STORAGE[t.dtype.name] for t in plan.tensors}
-    n_tmp = L.adv_tmp_bytes(0)
 
     out.emit(f"class {cls} {{")
     out.emit("public:")

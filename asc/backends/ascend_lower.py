@@ -388,7 +388,12 @@ class _Lowerer:
         self.need_float(e)
         args = [self.value(a) for a in e.args]
         if all(isinstance(a, S) for a in args):
-            raise Unsupported(f"{e.fn}() of a scalar inside vector code", e.loc)
+            if e.fn in ("maximum", "minimum"):
+                x, y = (a.text for a in args)
+                return S(f"(({x} {'>' if e.fn == 'maximum' else '<'} {y}) ? {x} : {y})")
+            if e.fn not in UNARY_API and e.fn not in ADV_API:
+                raise Unsupported(f"{e.fn}() of a scalar inside vector code", e.loc)
+            args = [self.vec(args[0])]          # math of a loop-invariant scalar: on a tile of copies of it
         if e.fn in UNARY_API:
             return self.emit(UNARY_API[e.fn], self.reg(), [args[0]])
         if e.fn in ADV_API:
