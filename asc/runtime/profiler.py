@@ -48,9 +48,15 @@ class Profiler:
         if cost is None:
             cost = self._costs[key] = call_cost(spec.ir, symbols)
         nbytes, flops, exact = cost
-        self._add(dict(kind="call", name=kernel.__name__, signature=spec.describe(), target=target,
-                       start=time.perf_counter() - seconds - self._t0, seconds=seconds, bytes=nbytes, flops=flops,
-                       exact=exact))
+        ev = dict(kind="call", name=kernel.__name__, signature=spec.describe(), target=target,
+                  start=time.perf_counter() - seconds - self._t0, seconds=seconds, bytes=nbytes, flops=flops,
+                  exact=exact)
+        if target in ("ascend", "ascend-sim"):
+            ekey = ("npu",) + key
+            if ekey not in self._costs:
+                self._costs[ekey] = _npu_estimate(spec, symbols)
+            ev["npu_seconds"] = self._costs[ekey]
+        self._add(ev)
 
     def on_compile(self, kernel, spec, seconds, from_disk, reason):
         self._add(dict(kind="load" if from_disk else "compile", name=kernel.__name__, signature=spec.describe(),
@@ -75,6 +81,10 @@ class Profiler:
                                           calls=0, seconds=0.0, compile_seconds=0.0, bytes=0, flops=0,
                                           exact=True))
             if ev["kind"] == "call":
+                if "npu_seconds" in ev:
+                    est = ev["npu_seconds"]
+                    r["npu_seconds"] = None if est is None or r.get("npu_seconds", 0) is None else \
+                        r.get("npu_seconds", 0.0) + est
                 r["calls"] += 1
                 r["seconds"] += ev["seconds"]
                 r["bytes"] += ev["bytes"]
@@ -106,6 +116,13 @@ class Profiler:
                 for r in self.summary()]
         note = (f"machine: {lim['bandwidth_gbs']} GB/s memory bandwidth, {lim['peak_gflops']} GFLOP/s float32 peak; "
                 f"~: a loop's trip count depends on data")
+        rows = self.summary()
+        if any("npu_seconds" in r for r in rows):      # ascend / ascend-sim kernels: the cost model's NPU time
+            head.append("est. NPU us/call")
+            for row, r in zip(body, rows):
+                est = r.get("npu_seconds")
+                row.append(f"{est / r['calls'] * 1e6:.2f}" if est is not None and r["calls"] else "-")
+            note += "; est. NPU: asc's Ascend 910B1 cost model (docs/ascend.md), an estimate, not a measurement"
         if sys.stdout.isatty():
             try:
                 from rich.console import Console
@@ -135,6 +152,8 @@ class Profiler:
             if ev["kind"] == "call":
                 args.update(bytes=ev["bytes"], flops=ev["flops"],
                             gbs=round(ev["bytes"] / ev["seconds"] / 1e9, 3) if ev["seconds"] else 0)
+                if ev.get("npu_seconds") is not None:
+                    args["estimated_npu_us"] = round(ev["npu_seconds"] * 1e6, 3)
             else:
                 args["reason"] = ev.get("reason", "")
             events.append({"name": ev["name"] if ev["kind"] == "call" else f"{ev['kind']} {ev['name']}",
@@ -142,6 +161,18 @@ class Profiler:
                            "pid": pid, "tid": ev["thread"], "args": args})
         with open(path, "w") as f:
             json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, f)
+
+
+def _npu_estimate(spec, symbols):
+    """Estimated Ascend 910B1 seconds of one call of this specialization (None where the model has none)."""
+    try:
+        from .. import passes
+        from ..backends import ascend
+        from ..backends.ascend_cost import estimate
+        src = ascend.render(passes.for_cpu(spec.ir), warn=False)
+        return estimate(src, dict(symbols), "Ascend910B1").seconds
+    except Exception:       # a kernel the Ascend lowering refuses: no estimate, the call is still profiled
+        return None
 
 
 def profiler() -> Profiler:
