@@ -93,11 +93,6 @@ def test_calls_after_the_profiler_use_the_launcher_again():
 
 
 def test_ascend_sim_calls_report_the_estimated_npu_time(tmp_path):
-    import json
-
-    import numpy as np
-
-    import asc.language as lang
     from asc.examples.seed import gelu_any
     k = lang.kernel(target="ascend-sim")(gelu_any.pyfunc)
     x = np.random.default_rng(0).standard_normal(4096).astype(np.float32)
@@ -113,5 +108,6 @@ def test_ascend_sim_calls_report_the_estimated_npu_time(tmp_path):
     assert "est. NPU us/call" in report and f"{est * 1e6:.2f}" in report
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
-    calls = [e for e in json.load(open(path))["traceEvents"] if e["cat"] == "call" and e["args"]["target"] == "ascend-sim"]
+    events = json.load(open(path))["traceEvents"]
+    calls = [e for e in events if e["cat"] == "call" and e["args"]["target"] == "ascend-sim"]
     assert calls and all(abs(e["args"]["estimated_npu_us"] - round(est * 1e6, 3)) < 1e-3 for e in calls)
