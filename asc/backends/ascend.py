@@ -520,6 +520,8 @@ class _ScalarRenderer(CStyleRenderer):
     def stmt_Return(self, s):
         if self.fn is not self.kernel.entry:
             self.refuse("a device function", s.loc)
+        if any(o.kind == "scalar" for o in self.kernel.outputs):
+            self.refuse("returning a scalar (a whole-array reduction)", s.loc)
         self.emit("goto done;")
 
     def dim(self, d) -> str:

@@ -87,6 +87,8 @@ class GmTensor:
     reads: bool = False
     writes: bool = False
     loc: object = None            # the allocation's line, for an output
+    init: str = "empty"           # an output's initial value: "empty", "zeros" or "full" (with `fill`)
+    fill: object = None
 
     @property
     def itemsize(self) -> int:
@@ -179,6 +181,8 @@ def source_line(loc) -> str:
 
 
 FLOATS = ("float32", "float16", "bfloat16")
+# the value a 16-bit tensor holds after storing a float: rounded to its type
+STORAGE_ROUND = {"float16": "static_cast<half>({})", "bfloat16": "static_cast<bfloat16_t>({})"}
 UNARY_API = {"exp": "Exp", "log": "Ln", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "abs": "Abs"}
 ADV_API = {"tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "sin": "Sin", "cos": "Cos", "floor": "Floor",
            "ceil": "Ceil"}
@@ -320,6 +324,15 @@ class _Lowerer:
         if t.name in self.loaded:
             return self.loaded[t.name]
         gm = self.plan.tensor(t.name)
+        if gm.kind == "alloc":
+            # element i is touched only by iteration i: before this iteration's store it holds the initial value
+            if gm.init == "zeros":
+                return S("0.0f")
+            if gm.init == "full":
+                v = self.value(gm.fill)
+                if isinstance(v, S):
+                    return S(f"static_cast<float>({STORAGE_ROUND.get(gm.dtype.name, '{}').format(v.text)})")
+            raise Unsupported(f"the kernel reads {t.name!r} before writing it", e.loc)
         gm.reads = True
         if gm.dtype.name not in FLOATS:
             raise Unsupported(f"{t.name!r} is {gm.dtype.name}; vector code reads float32, float16 and bfloat16",
@@ -470,7 +483,8 @@ def _gm_tensors(p: Plan, k: ir.Kernel):
             p.scalars.append((prm.var.name, t))
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Alloc) and s.output is not None:
-            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc))
+            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc,
+                                      init=s.init, fill=s.fill))
         if isinstance(s, ir.Return) and p.return_loc is None:
             p.return_loc = s.loc
 

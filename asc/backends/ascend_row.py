@@ -91,7 +91,7 @@ class _RowLowerer(L._Lowerer):
         t = e.tensor
         gm = self.plan.tensor(t.name)
         if len(e.indices) == 2 and L._is_var(e.indices[0], self.row_var) and isinstance(e.indices[1], ir.Const) \
-                and gm.shape[0] == self.plan.rows_dim:
+                and gm.shape[0] == self.plan.rows_dim and gm.kind == "param":
             if t.name in self.stored:
                 raise Unsupported(f"a scalar read of {t.name!r} after the row wrote it", e.loc)
             self.load_tensor(t, e)

@@ -305,3 +305,44 @@ def test_matmul_cube_needs_whole_fractals():
 def lang_errors():
     import asc.errors
     return asc.errors
+
+
+@lang.kernel
+def scaled_fill(x, v: lang.float32):
+    out = lang.full((len(x),), 0.1, dtype=x.dtype)
+    acc = lang.zeros_like(x)
+    for i in range(len(x)):
+        out[i] = out[i] * x[i] + v
+        acc[i] = acc[i] + out[i]
+    return out, acc
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_outputs_read_before_written_hold_their_initial_value(dtype):
+    x = rand(333, dtype, 34)
+    out, acc = check_pair(scaled_fill, (x, np.float32(1.5)))
+    assert "GetValue" not in sim(scaled_fill).source("ascend", x, np.float32(1.5))     # still vector code
+
+
+def check_pair(kernel, args):
+    with ascend_sim.configured(cores=2, tile_cap=256):
+        got = sim(kernel)(*args)
+    ref = interpreted(kernel)(*args)
+    for g, r in zip(got, ref):
+        close(g, r, r.dtype)
+    return got
+
+
+def test_scalar_results_are_refused_with_the_line():
+    @lang.kernel
+    def total(x):
+        s = 0.0
+        for i in range(len(x)):
+            s += x[i]
+        return s
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(lang_errors().CompileError, match=r"test_ascend_seed\.py:\d+:\d+: ascend target: returning "
+                                                            r"a scalar"):
+            sim(total)(np.ones(10, np.float32))
