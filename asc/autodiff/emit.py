@@ -273,29 +273,12 @@ class Backward:
 
 def _replace_expr(e, old, by):
     """`e` with every subexpression equal to `old` replaced by `by`."""
-    if e == old:
-        return by
-    if isinstance(e, (ir.Var, ir.Const)):
-        return e
-    fields = {}
-    for n in ir.EXPR_CHILDREN[type(e)]:
-        v = getattr(e, n)
-        fields[n] = tuple(_replace_expr(x, old, by) for x in v) if isinstance(v, tuple) else (
-            v if n == "tensor" else _replace_expr(v, old, by))
-    return type(e)(**{**{f: getattr(e, f) for f in e.__dataclass_fields__}, **fields})
+    return ir.map_expr(e, lambda x: by if x == old else None)
 
 
 def _replace(e, name, by):
-    if isinstance(e, ir.Var):
-        return by if e.name == name else e
-    if isinstance(e, ir.Const):
-        return e
-    fields = {}
-    for n in ir.EXPR_CHILDREN[type(e)]:
-        v = getattr(e, n)
-        fields[n] = tuple(_replace(x, name, by) for x in v) if isinstance(v, tuple) else (
-            v if n == "tensor" else _replace(v, name, by))
-    return type(e)(**{**{f: getattr(e, f) for f in e.__dataclass_fields__}, **fields})
+    """`e` with variable `name` replaced by the expression `by`."""
+    return ir.map_expr(e, lambda x: by if isinstance(x, ir.Var) and x.name == name else None)
 
 
 def recompute(prog: RowProgram) -> list:

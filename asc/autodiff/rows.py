@@ -144,17 +144,8 @@ class _Reader:
 
     @classmethod
     def of_kernel(cls, k: ir.Kernel):
-        if any(o.kind != "alloc" for o in k.outputs):
-            refuse("the kernel must return new tensors (not arguments or scalars)", k.entry.loc)
-        body = k.entry.body
-        allocs = {}
-        for s in ir.walk_stmts(body):
-            if isinstance(s, ir.Alloc):
-                if s not in body:
-                    refuse(f"the tensor {s.var.name!r} is allocated inside a loop", s.loc)
-                allocs[s.var.name] = s
-        outputs = [next(n for n, a in allocs.items() if a.output == o.index) for o in k.outputs]
-        return cls(body, [p.var for p in k.entry.params], allocs, outputs, k.entry.loc, k.symbols)
+        allocs, outputs = kernel_allocs(k)
+        return cls(k.entry.body, [p.var for p in k.entry.params], allocs, outputs, k.entry.loc, k.symbols)
 
     # ---------------------------------------------------------------- structure
     def _outer_loops(self, body):
@@ -379,6 +370,21 @@ class _Reader:
         loop.reductions.append(Reduction(v.name, key, prev, op, elem, s.loc))
 
 
+def kernel_allocs(k: ir.Kernel):
+    """(name -> Alloc of every tensor the kernel allocates, the returned tensors' names in return order); refuses
+    kernels returning arguments or scalars, and allocations inside loops."""
+    if any(o.kind != "alloc" for o in k.outputs):
+        refuse("the kernel must return new tensors (not arguments or scalars)", k.entry.loc)
+    body = k.entry.body
+    allocs = {}
+    for s in ir.walk_stmts(body):
+        if isinstance(s, ir.Alloc):
+            if s not in body:
+                refuse(f"the tensor {s.var.name!r} is allocated inside a loop", s.loc)
+            allocs[s.var.name] = s
+    return allocs, [next(n for n, a in allocs.items() if a.output == o.index) for o in k.outputs]
+
+
 def _strip(e):
     while isinstance(e, ir.Cast) and not e.explicit:
         e = e.x
@@ -430,16 +436,7 @@ def match_reduction(value, is_acc):
 
 def rename(e, old: str, new: ir.Var):
     """`e` with variable `old` replaced by `new`."""
-    if isinstance(e, ir.Var):
-        return new if e.name == old else e
-    if isinstance(e, ir.Const):
-        return e
-    fields = {}
-    for name in ir.EXPR_CHILDREN[type(e)]:
-        v = getattr(e, name)
-        fields[name] = tuple(rename(x, old, new) for x in v) if isinstance(v, tuple) else (
-            v if name == "tensor" else rename(v, old, new))
-    return type(e)(**{**{f: getattr(e, f) for f in e.__dataclass_fields__}, **fields})
+    return ir.map_expr(e, lambda x: new if isinstance(x, ir.Var) and x.name == old else None)
 
 
 def read(k: ir.Kernel) -> RowProgram:

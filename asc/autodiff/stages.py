@@ -18,7 +18,7 @@ from .. import ir
 from .emit import _annotation, _dtype, stage_code
 from .errors import refuse
 from .expr import py
-from .rows import read_stage
+from .rows import kernel_allocs, read_stage
 
 
 def has_products(k: ir.Kernel) -> bool:
@@ -36,17 +36,13 @@ class _Product:
 
 
 def _rename_expr(e, m):
-    if isinstance(e, ir.Load) and e.tensor.name in m:
-        return ir.Load(ir.Var(m[e.tensor.name], e.tensor.type), tuple(_rename_expr(i, m) for i in e.indices),
-                       e.type, e.loc)
-    if isinstance(e, (ir.Var, ir.Const)) or e is None:
-        return e
-    fields = {}
-    for n in ir.EXPR_CHILDREN[type(e)]:
-        v = getattr(e, n)
-        fields[n] = tuple(_rename_expr(x, m) for x in v) if isinstance(v, tuple) else (
-            v if n == "tensor" else _rename_expr(v, m))
-    return type(e)(**{**{f: getattr(e, f) for f in e.__dataclass_fields__}, **fields})
+    """`e` reading tensor versions: every Load of a tensor in `m` reads m[tensor] instead."""
+    def fn(x):
+        if isinstance(x, ir.Load) and x.tensor.name in m:
+            return ir.Load(ir.Var(m[x.tensor.name], x.tensor.type), tuple(_rename_expr(i, m) for i in x.indices),
+                           x.type, x.loc)
+        return None
+    return ir.map_expr(e, fn)
 
 
 def _rename(stmts, m):
@@ -130,15 +126,7 @@ def backward_source(k: ir.Kernel, pyname: str) -> tuple:
     body = k.entry.body
     params = [p.var for p in k.entry.params]
     pnames = {v.name for v in params}
-    if any(o.kind != "alloc" for o in k.outputs):
-        refuse("the kernel must return new tensors (not arguments or scalars)", k.entry.loc)
-    allocs = {}
-    for s in ir.walk_stmts(body):
-        if isinstance(s, ir.Alloc):
-            if s not in body:
-                refuse(f"the tensor {s.var.name!r} is allocated inside a loop", s.loc)
-            allocs[s.var.name] = s
-    outputs = [next(n for n, a in allocs.items() if a.output == o.index) for o in k.outputs]
+    allocs, outputs = kernel_allocs(k)
     types = {v.name: v.type for v in params if isinstance(v.type, ir.TensorType)}
     types.update({n: a.var.type for n, a in allocs.items()})
     cur = {n: n for n in types if n in pnames}

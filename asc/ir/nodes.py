@@ -1,7 +1,7 @@
 """The IR: immutable, typed, structured statements over typed expressions. Every node carries its source location."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .types import ScalarType, TensorType, Type
@@ -331,6 +331,23 @@ def walk_expr(e):
                 yield from walk_expr(x)
         else:
             yield from walk_expr(v)
+
+
+def map_expr(e, fn):
+    """`e` rebuilt bottom-up: `fn(node)` returns a replacement for a node (its children are then not visited) or
+    None to keep the node, rebuilt from its mapped children. The tensor of a Load or View is not visited."""
+    if e is None or isinstance(e, str):
+        return e
+    r = fn(e)
+    if r is not None:
+        return r
+    fields = {}
+    for name in EXPR_CHILDREN[type(e)]:
+        if name == "tensor":
+            continue
+        v = getattr(e, name)
+        fields[name] = tuple(map_expr(x, fn) for x in v) if isinstance(v, tuple) else map_expr(v, fn)
+    return replace(e, **fields) if fields else e
 
 
 def stmt_exprs(s):

@@ -127,16 +127,8 @@ def _tensor_var(loop, name):
 
 
 def _rewrite_expr(e, accs, vars_):
-    if isinstance(e, ir.Load) and e.tensor.name in accs:
-        return vars_[e.tensor.name]
-    if isinstance(e, (ir.Var, ir.Const)) or e is None:
-        return e
-    fields = {}
-    for n in ir.EXPR_CHILDREN[type(e)]:
-        v = getattr(e, n)
-        fields[n] = tuple(_rewrite_expr(x, accs, vars_) for x in v) if isinstance(v, tuple) else (
-            v if n == "tensor" else _rewrite_expr(v, accs, vars_))
-    return type(e)(**{**{f: getattr(e, f) for f in e.__dataclass_fields__}, **fields})
+    return ir.map_expr(e, lambda x: vars_[x.tensor.name] if isinstance(x, ir.Load) and x.tensor.name in accs
+                       else None)
 
 
 def _rewrite_stmt(s, accs, vars_):
