@@ -220,6 +220,10 @@ def render_instr(out: _Out, ins: L.Instr, plan: L.Plan, n: str, tmp: str = "tmp"
         out.emit(f"Duplicate({d}, (float){ins.scalar}, {n});")
     elif api == "Cast":
         out.emit(f"Cast({d}, {s[0]}, RoundMode::{ins.mode}, {n});")
+    elif api == "CastTo16":
+        out.emit(f"Cast({d}.ReinterpretCast<{STORAGE[ins.scalar]}>(), {s[0]}, RoundMode::{ins.mode}, {n});")
+    elif api == "CastFrom16":
+        out.emit(f"Cast({d}, {s[0]}.ReinterpretCast<{STORAGE[ins.scalar]}>(), RoundMode::{ins.mode}, {n});")
     else:
         raise AssertionError(api)
 

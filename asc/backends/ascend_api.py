@@ -18,6 +18,7 @@ API = {
     "SetGlobalBuffer": "void GlobalTensor<T>::SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)",
     "LocalTensor": "template <class T> class LocalTensor",
     "GetValue": "T GlobalTensor<T>::GetValue(uint64_t offset) / T LocalTensor<T>::GetValue(uint32_t idx) const",
+    "ReinterpretCast": "template <class U> LocalTensor<U> LocalTensor<T>::ReinterpretCast() const",
     "SetValue": "void GlobalTensor<T>::SetValue(uint64_t offset, T value)",
     "TPipe": "class TPipe",
     "InitBuffer": "template <class Q> bool TPipe::InitBuffer(Q& que, uint8_t num, uint32_t len) / "

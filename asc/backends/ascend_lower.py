@@ -390,10 +390,17 @@ class _Lowerer:
         x = self.value(e.x)
         if isinstance(x, S):
             if dst.dtype.kind == "f":
+                if e.explicit and dst.dtype.name in STORAGE_ROUND:
+                    return S(f"static_cast<float>({STORAGE_ROUND[dst.dtype.name].format(x.text)})")
                 return S(f"(float)({x.text})")
             raise Unsupported(f"a cast to {dst!r}", e.loc)
-        if dst.dtype.name in FLOATS and src.dtype.kind == "f" and not e.explicit:
+        if dst.dtype.name in FLOATS and src.dtype.kind == "f" and (not e.explicit or dst.dtype == src.dtype or
+                                                                  dst.dtype.name == "float32"):
             return x                # 16-bit floats are carried in float32; the store rounds once
+        if dst.dtype.name in STORAGE_ROUND and src.dtype.kind == "f":
+            # an explicit lang.cast to 16 bits rounds: float32 -> 16-bit (CAST_RINT) in a slot, and back
+            h = self.emit("CastTo16", self.reg(), [x], mode="CAST_RINT", scalar=dst.dtype.name)
+            return self.emit("CastFrom16", self.reg(), [h], mode="CAST_NONE", scalar=dst.dtype.name)
         raise Unsupported(f"the conversion {src!r} -> {dst!r}" + (" (an explicit lang.cast)" if e.explicit else ""),
                           e.loc)
 
@@ -632,7 +639,7 @@ def allocate(p: Plan, instrs: list) -> list:
     slot: dict = {}
     for k, ins in enumerate(instrs):
         dying = [s.ref for s in ins.srcs if s.kind == "v" and last.get(s.ref) == k]
-        reuse_ok = ins.api not in ADV_APIS and ins.api != "Cast" and not ins.api.startswith("Reduce")
+        reuse_ok = ins.api not in ADV_APIS and not ins.api.startswith(("Cast", "Reduce"))
         if reuse_ok:
             for r in dict.fromkeys(dying):
                 free.append(slot[r])

@@ -346,3 +346,20 @@ def test_scalar_results_are_refused_with_the_line():
         with pytest.raises(lang_errors().CompileError, match=r"test_ascend_seed\.py:\d+:\d+: ascend target: returning "
                                                             r"a scalar"):
             sim(total)(np.ones(10, np.float32))
+
+
+@lang.kernel
+def round_trips(x):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = lang.cast(x[i] * 3.3, lang.float16) + lang.cast(x[i], lang.bfloat16) * 0.5
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_explicit_casts_to_16_bits_round_in_vector_code(dtype):
+    x = rand(1000, dtype, 35)
+    out = check(round_trips, (x,), 3, 256)
+    if dtype == np.float32:        # float32 data: the same roundings as the interpreter, bit for bit
+        np.testing.assert_array_equal(out, interpreted(round_trips)(x))
+    assert "ReinterpretCast<half>()" in sim(round_trips).source("ascend", x)
