@@ -8,6 +8,7 @@ import contextlib
 import ctypes
 import hashlib
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -16,7 +17,7 @@ import time
 import numpy as np
 
 from .. import ir
-from ..errors import AscError, ToolchainError
+from ..errors import AscError, MemoryCheckError, ToolchainError
 from . import cache, toolchain
 
 SIM_DIR = os.path.join(toolchain.INCLUDE_DIR, "ascend_sim")
@@ -117,9 +118,11 @@ def build(kernel_text: str, name: str, params: list):
     return lib, so, True
 
 
-def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, kernel_name: str = "kernel"):
+def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, kernel_name: str = "kernel",
+           tensors: dict | None = None):
     """Runs the kernel; args are pointers (ints) in kernel parameter order without the tiling. Raises
-    AscendSimError on a violation."""
+    AscendSimError on a violation, and MemoryCheckError (an IndexError) for a GM access outside a tensor, naming
+    the tensor and its shape when `tensors` (device address -> (name, shape)) knows it."""
     fn = lib.asc_sim_run
     fn.restype = ctypes.c_int
     arr = (ctypes.c_void_p * max(len(args), 1))(*args)
@@ -133,6 +136,17 @@ def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, 
         loc = src.python_loc(line.value) if src is not None and line.value > 0 else None
         at = f"{loc!r}: " if loc is not None else ""
         where = f" (block {blk.value} of {block_dim}" + (f", kernel .cpp line {line.value})" if line.value else ")")
+        gm = re.search(r" \[gm (\d+) (-?\d+)\]", msg)
+        if gm:
+            msg = msg[:gm.start()] + msg[gm.end():]
+            name, shape = (tensors or {}).get(int(gm.group(1)), (None, None))
+            if name is not None:
+                index = int(gm.group(2))
+                what = f"index {index} is out of bounds for axis 0 of" if len(shape) == 1 else \
+                    f"flat element {index} is out of bounds for"
+                raise MemoryCheckError(f"{at}kernel {kernel_name!r}: {what} {name!r} with shape {shape} "
+                                       f"(ascend-sim: {msg}{where})")
+            raise MemoryCheckError(f"{at}ascend-sim: kernel {kernel_name!r}: {msg}{where}")
         raise AscendSimError(f"{at}ascend-sim: kernel {kernel_name!r}: {msg}{where}")
 
 
@@ -212,7 +226,16 @@ def run_spec(spec, bound, symbols):
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
     block_dim, _, words = tiling_words(src, symbols)
-    launch(spec.lib, ptrs, words, block_dim, src, spec.kernel.__name__)
+    names = {}
+    for p, a, ptr in zip(k.entry.params, bound, ptrs):
+        if a.kind != "scalar" and ptr:
+            names[ptr] = (p.var.name, tuple(d if isinstance(d, int) else symbols[d.name] for d in p.var.type.shape))
+    out_names = {s.output: s.var.name for s in ir.walk_stmts(k.entry.body)
+                 if isinstance(s, ir.Alloc) and s.output is not None}
+    for o, arr, ptr in zip(spec.allocs, outs, ptrs[len(k.entry.params):]):
+        if ptr:
+            names[ptr] = (out_names.get(o.index, f"output {o.index}"), arr.shape)
+    launch(spec.lib, ptrs, words, block_dim, src, spec.kernel.__name__, names)
     for host, dev in back:
         host[:] = dev
     if use_torch:

@@ -271,11 +271,15 @@ public:
     T* base_ = nullptr;
     uint64_t size_ = 0;          // elements (0: unknown)
     bool sized_ = false;
+    const T* root_ = nullptr;    // the buffer given to SetGlobalBuffer (errors name the tensor through it)
 
-    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) { base_ = buffer; size_ = bufferSize; sized_ = true; }
-    void SetGlobalBuffer(__gm__ T* buffer) { base_ = buffer; size_ = 0; sized_ = false; }
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
+        base_ = buffer; size_ = bufferSize; sized_ = true; root_ = buffer;
+    }
+    void SetGlobalBuffer(__gm__ T* buffer) { base_ = buffer; size_ = 0; sized_ = false; root_ = buffer; }
     GlobalTensor operator[](uint64_t offset) const {
         GlobalTensor g;
+        g.root_ = root_;
         g.base_ = base_ + offset;
         g.sized_ = sized_;
         g.size_ = sized_ ? (offset <= size_ ? size_ - offset : 0) : 0;
@@ -294,9 +298,16 @@ public:
     }
     void check(const char* api, uint64_t offset, uint64_t count, int line) const {
         if (!base_) fail(api, line, "the GlobalTensor has no buffer (SetGlobalBuffer was not called)");
-        if (sized_ && offset + count > size_)
+        if (sized_ && (offset > size_ || count > size_ - offset)) {    // (no wrap-around: offsets are unsigned)
+            // the tag lets the Python side name the tensor and the element index (runtime/ascend_sim.py)
+            std::string tag = " [gm " + std::to_string((uintptr_t)root_) + " " +
+                              std::to_string((int64_t)((base_ - root_) + (int64_t)offset)) + "]";
+            if (offset >> 63)
+                fail(api, line, "GM access at element " + std::to_string((int64_t)offset) +
+                     ", before the start of the GlobalTensor of " + str(size_) + " elements" + tag);
             fail(api, line, "GM access of elements [" + str(offset) + ", " + str(offset + count) +
-                 ") is outside the GlobalTensor of " + str(size_) + " elements");
+                 ") is outside the GlobalTensor of " + str(size_) + " elements" + tag);
+        }
     }
 };
 
