@@ -1,7 +1,7 @@
 """`python -m asc.debugger script.py [args]`: runs a script with every kernel in the interpreter; when an exception
 is raised inside a kernel, pdb opens post-mortem at the kernel's own line, after a summary of its local scalars and
-the shapes of its local tensors. `--target cpu` keeps the compiled kernels, with memory checks on, so that a failure names the kernel's
-Python line."""
+the shapes of its local tensors. `--target cpu` (or `ascend-sim`) keeps the compiled kernels, with memory checks on, so that a failure names the
+kernel's Python line."""
 from __future__ import annotations
 
 import argparse
@@ -55,7 +55,9 @@ def describe_locals(frame) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m asc.debugger", description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", choices=["interpret", "cpu"], default="interpret")
+    p.add_argument("--target", choices=["interpret", "cpu", "ascend-sim"], default="interpret",
+                   help="interpret: every kernel in the interpreter (pdb at the kernel's line); cpu, ascend-sim: each "
+                        "kernel keeps its own compiled target, with memory checks on, and a failure names its line")
     p.add_argument("script")
     p.add_argument("args", nargs=argparse.REMAINDER)
     a = p.parse_args(argv)
