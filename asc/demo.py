@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from .examples import seed
+from .examples import seed, seed_tensor
 
 N = 1 << 22            # elements for the 1-D kernels
 ROWS, COLS = 1024, 4096  # SwishGLU
@@ -74,6 +74,22 @@ def cases(torch):
     yield ("swish_glu", f"{ROWS}x{COLS} f16", lambda: seed.swish_glu(xw, xv),
            lambda: (xw / (np.float16(1) + np.exp(-xw)) * xv),
            (lambda: F.silu(twv[0]) * twv[1]) if torch else None, 4e-3)
+    yield ("parallel_sum", "1024 f32, 4 workers", lambda: seed.parallel_sum(a1024),
+           lambda: a1024.astype(np.float64).sum(), (lambda: torch.from_numpy(a1024).sum()) if torch else None, 1e-5)
+    A, B = (rng.standard_normal((256, 256)).astype(np.float16) for _ in range(2))
+    yield ("matmul_cube", "256^3 f16", lambda: seed_tensor.matmul_cube(A, B),
+           lambda: A.astype(np.float64) @ B.astype(np.float64),
+           (lambda: torch.from_numpy(A) @ torch.from_numpy(B)) if torch else None, 2e-3)
+    xm = (rng.standard_normal((256, 512)) * 0.5).astype(np.float32)
+    w1 = (rng.standard_normal((512, 2048)) * 0.05).astype(np.float32)
+    w2 = (rng.standard_normal((2048, 512)) * 0.05).astype(np.float32)
+
+    def mlp_ref():
+        h = xm.astype(np.float64) @ w1
+        return (0.5 * h * (1 + _erf(h / math.sqrt(2)))) @ w2
+    tm = [torch.from_numpy(v) for v in (xm, w1, w2)] if torch else None
+    yield ("fused_mlp", "256x512x2048 f32", lambda: seed_tensor.fused_mlp(xm, w1, w2), mlp_ref,
+           (lambda: F.gelu(tm[0] @ tm[1]) @ tm[2]) if torch else None, 1e-5)
 
 
 def run(out=print):

@@ -96,6 +96,14 @@ def swiglu_any(a, b):
     return out
 
 
+@lang.parallel(num_workers=4)
+def parallel_sum(arr: lang.float32[1024]) -> lang.float32:
+    local_sum = lang.zeros(1, dtype=lang.float32)
+    for i in lang.distributed_range(1024):
+        local_sum[0] += arr[i]
+    return lang.allreduce(local_sum)
+
+
 @lang.kernel
 def matmul(A: lang.float16[M, N], B: lang.float16[N, K]) -> lang.float16[M, K]:
     C = lang.empty((M, K), dtype=lang.float16)
