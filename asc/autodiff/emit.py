@@ -229,8 +229,13 @@ class Backward:
                 e[2] = term if e[2] is None else _add(e[2], term)
         for gl, per in groups.values():
             body = []
+            patterns: dict = {}
+            for t, _, _ in per.values():
+                patterns[t] = patterns.get(t, 0) + 1
             for t, idx, term in per.values():
                 op = "+="
+                if patterns[t] > 1:          # another index of t in the same loop: an assignment could overwrite
+                    first.setdefault(t, False)
                 if t not in first and not self.force_add:
                     first[t] = covers(idx, self.p.outer + [gl], self.shapes[t])
                     op = "=" if first[t] else "+="

@@ -228,3 +228,32 @@ def test_generated_backward_is_readable_and_row_parallel():
     src = asc.grad(layernorm).source(x, w, b, 1e-5, x)
     assert "def layernorm__backward(" in src and "sv__rstd[i] = rstd" in src
     assert "d_w[j] += " in src and "d_x[i, j] = " in src
+
+
+@lang.kernel
+def mirrored(x: lang.float64[R, C]) -> lang.float64[R, C]:
+    out = lang.empty_like(x)
+    for i in range(R):
+        for j in range(C):
+            out[i, j] = x[i, j] * x[i, C - 1 - j]
+    return out
+
+
+@lang.kernel
+def mirrored_dot(x: lang.float64[R, C]) -> lang.float64[R]:
+    out = lang.empty((R,), dtype=lang.float64)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j] * x[i, C - 1 - j] * (j + 1.0)
+        out[i] = s
+    return out
+
+
+def test_two_reads_of_one_row_at_different_elements_accumulate():
+    x = rand(3, 6, seed=30)
+    check(mirrored, lambda t: t * t.flip(-1), [x])
+    src = asc.grad(mirrored_dot).source(x, x[:, 0])
+    assert "d_x = lang.zeros_like(x)" in src          # two indices of x in one loop: no assignment
+    w = torch.arange(1.0, 7.0, dtype=torch.float64)
+    check(mirrored_dot, lambda t: (t * t.flip(-1) * w).sum(-1), [x])
