@@ -68,6 +68,10 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"   /* gcc 12 false positives inside its AVX-512 intrinsics */
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -100,12 +104,12 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ASC__UNROLL _Pragma("GCC unroll 32")
-#define ASC__INLINE static inline __attribute__((always_inline))
-#define ASC__NOINLINE static __attribute__((noinline))
+#define ASC__STATIC static __attribute__((unused))   /* a kernel uses a few of these: no -Wunused-function noise */
+#define ASC__INLINE static inline __attribute__((always_inline, unused))
 #else
 #define ASC__UNROLL
+#define ASC__STATIC static
 #define ASC__INLINE static inline
-#define ASC__NOINLINE static
 #endif
 
 #ifdef __cplusplus
@@ -118,9 +122,9 @@ typedef void (*asc_gemm_epilogue_f64)(void* ctx, int64_t i0, int64_t j0, int64_t
                                       int64_t ldc);
 
 /* ------------------------------------------------------------------------------------------ scalar conversions */
-static inline float asc__gemm_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline float asc__gemm_bf2f(uint16_t h) { return asc__gemm_u2f((uint32_t)h << 16); }
-static inline float asc__gemm_h2f(uint16_t h) {
+ASC__STATIC inline float asc__gemm_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+ASC__STATIC inline float asc__gemm_bf2f(uint16_t h) { return asc__gemm_u2f((uint32_t)h << 16); }
+ASC__STATIC inline float asc__gemm_h2f(uint16_t h) {
 #if defined(ASC_GEMM_HAVE_F16C)
   return _cvtsh_ss(h);
 #else
@@ -151,7 +155,7 @@ typedef struct {
  * op(X)(r, p) for pack_a is X[r*ldx + p] (or X[p*ldx + r] transposed); for pack_b op(B)(p, c) is B[p*ldb + c] (or
  * B[c*ldb + p] transposed), i.e. pack_b(B, trans) == pack_a(B, !trans) with rows and columns exchanged. */
 #define ASC__GEMM_DEFINE_PACK(NAME, IT, OT, CONV)                                                              \
-  static void NAME##_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
+  ASC__STATIC void NAME##_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
                           void* dst_) {                                                                        \
     /* element (r, p) at X[(i0+r)*ldx + p0+p] */                                                              \
     const IT* X = (const IT*)X_; OT* dst = (OT*)dst_;                                                           \
@@ -163,7 +167,7 @@ typedef struct {
     for (p = 0; p < kc && n < w; ++p)                                                                           \
       for (r = n; r < w; ++r) dst[p * w + r] = (OT)0;                                                           \
   }                                                                                                             \
-  static void NAME##_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
+  ASC__STATIC void NAME##_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,  \
                           void* dst_) {                                                                        \
     /* element (r, p) at X[(p0+p)*ldx + i0+r] */                                                              \
     const IT* X = (const IT*)X_; OT* dst = (OT*)dst_;                                                           \
@@ -175,11 +179,11 @@ typedef struct {
       for (; r < w; ++r) d[r] = (OT)0;                                                                          \
     }                                                                                                           \
   }                                                                                                             \
-  static void NAME##_a(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+  ASC__STATIC void NAME##_a(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
                        int w, void* dst) {                                                                     \
     if (trans) NAME##_cols(X, ldx, i0, p0, n, kc, w, dst); else NAME##_rows(X, ldx, i0, p0, n, kc, w, dst);     \
   }                                                                                                             \
-  static void NAME##_b(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+  ASC__STATIC void NAME##_b(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
                        int w, void* dst) {                                                                     \
     if (trans) NAME##_rows(X, ldx, i0, p0, n, kc, w, dst); else NAME##_cols(X, ldx, i0, p0, n, kc, w, dst);     \
   }
@@ -192,7 +196,7 @@ ASC__GEMM_DEFINE_PACK(asc__gemm_pack_bf2f, uint16_t, float, asc__gemm_bf2f)
 
 #if defined(ASC_GEMM_HAVE_DPBF16)
 /* bf16 k-pairs: unit (r, q) = op(X)(r, 2q) | op(X)(r, 2q+1) << 16, a zero where past the end (n rows, kc k-steps). */
-static void asc__gemm_pack_bfp_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
+ASC__STATIC void asc__gemm_pack_bfp_rows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
                                     void* dst_) {
   /* element (r, p) at X[(i0+r)*ldx + p0+p]: the pair is adjacent in memory */
   const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
@@ -205,7 +209,7 @@ static void asc__gemm_pack_bfp_rows(const void* X_, int64_t ldx, int64_t i0, int
   for (q = 0; q < ((kc + 1) >> 1) && n < w; ++q)
     for (r = n; r < w; ++r) dst[q * w + r] = 0;
 }
-static void asc__gemm_pack_bfp_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
+ASC__STATIC void asc__gemm_pack_bfp_cols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,
                                     void* dst_) {
   /* element (r, p) at X[(p0+p)*ldx + i0+r]: interleave two rows */
   const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
@@ -230,7 +234,7 @@ static void asc__gemm_pack_bfp_cols(const void* X_, int64_t ldx, int64_t i0, int
  * k-major interleave of rows is a 16 x 16 transpose of 32-bit units in registers. */
 #if defined(ASC_GEMM_ISA_AVX512) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define ASC_GEMM_VPACK 1
-static inline __mmask16 asc__gemm_mask(int64_t n) {
+ASC__STATIC inline __mmask16 asc__gemm_mask(int64_t n) {
   return (__mmask16)(n >= 16 ? 0xffffu : n > 0 ? (1u << n) - 1u : 0u);
 }
 /* 16 rows of 16 32-bit units, transposed in place */
@@ -285,7 +289,7 @@ ASC__INLINE void asc__gemm_vrows16(const char* x, int64_t ld, int kind, int64_t 
   }
 }
 /* n (<= w) rows of nu units -> dst[q*w + i], in groups of 16 rows */
-static void asc__gemm_vrows(const char* x, int64_t ld, int kind, int64_t n, int64_t nu, int w, uint32_t* dst) {
+ASC__STATIC void asc__gemm_vrows(const char* x, int64_t ld, int kind, int64_t n, int64_t nu, int w, uint32_t* dst) {
   int g;
   for (g = 0; g < w; g += 16)
     asc__gemm_vrows16(x + g * ld, ld, kind, n - g < 0 ? 0 : n - g, nu, w - g < 16 ? w - g : 16, w, dst + g);
@@ -301,11 +305,11 @@ ASC__INLINE void asc__gemm_vcols(const char* x, int64_t ld, int kind, int64_t n,
                                asc__gemm_vload(x + q * ld + c * usz, kind, asc__gemm_mask(n - c)));
 }
 #define ASC__GEMM_DEFINE_VPACK(NAME, ESZ, KIND)                                                                  \
-  static void NAME##_vrows(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
+  ASC__STATIC void NAME##_vrows(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
                            void* dst) {                                                                          \
     asc__gemm_vrows((const char*)X + (i0 * ldx + p0) * ESZ, ldx * ESZ, KIND, n, kc, w, (uint32_t*)dst);        \
   }                                                                                                               \
-  static void NAME##_vcols(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
+  ASC__STATIC void NAME##_vcols(const void* X, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc, int w,     \
                            void* dst) {                                                                          \
     asc__gemm_vcols((const char*)X + (p0 * ldx + i0) * ESZ, ldx * ESZ, KIND, n, kc, w, (uint32_t*)dst);        \
   }
@@ -316,7 +320,7 @@ ASC__GEMM_DEFINE_VPACK(asc__gemm_pack_bf2f, 2, 2)
 #define ASC__GEMM_COLS(NAME) NAME##_vcols
 
 #if defined(ASC_GEMM_HAVE_DPBF16)
-static void asc__gemm_pack_bfp_vrows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+ASC__STATIC void asc__gemm_pack_bfp_vrows(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
                                      int w, void* dst_) {
   const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
   int64_t r, kq = kc >> 1;
@@ -324,7 +328,7 @@ static void asc__gemm_pack_bfp_vrows(const void* X_, int64_t ldx, int64_t i0, in
   if (kc & 1)
     for (r = 0; r < w; ++r) dst[kq * w + r] = r < n ? X[(i0 + r) * ldx + p0 + 2 * kq] : 0;
 }
-static void asc__gemm_pack_bfp_vcols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
+ASC__STATIC void asc__gemm_pack_bfp_vcols(const void* X_, int64_t ldx, int64_t i0, int64_t p0, int64_t n, int64_t kc,
                                      int w, void* dst_) {
   const uint16_t* X = (const uint16_t*)X_; uint32_t* dst = (uint32_t*)dst_;
   int64_t q, kq = (kc + 1) >> 1;
@@ -352,11 +356,11 @@ static void asc__gemm_pack_bfp_vcols(const void* X_, int64_t ldx, int64_t i0, in
 
 /* pack_a / pack_b from the rows and cols packers: op(A) transposed reads A like op(B) untransposed, and vice versa */
 #define ASC__GEMM_DEFINE_AB(NAME, ROWS, COLS)                                                                    \
-  static void NAME##_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+  ASC__STATIC void NAME##_av(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
                         int w, void* dst) {                                                                      \
     if (trans) COLS(X, ldx, i0, p0, n, kc, w, dst); else ROWS(X, ldx, i0, p0, n, kc, w, dst);                    \
   }                                                                                                               \
-  static void NAME##_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
+  ASC__STATIC void NAME##_bv(const void* X, int64_t ldx, int trans, int64_t i0, int64_t p0, int64_t n, int64_t kc,    \
                         int w, void* dst) {                                                                      \
     if (trans) ROWS(X, ldx, i0, p0, n, kc, w, dst); else COLS(X, ldx, i0, p0, n, kc, w, dst);                    \
   }
@@ -371,7 +375,7 @@ ASC__GEMM_DEFINE_AB(asc__gemm_pack_bfp, ASC__GEMM_BFP_ROWS, ASC__GEMM_BFP_COLS)
 /* ukr(kcu, Ap, Bp, C, ldc, alpha, beta): C[r][c] = alpha * sum_p Ap[p][r] * Bp[p][c] + beta * C[r][c] for the full
  * MR x NR tile; beta == 0: C is not read. kcu = packed units (k-steps, or k-pairs for bf16). */
 #define ASC__GEMM_DEFINE_UKR(NAME, T, VT, W, MR, NV, ZERO, LOAD, LOADU, STOREU, SET1, FMA, MUL, PREF)           \
-  static void NAME(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,          \
+  ASC__STATIC void NAME(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,          \
                    double beta_) {                                                                             \
     const T* Ap = (const T*)Ap_; const T* Bp = (const T*)Bp_; T* C = (T*)C_;                                     \
     VT c[MR][NV];                                                                                               \
@@ -449,7 +453,7 @@ ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, double, 1, 4, 8, ASC__S_ZERO, AS
 #define ASC_GEMM_NR_BF16 32
 /* Ap: per k-pair MR x uint32 (A pair broadcast to all lanes); Bp: per k-pair 32 x uint32 (2 zmm of bf16 pairs).
  * 14x32 (28 accumulators); 12x32 measured the same. */
-static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,
+ASC__STATIC void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, void* C_, int64_t ldc, double alpha_,
                                double beta_) {
   const uint32_t* Ap = (const uint32_t*)Ap_; const uint32_t* Bp = (const uint32_t*)Bp_; float* C = (float*)C_;
   __m512 c[ASC_GEMM_MR_BF16][2];
@@ -490,7 +494,7 @@ static void asc__gemm_ukr_bf16(int64_t kcu, const void* Ap_, const void* Bp_, vo
 #define ASC_GEMM_NC 3072     /* columns of B per L3 block (rounded down to a multiple of NR) */
 #endif
 
-static inline asc__gemm_desc asc__gemm_make_desc(int mr, int nr, int kp, int usz, int csz, asc__gemm_pack_fn pa,
+ASC__STATIC inline asc__gemm_desc asc__gemm_make_desc(int mr, int nr, int kp, int usz, int csz, asc__gemm_pack_fn pa,
                                                  asc__gemm_pack_fn pb, asc__gemm_ukr_fn ukr) {
   asc__gemm_desc d;
   int64_t kc = ASC_GEMM_KC * 4 / (csz > 4 ? 8 : 4) * (kp == 2 ? 2 : 1);   /* same bytes per panel for each type */
@@ -502,11 +506,11 @@ static inline asc__gemm_desc asc__gemm_make_desc(int mr, int nr, int kp, int usz
 }
 
 /* ------------------------------------------------------------------------------------------ the driver */
-static inline int64_t asc__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t asc__gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+ASC__STATIC inline int64_t asc__gemm_min(int64_t a, int64_t b) { return a < b ? a : b; }
+ASC__STATIC inline int64_t asc__gemm_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* C tile (rows x cols at Cp, ldc) = tile (ld = nr) + beta * C tile */
-static inline void asc__gemm_merge(int csz, void* Cp, int64_t ldc, const void* tile, int nr, int64_t rows,
+ASC__STATIC inline void asc__gemm_merge(int csz, void* Cp, int64_t ldc, const void* tile, int nr, int64_t rows,
                                    int64_t cols, double beta) {
   int64_t r, c;
   if (csz == 4) {
@@ -520,14 +524,14 @@ static inline void asc__gemm_merge(int csz, void* Cp, int64_t ldc, const void* t
   }
 }
 
-static void asc__gemm_call_epi(int csz, void* epi, void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+ASC__STATIC void asc__gemm_call_epi(int csz, void* epi, void* ctx, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
                                void* tile, int64_t ldc) {
   if (csz == 4) ((asc_gemm_epilogue_f32)epi)(ctx, i0, j0, rows, cols, (float*)tile, ldc);
   else ((asc_gemm_epilogue_f64)epi)(ctx, i0, j0, rows, cols, (double*)tile, ldc);
 }
 
 /* K == 0 or alpha == 0: C = beta * C, then the epilogue over the same tiles the product would have used */
-static void asc__gemm_scale(const asc__gemm_desc* d, int64_t M, int64_t N, double beta, void* C, int64_t ldc,
+ASC__STATIC void asc__gemm_scale(const asc__gemm_desc* d, int64_t M, int64_t N, double beta, void* C, int64_t ldc,
                             void* epi, void* ctx) {
   int64_t i, j;
   for (i = 0; i < M; ++i) {
@@ -551,45 +555,55 @@ static void asc__gemm_scale(const asc__gemm_desc* d, int64_t M, int64_t N, doubl
 #ifndef ASC_GEMM_KEEP_BYTES
 #define ASC_GEMM_KEEP_BYTES ((size_t)32 << 20)
 #endif
+/* 4096-aligned blocks from malloc (aligned_alloc is C11, posix_memalign POSIX: this works in C99 and anywhere) */
+ASC__STATIC void* asc__gemm_alloc(size_t n) {
+  char* raw = (char*)malloc(n + 4096 + sizeof(void*));
+  char* p;
+  if (!raw) abort();
+  p = (char*)(((uintptr_t)raw + sizeof(void*) + 4095) & ~(uintptr_t)4095);
+  ((void**)p)[-1] = raw;
+  return p;
+}
+ASC__STATIC void asc__gemm_free(void* p) {
+  if (p) free(((void**)p)[-1]);
+}
 #ifdef __cplusplus
 }  /* extern "C" */
 struct asc__gemm_keep {
   void* p; size_t n;
-  ~asc__gemm_keep() { free(p); }
+  ~asc__gemm_keep() { asc__gemm_free(p); }
 };
-static thread_local asc__gemm_keep asc__gemm_kept = {0, 0};
+ASC__STATIC thread_local asc__gemm_keep asc__gemm_kept = {0, 0};
 extern "C" {
 #define ASC__GEMM_KEPT_P asc__gemm_kept.p
 #define ASC__GEMM_KEPT_N asc__gemm_kept.n
 #else
-static __thread void* asc__gemm_kept_p = 0;
-static __thread size_t asc__gemm_kept_n = 0;
+ASC__STATIC __thread void* asc__gemm_kept_p = 0;
+ASC__STATIC __thread size_t asc__gemm_kept_n = 0;
 #define ASC__GEMM_KEPT_P asc__gemm_kept_p
 #define ASC__GEMM_KEPT_N asc__gemm_kept_n
 #endif
-static void* asc__gemm_buffer(size_t* n) {   /* *n: bytes needed in, bytes held out */
+ASC__STATIC void* asc__gemm_buffer(size_t* n) {   /* *n: bytes needed in, bytes held out */
   void* p;
   *n = (*n + 4095) & ~(size_t)4095;
   if (ASC__GEMM_KEPT_P && ASC__GEMM_KEPT_N >= *n) {   /* taken out while in use: a nested call cannot share it */
     p = ASC__GEMM_KEPT_P; *n = ASC__GEMM_KEPT_N; ASC__GEMM_KEPT_P = 0; ASC__GEMM_KEPT_N = 0;
     return p;
   }
-  p = aligned_alloc(4096, *n);
-  if (!p) abort();
-  return p;
+  return asc__gemm_alloc(*n);
 }
-static void asc__gemm_release(void* p, size_t n) {
+ASC__STATIC void asc__gemm_release(void* p, size_t n) {
   if (n <= ASC_GEMM_KEEP_BYTES && (!ASC__GEMM_KEPT_P || ASC__GEMM_KEPT_N < n)) {
-    free(ASC__GEMM_KEPT_P);
+    asc__gemm_free(ASC__GEMM_KEPT_P);
     ASC__GEMM_KEPT_P = p; ASC__GEMM_KEPT_N = n;
   } else {
-    free(p);
+    asc__gemm_free(p);
   }
 }
 
 /* The threads' share of the grid of mp x np tiles: a tr x tc grid of rectangles (tr * tc == nth) with the smallest
  * largest share; row splits preferred on ties (a row split shares B and packs disjoint A panels). */
-static void asc__gemm_split(int64_t mp, int64_t np, int nth, int* tr, int* tc) {
+ASC__STATIC void asc__gemm_split(int64_t mp, int64_t np, int nth, int* tr, int* tc) {
   int r;
   int64_t best = -1;
   *tr = 1; *tc = nth;
@@ -602,7 +616,7 @@ static void asc__gemm_split(int64_t mp, int64_t np, int nth, int* tr, int* tc) {
   }
 }
 
-static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, int64_t N, int64_t K, double alpha,
+ASC__STATIC void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, int64_t N, int64_t K, double alpha,
                             const void* A, int64_t lda, const void* B, int64_t ldb, double beta, void* C,
                             int64_t ldc, void* epi, void* ctx) {
   const int mr = d->mr, nr = d->nr, kp = d->kp, csz = d->csz;
@@ -710,19 +724,19 @@ static void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_t M, 
 
 /* ------------------------------------------------------------------------------------------ descriptors */
 /* built per call (a few stores): no shared mutable state */
-static inline asc__gemm_desc asc__gemm_desc_f32(void) {
+ASC__STATIC inline asc__gemm_desc asc__gemm_desc_f32(void) {
   return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_f32_av, asc__gemm_pack_f32_bv,
                              asc__gemm_ukr_f32);
 }
-static inline asc__gemm_desc asc__gemm_desc_f64(void) {
+ASC__STATIC inline asc__gemm_desc asc__gemm_desc_f64(void) {
   return asc__gemm_make_desc(ASC_GEMM_MR_F64, ASC_GEMM_NR_F64, 1, 8, 8, asc__gemm_pack_f64_a, asc__gemm_pack_f64_b,
                              asc__gemm_ukr_f64);
 }
-static inline asc__gemm_desc asc__gemm_desc_f16(void) {
+ASC__STATIC inline asc__gemm_desc asc__gemm_desc_f16(void) {
   return asc__gemm_make_desc(ASC_GEMM_MR_F32, ASC_GEMM_NR_F32, 1, 4, 4, asc__gemm_pack_h2f_av, asc__gemm_pack_h2f_bv,
                              asc__gemm_ukr_f32);
 }
-static inline asc__gemm_desc asc__gemm_desc_bf16(void) {
+ASC__STATIC inline asc__gemm_desc asc__gemm_desc_bf16(void) {
 #if defined(ASC_GEMM_HAVE_DPBF16)
   return asc__gemm_make_desc(ASC_GEMM_MR_BF16, ASC_GEMM_NR_BF16, 2, 4, 4, asc__gemm_pack_bfp_av, asc__gemm_pack_bfp_bv,
                              asc__gemm_ukr_bf16);
@@ -733,61 +747,61 @@ static inline asc__gemm_desc asc__gemm_desc_bf16(void) {
 }
 
 /* ------------------------------------------------------------------------------------------ the API */
-static void asc_gemm_f32_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+ASC__STATIC void asc_gemm_f32_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                             int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
                             asc_gemm_epilogue_f32 epi, void* ctx) {
   asc__gemm_desc d = asc__gemm_desc_f32();
   asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
 }
-static void asc_gemm_f16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+ASC__STATIC void asc_gemm_f16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
                             int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc,
                             asc_gemm_epilogue_f32 epi, void* ctx) {
   asc__gemm_desc d = asc__gemm_desc_f16();
   asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
 }
-static void asc_gemm_bf16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+ASC__STATIC void asc_gemm_bf16_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
                              int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc,
                              asc_gemm_epilogue_f32 epi, void* ctx) {
   asc__gemm_desc d = asc__gemm_desc_bf16();
   asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
 }
-static void asc_gemm_f64_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+ASC__STATIC void asc_gemm_f64_ex(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
                             int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
                             asc_gemm_epilogue_f64 epi, void* ctx) {
   asc__gemm_desc d = asc__gemm_desc_f64();
   asc__gemm_drive(&d, transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, (void*)epi, ctx);
 }
 
-static void asc_gemm_f32_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+ASC__STATIC void asc_gemm_f32_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                            int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_f32_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_f16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+ASC__STATIC void asc_gemm_f16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
                            int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_f16_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_bf16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
+ASC__STATIC void asc_gemm_bf16_t(int transA, int transB, int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A,
                             int64_t lda, const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_bf16_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_f64_t(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+ASC__STATIC void asc_gemm_f64_t(int transA, int transB, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
                            int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
   asc_gemm_f64_ex(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
 
-static void asc_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+ASC__STATIC void asc_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
                          int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_f32_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_f16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
+ASC__STATIC void asc_gemm_f16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
                          const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_f16_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_bf16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
+ASC__STATIC void asc_gemm_bf16(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t* A, int64_t lda,
                           const uint16_t* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   asc_gemm_bf16_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
-static void asc_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda, const double* B,
+ASC__STATIC void asc_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda, const double* B,
                          int64_t ldb, double beta, double* C, int64_t ldc) {
   asc_gemm_f64_ex(0, 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, 0);
 }
@@ -795,7 +809,7 @@ static void asc_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const do
 /* Batched: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b] for b < batch, X[b] = X + b * strideX (elements; a stride
  * of 0 shares one matrix, e.g. one weight for the whole batch). Big products run one after another, each on all
  * threads; small ones run in parallel over the batch, one thread each. Same bits as calling the 2-D function per b. */
-static void asc__gemm_batched(const asc__gemm_desc* d, int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K,
+ASC__STATIC void asc__gemm_batched(const asc__gemm_desc* d, int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K,
                               double alpha, const void* A, int64_t sA, int64_t lda, const void* B, int64_t sB,
                               int64_t ldb, double beta, void* C, int64_t sC, int64_t ldc, int isz) {
   int64_t b;
@@ -811,25 +825,25 @@ static void asc__gemm_batched(const asc__gemm_desc* d, int ta, int tb, int64_t b
                     beta, (char*)C + b * sC * d->csz, ldc, 0, 0);
   (void)par;
 }
-static void asc_gemm_f32_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+ASC__STATIC void asc_gemm_f32_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
                                  const float* A, int64_t strideA, int64_t lda, const float* B, int64_t strideB,
                                  int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
   asc__gemm_desc d = asc__gemm_desc_f32();
   asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 4);
 }
-static void asc_gemm_f16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+ASC__STATIC void asc_gemm_f16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
                                  const uint16_t* A, int64_t strideA, int64_t lda, const uint16_t* B, int64_t strideB,
                                  int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
   asc__gemm_desc d = asc__gemm_desc_f16();
   asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 2);
 }
-static void asc_gemm_bf16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
+ASC__STATIC void asc_gemm_bf16_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, float alpha,
                                   const uint16_t* A, int64_t strideA, int64_t lda, const uint16_t* B, int64_t strideB,
                                   int64_t ldb, float beta, float* C, int64_t strideC, int64_t ldc) {
   asc__gemm_desc d = asc__gemm_desc_bf16();
   asc__gemm_batched(&d, transA, transB, batch, M, N, K, alpha, A, strideA, lda, B, strideB, ldb, beta, C, strideC, ldc, 2);
 }
-static void asc_gemm_f64_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+ASC__STATIC void asc_gemm_f64_batched(int transA, int transB, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
                                  const double* A, int64_t strideA, int64_t lda, const double* B, int64_t strideB,
                                  int64_t ldb, double beta, double* C, int64_t strideC, int64_t ldc) {
   asc__gemm_desc d = asc__gemm_desc_f64();
@@ -837,7 +851,7 @@ static void asc_gemm_f64_batched(int transA, int transB, int64_t batch, int64_t 
 }
 
 /* which micro-kernels this translation unit got: "avx512+bf16", "avx512", "avx2" or "portable" */
-static inline const char* asc_gemm_isa(void) {
+ASC__STATIC inline const char* asc_gemm_isa(void) {
 #if defined(ASC_GEMM_HAVE_DPBF16)
   return ASC_GEMM_ISA_NAME "+bf16";
 #else
@@ -847,5 +861,8 @@ static inline const char* asc_gemm_isa(void) {
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
 #endif
 #endif /* ASC_GEMM_H */
