@@ -345,3 +345,31 @@ def test_native_isa(build):
             assert lib.isa == "avx512+bf16"
     elif " avx2" in flags:
         assert lib.isa == "avx2"
+
+
+C_USE = r"""
+#include "asc_gemm.h"
+void use(float* a, double* d, uint16_t* h, float* c, long n);
+void use(float* a, double* d, uint16_t* h, float* c, long n) {
+  asc_gemm_f32(n, n, n, 1.f, a, n, a, n, 0.f, c, n);
+  asc_gemm_f16_t(1, 0, n, n, n, 1.f, h, n, h, n, 0.f, c, n);
+  asc_gemm_bf16_ex(0, 1, n, n, n, 1.f, h, n, h, n, 0.f, c, n, 0, 0);
+  asc_gemm_f64_batched(0, 0, 2, n, n, n, 1., d, 0, n, d, 0, n, 0., d, 0, n);
+}
+"""
+
+
+@pytest.mark.parametrize("lang,std", [("c", "-std=c99"), ("c", "-std=c11"), ("c++", "-std=c++17")])
+def test_header_compiles_cleanly(tmp_path, lang, std):
+    """Header-only C: compiles as C99, C11 and C++17 with -Wall -Wextra -Werror (with and without OpenMP)."""
+    import shutil
+    cc = shutil.which("cc" if lang == "c" else shlex.split(toolchain.compiler())[0])
+    if not cc:
+        pytest.skip("no compiler")
+    src = tmp_path / "use.src"
+    src.write_text(C_USE)
+    for omp in (["-fopenmp"], []):
+        cmd = [cc, "-x", lang, std, "-O2", "-march=native", "-Wall", "-Wextra", "-Werror", *omp,
+               "-I", toolchain.INCLUDE_DIR, "-c", str(src), "-o", str(tmp_path / "use.o")]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-3000:]
