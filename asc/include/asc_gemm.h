@@ -41,7 +41,7 @@
  *   thread; otherwise the tile grid is split statically into nth rectangles (rows or columns, the smaller share).
  *
  *   Micro-kernels (chosen by the preprocessor; ASC_GEMM_FORCE_AVX2 / ASC_GEMM_FORCE_PORTABLE force a lower one):
- *     __AVX512F__           f32 12x32 (24 zmm accumulators, 2 B loads + 12 broadcasts per k), f64 14x16
+ *     __AVX512F__           f32 12x32 (24 zmm accumulators, 2 B loads + 12 broadcasts per k), f64 8x24
  *                           (measured on Zen 4, one core, 2048^3: 12x32 109, 6x64 109, 8x48 108, 14x32 107, 4x96 87
  *                           GFLOP/s; in L1 the micro-kernel runs at 99% of the FMA peak)
  *     __AVX512BF16__        bf16 14x32 with vdpbf16ps: A and B are packed as k-pairs (bf16 pairs in a 32-bit lane),
@@ -412,11 +412,13 @@ ASC__GEMM_DEFINE_AB(asc__gemm_pack_bfp, ASC__GEMM_BFP_ROWS, ASC__GEMM_BFP_COLS)
 #define ASC_GEMM_MR_F32 12
 #define ASC_GEMM_NR_F32 32
 #endif
-#define ASC_GEMM_MR_F64 14
-#define ASC_GEMM_NR_F64 16
+#ifndef ASC_GEMM_MR_F64   /* f64, one core, 1536^3: 8x24 52.5, 6x32 52.5, 12x16 51, 14x16 51 GFLOP/s */
+#define ASC_GEMM_MR_F64 8
+#define ASC_GEMM_NR_F64 24
+#endif
 ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f32, float, __m512, 16, ASC_GEMM_MR_F32, ASC_GEMM_NR_F32 / 16, _mm512_setzero_ps, _mm512_load_ps, _mm512_loadu_ps,
                      _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_mul_ps, ASC__PREF_T0)
-ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, __m512d, 8, 14, 2, _mm512_setzero_pd, _mm512_load_pd,
+ASC__GEMM_DEFINE_UKR(asc__gemm_ukr_f64, double, __m512d, 8, ASC_GEMM_MR_F64, ASC_GEMM_NR_F64 / 8, _mm512_setzero_pd, _mm512_load_pd,
                      _mm512_loadu_pd, _mm512_storeu_pd, _mm512_set1_pd, _mm512_fmadd_pd, _mm512_mul_pd, ASC__PREF_T0)
 #elif defined(ASC_GEMM_ISA_AVX2)
 #define ASC_GEMM_MR_F32 6
