@@ -4,6 +4,7 @@ thread counts, and the AVX2 and portable micro-kernels (forced by flags and by m
 import ctypes
 import os
 import shlex
+import shutil
 import subprocess
 
 import ml_dtypes
@@ -125,8 +126,7 @@ def _build(tmp, variant):
     cxx, extra, _ = VARIANTS[variant]
     if variant != "clang":
         cxx = toolchain.compiler()
-    exe = shlex.split(cxx)[0]
-    if subprocess.run(["sh", "-c", f"command -v {shlex.quote(exe)}"], capture_output=True).returncode:
+    if not shutil.which(shlex.split(cxx)[0]):
         pytest.skip(f"{cxx} not installed")
     src = os.path.join(tmp, f"gemm_{variant}.cpp")
     so = os.path.join(tmp, f"gemm_{variant}.so")
@@ -156,11 +156,10 @@ def build(tmp_path_factory):
 def _stored(rng, rows, cols, ld, dt, trans):
     """op(X) is rows x cols; storage is (cols x ld) when trans else (rows x ld), extra columns filled with junk.
     Returns (storage, op(X) in float64 exactly as stored)."""
-    shape = (cols, ld) if trans else (rows, ld)
-    s = rng.standard_normal(shape).astype(dt)
-    s[:, shape[1] - (ld - (rows if trans else cols)):] = np.nan if ld > (rows if trans else cols) else 0
-    logical = s[:, :rows] if trans else s[:, :cols]
-    x = logical.astype(np.float64)
+    width = rows if trans else cols
+    s = rng.standard_normal((cols if trans else rows, ld)).astype(dt)
+    s[:, width:] = np.nan   # the padding past each stored row: never read
+    x = s[:, :width].astype(np.float64)
     return s, (x.T if trans else x)
 
 
@@ -362,7 +361,6 @@ void use(float* a, double* d, uint16_t* h, float* c, long n) {
 @pytest.mark.parametrize("lang,std", [("c", "-std=c99"), ("c", "-std=c11"), ("c++", "-std=c++17")])
 def test_header_compiles_cleanly(tmp_path, lang, std):
     """Header-only C: compiles as C99, C11 and C++17 with -Wall -Wextra -Werror (with and without OpenMP)."""
-    import shutil
     cc = shutil.which("cc" if lang == "c" else shlex.split(toolchain.compiler())[0])
     if not cc:
         pytest.skip("no compiler")
