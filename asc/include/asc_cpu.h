@@ -97,6 +97,14 @@ static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
 static inline int64_t asc_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t asc_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+// Iterations per thread of a parallel element loop: an even split rounded up to `grain` iterations, so that the
+// chunks start on cache-line boundaries (64 iterations cover a line for any element size) and no two threads
+// write the same line at a chunk's edge.
+static inline int64_t asc_chunk(int64_t n, int64_t threads, int64_t grain) {
+  int64_t per = (n + threads - 1) / (threads > 0 ? threads : 1);
+  per = (per + grain - 1) / grain * grain;
+  return per > 0 ? per : grain;
+}
 // numpy.maximum / minimum: nan if either operand is nan
 static inline float asc_maximum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
 static inline double asc_maximum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }

@@ -79,3 +79,20 @@ def test_nep50_typing_in_kernels():
     np.testing.assert_array_equal(g, x * np.arange(5) .astype(np.float32) + 1)
     ir_text = weak_and_strong.source("ir", a, x)
     assert "float64(a[i])" in ir_text
+
+
+def test_parallel_element_loops_split_on_cache_line_boundaries():
+    import numpy as np
+
+    import asc.language as lang
+
+    @lang.kernel(num_threads=2)
+    def scale(x: lang.float32[N]) -> lang.float32[N]:
+        out = lang.empty_like(x)
+        for i in range(N):
+            out[i] = x[i] * 3.0
+        return out
+    x = np.arange(1_000_003, dtype=np.float32)
+    src = scale.source("cpu", x)
+    assert "schedule(static, asc_chunk(" in src and ", 64))" in src
+    np.testing.assert_array_equal(scale(x), x * np.float32(3.0))
