@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
-from .builder import UNKNOWN, BuildContext, FunctionBuilder
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
 from .source import get_source
 
@@ -14,6 +13,8 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
     """arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products)."""
     import inspect
+
+    from .builder import UNKNOWN, BuildContext, FunctionBuilder   # (imported at the first compile, not with asc)
     names = list(inspect.signature(pyfunc).parameters)
     ctx = BuildContext(symbols, dynamic, fused, ret_spec)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]

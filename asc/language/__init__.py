@@ -2,7 +2,13 @@
 from ..runtime.kernel import kernel, func, set_memory_check as _set_memory_check  # noqa: F401
 from ..runtime.kernel import cube_kernel, fused_kernel  # noqa: F401
 from ..runtime.kernel import set_numeric_check as _set_numeric_check
-from ..runtime.profiler import profiler  # noqa: F401
+
+
+def profiler():
+    """A context manager recording every kernel call (see asc.runtime.profiler.Profiler): `with lang.profiler() as
+    prof: ...`, then `prof.report()` and `prof.export_chrome_trace(path)`."""
+    from ..runtime.profiler import profiler as _p
+    return _p()
 
 
 def enable_memory_check():

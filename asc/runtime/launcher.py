@@ -8,7 +8,6 @@ import importlib.machinery
 import importlib.util
 import os
 import shlex
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -30,7 +29,7 @@ def module():
     """The _asc_launch module, or None when it cannot be built (the Python path then serves every call)."""
     try:
         return _load()
-    except (ToolchainError, OSError, ImportError, subprocess.CalledProcessError):
+    except (ToolchainError, OSError, ImportError):
         return None
 
 
@@ -49,6 +48,7 @@ def _load():
         cmd = shlex.split(toolchain.compiler()) + [
             "-x", "c", "-O2", "-shared", "-fPIC", "-I", sysconfig.get_paths()["include"], "-I", np.get_include(),
             SOURCE, "-o", tmp]
+        import subprocess
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             os.unlink(tmp)

@@ -7,7 +7,6 @@ import os
 import platform
 import shlex
 import shutil
-import subprocess
 import tempfile
 
 from .. import config as _config
@@ -110,6 +109,7 @@ def build(source: str, out_path: str, options: dict, name: str) -> None:
     os.replace(tmp_src, src_path)
     cmd = shlex.split(cxx) + list(flags(options)) + ["-I", INCLUDE_DIR, src_path, "-o", tmp_so]
     try:
+        import subprocess
         proc = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as e:
         os.unlink(tmp_so)
