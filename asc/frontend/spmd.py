@@ -116,6 +116,23 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
+class _SetupRewriter(ast.NodeTransformer):
+    """Statements run once before the workers (allocations, plain assignments): `lang.num_workers()` is the count;
+    `lang.worker_id()` has no value there."""
+
+    def __init__(self, src, workers):
+        self.src, self.W = src, workers
+
+    def visit_Call(self, node):
+        what = _attr_name(node.func)
+        if what == "num_workers" and not node.args:
+            return ast.copy_location(_int(self.W), node)
+        if what == "worker_id":
+            raise CompileError("lang.worker_id() has no value in an allocation of a @lang.parallel kernel (the "
+                               "kernel's tensors are allocated once, before the workers run)", _loc(node, self.src))
+        return self.generic_visit(node)
+
+
 def _alloc_of(stmt):
     """(name, call) when stmt is `name = lang.zeros/empty/full(...)` (or *_like)."""
     if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
@@ -214,8 +231,17 @@ def transform(fdef: ast.FunctionDef, W: int, src: Source) -> ast.FunctionDef:
         else:
             started = True
             per_worker.append(s)
+    # every worker runs the whole body: a setup assignment to a name that a worker assigns again (`s = 0.0`, then
+    # `s += x[i]` over the worker's chunk) runs again at the start of each worker, which would otherwise start from
+    # the previous worker's value
+    rebound = {n.id for s in per_worker for n in ast.walk(s) if isinstance(n, ast.Name)
+               and isinstance(n.ctx, (ast.Store, ast.Del))}
+    again = [copy.deepcopy(s) for s in setup if _alloc_of(s) is None
+             and any(isinstance(t, ast.Name) and t.id in rebound for n in s.targets for t in ast.walk(n))]
+    per_worker = again + per_worker
     rw = _Rewriter(src, W, private)
     per_worker = [rw.visit(s) for s in per_worker]
+    setup = [_SetupRewriter(src, W).visit(s) for s in setup]
     anchor = per_worker[0] if per_worker else fdef
     loop = ast.For(_name(W_VAR, ast.Store()), ast.Call(_name("range"), [_int(W)], []),
                    per_worker or [ast.Pass()], [])
