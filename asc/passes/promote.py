@@ -9,7 +9,8 @@ over k, `local_sum[0] += x[i]` over i) is kept in a scalar for the loop's durati
 The loop then holds a scalar accumulator, which the loop classification turns into a vectorized (and, for an
 outer loop, a deterministic parallel) reduction, instead of a load and a store per iteration. Applied only to
 tensors the kernel allocates (a parameter may alias another), when every access to the tensor in the loop uses the
-same index and that index does not change inside the loop. Not applied to 16-bit float tensors, whose scalars are
+same index and that index does not change inside the loop, and the loop's body stores to the element on every
+iteration (not under an `if`, after a `break`, or in an inner loop only). Not applied to 16-bit float tensors, whose scalars are
 carried in float32 (each store rounds; a promoted accumulator would not). The values are those of the element-wise
 updates; only a reduction's order can change, as for any scalar accumulator.
 """
@@ -58,6 +59,8 @@ def _candidates(loop: ir.For, allocs):
     for s in ir.walk_stmts(loop.body):
         if isinstance(s, (ir.Assign, ir.For)):
             changing.add(s.var.name)
+        if isinstance(s, ir.Alloc):
+            bad.add(s.var.name)     # allocated in the loop: a new tensor each iteration
         if isinstance(s, ir.Store):
             stored.add(s.tensor.name)
             accounted[s.tensor.name] = accounted.get(s.tensor.name, 0) + 1
@@ -68,10 +71,19 @@ def _candidates(loop: ir.For, allocs):
                 _note(index, bad, e.tensor.name, e.indices)
             elif isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType):
                 uses[e.name] = uses.get(e.name, 0) + 1
+    # the element must be touched by every run of the loop: promotion reads it before the loop and writes it after,
+    # which must not touch memory (an index out of range, an element another thread owns) that a store under an
+    # `if`, after a `break`/`continue`, or in an inner loop that may not run would not have touched
+    sure = set()
+    for s in loop.body:
+        if isinstance(s, ir.Store):
+            sure.add(s.tensor.name)
+        if any(isinstance(x, (ir.Break, ir.Continue, ir.Return)) for x in ir.walk_stmts((s,))):
+            break
     out = {}
     dtypes = {s.tensor.name: s.tensor.type.dtype for s in ir.walk_stmts(loop.body) if isinstance(s, ir.Store)}
     for name in stored:
-        if name in bad or name not in allocs or uses.get(name, 0) > accounted.get(name, 0):
+        if name in bad or name not in allocs or name not in sure or uses.get(name, 0) > accounted.get(name, 0):
             continue
         if dtypes[name].kind == "f" and dtypes[name].bits < 32:
             continue        # a 16-bit scalar is carried in float32: promoting would skip the rounding of each store
