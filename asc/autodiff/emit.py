@@ -116,11 +116,13 @@ class Backward:
 
     # ------------------------------------------------------------------ adjoints
     def bar(self, ver):
-        if ver in self.seed:
-            return self.seed[ver]
+        """The adjoint of version `ver`: its output gradient (when it is an output's final value) plus what its
+        later uses accumulated (an output that another output is computed from gets both)."""
+        seed = self.seed.get(ver)
         if ver in self.has_bar:
-            return ir.Var(f"{ver}__bar", self.bar_t)
-        return None
+            acc = ir.Var(f"{ver}__bar", self.bar_t)
+            return acc if seed is None else _add(seed, acc)
+        return seed
 
     def _accumulate(self, ver, term, stmts):
         name = f"{ver}__bar"

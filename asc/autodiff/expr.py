@@ -39,6 +39,9 @@ def py(e) -> str:
         return f"lang.cast({py(e.x)}, {_dtype(e.type)})"
     if isinstance(e, ir.Call):
         return f"lang.{e.fn}({', '.join(py(a) for a in e.args)})"
+    if isinstance(e, ir.Binary):
+        raise AutodiffError(f"the operator {e.op!r} is not differentiated (an index such as x[i // 2] reads one "
+                            f"element from several iterations)", getattr(e, "loc", None))
     raise AutodiffError(f"cannot differentiate through {type(e).__name__}", getattr(e, "loc", None))
 
 
@@ -203,8 +206,10 @@ def _derivative(e, wrt, memo):
             return _mul(_call("cos", x), dx)
         if e.fn == "cos":
             return _neg(_mul(_call("sin", x), dx))
-        if e.fn == "abs":
-            return ir.Select(ir.Compare("lt", x, _c(0, x), ir.ScalarType(ir.bool_)), _neg(dx), dx, e.type)
+        if e.fn == "abs":           # sign(x): 0 at x == 0, as torch and jax
+            b = ir.ScalarType(ir.bool_)
+            return ir.Select(ir.Compare("lt", x, _c(0, x), b), _neg(dx),
+                             ir.Select(ir.Compare("gt", x, _c(0, x), b), dx, _c(0, dx), e.type), e.type)
         if e.fn in ("maximum", "minimum"):
             a, b = e.args
             cond = ir.Compare("ge" if e.fn == "maximum" else "le", a, b, ir.ScalarType(ir.bool_))

@@ -232,6 +232,9 @@ class _Reader:
         shown = f"{name}[{', '.join(py(i) for i in idx)}]"
         kind = self._index_kind(idx, loop.var.name if loop else None)
         if kind == "row":
+            if name in self.elem:
+                refuse(f"{shown} reads one element of {name!r}, which an inner loop writes per element (only the "
+                       f"element that loop writes is read back)", e.loc)
             key = self._pseudo_key(name, idx, e.loc)
             if key in running:
                 refuse(f"the running value of {shown} is used inside the loop that accumulates it", e.loc)
@@ -239,6 +242,9 @@ class _Reader:
                 return self.cur[key]
             return self._unwritten(name, ir.Load(e.tensor, idx, e.type, e.loc))
         if kind == "elem":
+            if name in self.pseudo_index:
+                refuse(f"{shown} is read per element, but {name!r} is written or read at one element per row "
+                       f"({name}[{', '.join(self.pseudo_index[name])}])", e.loc)
             if name in self.elem:
                 src_loop, expr = self.elem[name]
                 if src_loop is loop:
