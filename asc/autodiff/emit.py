@@ -229,15 +229,20 @@ class Backward:
                 term = rename(term, loop.var.name, gl.var)
                 e = per.setdefault((t, tuple(py(i) for i in idx)), [t, idx, None])
                 e[2] = term if e[2] is None else _add(e[2], term)
-        for gl, per in groups.values():
-            body = []
-            patterns: dict = {}
+        # a gradient may be assigned (not added) only where its tensor has one index pattern in the whole row:
+        # with another (`x[i, j]` and `x[j, i]`, or `x[i]` and `x[N - 1 - i]`), an assignment would overwrite what
+        # another iteration, or another loop of this one, added
+        patterns: dict = {}
+        for per in [p for _, p in groups.values()] + [row_terms]:
             for t, _, _ in per.values():
                 patterns[t] = patterns.get(t, 0) + 1
+        for t, n in patterns.items():
+            if n > 1:
+                first[t] = False
+        for gl, per in groups.values():
+            body = []
             for t, idx, term in per.values():
                 op = "+="
-                if patterns[t] > 1:          # another index of t in the same loop: an assignment could overwrite
-                    first.setdefault(t, False)
                 if t not in first and not self.force_add:
                     first[t] = covers(idx, self.p.outer + [gl], self.shapes[t])
                     op = "=" if first[t] else "+="

@@ -300,3 +300,29 @@ def reversed_product(x: lang.float64[N]) -> lang.float64[N]:
 def test_two_rows_writing_one_input_gradient(n):
     x = rng.standard_normal(n)
     check(reversed_product, lambda x: x * x.flip(0), [x], [rng.standard_normal(n)])
+
+
+@lang.kernel
+def times_transpose(x: lang.float64[N, N]) -> lang.float64[N, N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        for j in range(N):
+            out[i, j] = x[i, j] * x[j, i]
+    return out
+
+
+@lang.kernel
+def times_transpose_rows(x: lang.float64[N, N]) -> lang.float64[N, N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        for j in range(N):
+            out[i, j] = x[j, i] * 2.0 + x[i, j] * x[i, j]
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 67])
+def test_two_index_patterns_of_one_input_across_rows(n):
+    # d_x[i, j] = ... in iteration (i, j) must not overwrite what iteration (j, i) added into d_x[i, j]
+    x = rng.standard_normal((n, n))
+    check(times_transpose, lambda x: x * x.T, [x], [rng.standard_normal((n, n))])
+    check(times_transpose_rows, lambda x: x.T * 2 + x * x, [x], [rng.standard_normal((n, n))])
