@@ -154,6 +154,11 @@ class FunctionBuilder(TensorMixin):
         self.loop_ranges: dict = {}            # enclosing loop variable -> (start, stop, step)
         self.local_bytes = 0                   # lang.local_buffer bytes so far
         self.alloc_names: set = set()
+        # the block (statement list) where each tensor name is bound: a tensor name may be bound again only in the
+        # same block (names are bound at compile time: a rebinding inside an `if` or a loop would be wrong)
+        self.blocks: list = [id(self.src.tree.body)]
+        self.tensor_block: dict = {v.name: id(self.src.tree.body) for v in params
+                                   if isinstance(v.type, ir.TensorType)}
 
     # ------------------------------------------------------------------ errors and helpers
 
@@ -175,9 +180,20 @@ class FunctionBuilder(TensorMixin):
 
     def block(self, stmts) -> tuple:
         out = []
-        for s in stmts:
-            out += self.stmt(s)
+        self.blocks.append(id(stmts))
+        try:
+            for s in stmts:
+                out += self.stmt(s)
+        finally:
+            self.blocks.pop()
         return tuple(out)
+
+    def rebind_tensor(self, name, target):
+        """Records that `name` is bound to a tensor here; refuses a rebinding in another block."""
+        where = self.tensor_block.setdefault(name, self.blocks[-1])
+        if where != self.blocks[-1]:
+            raise self.error(f"tensor variable {name!r} is bound again inside a branch or loop (its first binding "
+                             f"is outside); use a new name", target, KernelTypeError)
 
     def stmt(self, node) -> list:
         if type(node) in UNSUPPORTED:
@@ -350,6 +366,8 @@ class FunctionBuilder(TensorMixin):
             if name in self.env and self.env[name] is not value and not self.is_tensor(self.env[name]):
                 raise self.error(f"tensor variable {name!r} is assigned more than once; use a new name", target,
                                  KernelTypeError)
+            if name in self.env and self.env[name] is not value:
+                self.rebind_tensor(name, target)
             self.env[name] = value  # an alias
             self.tensor_names.add(name)
             return []
@@ -358,6 +376,7 @@ class FunctionBuilder(TensorMixin):
                 raise self.error(f"variable {name!r} changes type from {self._describe(self.env[name])} to a "
                                  f"tensor", target, KernelTypeError)
             self.tensor_names.add(name)
+            self.rebind_tensor(name, target)
             if isinstance(value, TView) and value.is_whole():
                 self.env[name] = value.base
             elif isinstance(value, TView) or self.ctx.fused:

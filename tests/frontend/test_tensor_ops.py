@@ -193,6 +193,30 @@ def test_a_bound_expression_is_computed_where_it_is_bound():
     np.testing.assert_array_equal(out2, ref)
 
 
+@lang.kernel
+def rebound_in_branch(x: lang.float32[4], y: lang.float32[4], c: int):
+    t = x * 1.0
+    if c > 0:
+        t = y * 1.0  # <rebound>
+    return t
+
+
+@lang.kernel
+def rebound_in_block(x: lang.float32[4]):
+    t = x * 2.0
+    t = t + 1.0                 # the same block: a new value for the name, as in Python
+    return t
+
+
+def test_tensor_names_rebound_only_in_their_block():
+    with pytest.raises(KernelTypeError) as ei:
+        rebound_in_branch(np.ones(4, np.float32), np.ones(4, np.float32), 1)
+    assert ei.value.loc.line == line_of("rebound")
+    assert "tensor variable 't' is bound again inside a branch or loop" in ei.value.msg
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(rebound_in_block(x), x * 2 + 1)
+
+
 # ------------------------------------------------------------------ reductions and softmax
 
 @lang.kernel
