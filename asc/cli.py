@@ -56,6 +56,10 @@ def _kv(items, conv):
     return out
 
 
+BENCH_SUITES = {"elementwise": "run.py", "tensor": "tensor.py", "gemm": "matmul.py", "torch": "torch_ops.py",
+                "checks": "checks.py"}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="asc", description="asc: Python kernels compiled for your CPU and for Ascend")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -68,7 +72,14 @@ def main(argv=None) -> int:
     c.add_argument("--dtype", action="append", help="a parameter's dtype, e.g. x=float16")
     c.add_argument("-o", "--output", help="write to this file instead of printing (ascend: the project directory)")
     b = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (from a checkout of asc)")
-    b.add_argument("args", nargs=argparse.REMAINDER)
+    b.add_argument("suite", nargs="?", default="elementwise", choices=sorted(BENCH_SUITES),
+                   help="elementwise (GELU, SwiGLU, SAXPY, softmax, layernorm, parallel_sum, compile and load "
+                        "times), tensor (cube matmul, fused MLP), gemm (the GEMM library), torch (forward+backward "
+                        "of asc torch ops), checks (the cost of the debugging switches)")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="passed to the suite's script (e.g. --quick)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and (len(argv) == 1 or argv[1] not in BENCH_SUITES and argv[1] not in ("-h", "--help")):
+        argv.insert(1, "elementwise")          # `asc bench --quick`: the default suite with its options
     a = p.parse_args(argv)
     if a.cmd == "demo":
         from . import demo
@@ -90,10 +101,11 @@ def main(argv=None) -> int:
         return 0
     if a.cmd == "bench":
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        script = os.path.join(root, "benchmarks", "run.py")
+        name = BENCH_SUITES[a.suite]
+        script = os.path.join(root, "benchmarks", name)
         if not os.path.exists(script):
-            script = os.path.join(os.getcwd(), "benchmarks", "run.py")
+            script = os.path.join(os.getcwd(), "benchmarks", name)
         if not os.path.exists(script):
-            raise SystemExit("asc bench: benchmarks/run.py not found (run it from a checkout of asc)")
+            raise SystemExit(f"asc bench: benchmarks/{name} not found (run it from a checkout of asc)")
         os.execv(sys.executable, [sys.executable, script, *a.args])
     return 0

@@ -27,3 +27,15 @@ def test_compile_prints_generated_cpp(tmp_path):
     r = subprocess.run([sys.executable, "-m", "asc", "compile", f"{src}::neg", "--target", "ir", "--shape",
                         "N=8"], capture_output=True, text=True)
     assert r.returncode == 0 and "float32[8]" in r.stdout
+
+
+def test_bench_suites_run_their_scripts(monkeypatch):
+    import asc.cli as cli
+    calls = []
+    monkeypatch.setattr(cli.os, "execv", lambda exe, args: calls.append(args[1:]))
+    cli.main(["bench", "--quick"])
+    cli.main(["bench", "tensor", "--runs", "3"])
+    cli.main(["bench", "torch"])
+    assert calls[0][0].endswith("run.py") and calls[0][1:] == ["--quick"]
+    assert calls[1][0].endswith("tensor.py") and calls[1][1:] == ["--runs", "3"]
+    assert calls[2][0].endswith("torch_ops.py")
