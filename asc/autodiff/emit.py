@@ -113,6 +113,7 @@ class Backward:
         self.contribs: list = []                 # (loop or None, tensor, indices, term)
         self.memo: dict = {}
         self.outer_names = [f.var.name for f in prog.outer]
+        self.generated: set = set()              # the scalar names the backward adds (adjoints, argmax indices)
 
     # ------------------------------------------------------------------ adjoints
     def bar(self, ver):
@@ -127,6 +128,7 @@ class Backward:
     def _accumulate(self, ver, term, stmts):
         name = f"{ver}__bar"
         self.has_bar.add(ver)
+        self.generated.add(name)
         self.rowvars[name] = self.bar_t
         stmts.append(("add", name, term))
 
@@ -185,6 +187,7 @@ class Backward:
                     arg = f"{red.ver}__arg"
                     it = d.var.type
                     self.rowvars[arg] = it
+                    self.generated.add(arg)
                     argv = ir.Var(arg, it)
                     hit = ir.Select(ir.Compare("eq", red.elem, acc, _BOOL), d.var, d.stop, it)
                     stmts.append(("set", arg, d.stop))
@@ -317,12 +320,25 @@ def recompute(prog: RowProgram) -> list:
     return stmts
 
 
+def check_names(prog: RowProgram, bw: Backward, generated, loc):
+    """Refuses a kernel whose own names (parameters, variables, loop indices) are names the backward generates
+    (`s__bar` for the adjoint of `s`, `d_x` for the gradient of `x`, `grad_out`, ...): one would silently stand for
+    the other."""
+    own = {v.name for v in prog.params} | set(prog.types) | {f.var.name for f in prog.outer} | {
+        d.var.name for d in prog.defs if hasattr(d, "reductions")} | {"lang"}
+    clash = sorted(own & (set(generated) | bw.generated))
+    if clash:
+        refuse(f"the kernel uses the name {clash[0]!r}, which its generated backward needs for another value; rename "
+               f"it", loc)
+
+
 def stage_code(prog: RowProgram, wrt: list, grads: dict, tag: str) -> tuple:
     """(allocation lines, code lines) of the backward of one row-program stage inside a larger backward: every
     gradient is added into its d_ tensor, which the caller allocated (zeroed)."""
     bw = Backward(prog, wrt, grads, force_add=True, tag=tag)
     adjoint = bw.sweep()
     phase1, phase2, saves, _ = bw.writes()
+    check_names(prog, bw, saves.values(), prog.outer[0].loc if prog.outer else None)
     inits = [("set", f"{v}__bar", _typed_zero(bw.bar_t)) for v in sorted(bw.has_bar)]
     outer_idx = tuple(f.var for f in prog.outer)
     save_stmts = [("store", sv, outer_idx, ir.Var(name, bw.rowvars[name]), "=") for name, sv in saves.items()]
@@ -376,6 +392,9 @@ def backward_source(k: ir.Kernel, pyname: str, prog: RowProgram) -> tuple:
     if wide:
         ren = {f"d_{t}": f"d_{t}__f32" for t in wide}
         phase1, phase2 = _rename_stores(phase1, ren), _rename_stores(phase2, ren)
+    check_names(prog, bw, set(saves.values()) | set(grads.values()) | {f"d_{w}" for w in wrt} |
+                {f"d_{w}__f32" for w in wide} | {f"i{n}__" for w in wide for n in range(len(bw.shapes[w]))},
+                k.entry.loc)
     inits = [("set", f"{v}__bar", _typed_zero(bw.bar_t)) for v in sorted(bw.has_bar)]
     outer_idx = tuple(f.var for f in prog.outer)
     save_stmts = [("store", sv, outer_idx, ir.Var(name, bw.rowvars[name]), "=") for name, sv in saves.items()]

@@ -130,6 +130,7 @@ class _Reader:
         self.cur: dict = {}          # row-scalar key -> current version (Var) or zero Const
         self.counts: dict = {}
         self.types: dict = {}
+        self.version_of: dict = {}   # version name -> its key
         self.pseudo_index: dict = {}  # tensor -> index tuple of its row-scalar element
         self.elem: dict = {}         # tensor -> (Loop, expr) of its latest element store
         self.elem_index: dict = {}   # tensor -> the index of that store
@@ -170,6 +171,9 @@ class _Reader:
         n = self.counts.get(key, 0) + 1
         self.counts[key] = n
         name = base if n == 1 and key == base else f"{base}__{n}"
+        if self.version_of.setdefault(name, key) != key:
+            refuse(f"the kernel uses the name {name!r}, which the backward needs for a version of "
+                   f"{self.version_of[name]!r}; rename it", self.at)
         self.types[name] = t
         v = ir.Var(name, t)
         self.cur[key] = v

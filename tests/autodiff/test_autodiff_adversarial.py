@@ -326,3 +326,45 @@ def test_two_index_patterns_of_one_input_across_rows(n):
     x = rng.standard_normal((n, n))
     check(times_transpose, lambda x: x * x.T, [x], [rng.standard_normal((n, n))])
     check(times_transpose_rows, lambda x: x.T * 2 + x * x, [x], [rng.standard_normal((n, n))])
+
+
+@lang.kernel
+def adjoint_named(x: lang.float64[R, C]) -> lang.float64[R]:
+    out = lang.empty((R,), dtype=lang.float64)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        s__bar = s * 3.0            # the name of s's adjoint in the backward
+        out[i] = s__bar * s
+    return out
+
+
+@lang.kernel
+def gradient_named(x: lang.float64[N], d_x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * d_x[i]
+    return out
+
+
+@lang.kernel
+def version_named(x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        s__2 = x[i] * 5.0
+        s = x[i]
+        s = s * s                   # the second version of s is named s__2 in the backward
+        out[i] = s + s__2
+    return out
+
+
+def test_names_the_backward_generates_are_refused_not_confused():
+    x = rng.standard_normal((3, 4))
+    with pytest.raises(AutodiffError, match="'s__bar'"):
+        asc.grad(adjoint_named)(x, np.ones(3))
+    y = rng.standard_normal(5)
+    with pytest.raises(AutodiffError, match="'d_x'"):
+        asc.grad(gradient_named)(y, y, np.ones(5))
+    with pytest.raises(AutodiffError, match="'s__2'"):
+        asc.grad(version_named)(y, np.ones(5))
