@@ -310,7 +310,9 @@ def recompute(prog: RowProgram) -> list:
             t = prog.types[red.ver]
             acc = ir.Var(red.ver, t)
             stmts.append(("set", red.ver, _typed(red.prev, t)))
-            if red.op in ("add", "sub"):
+            if red.update is not None:
+                value = _typed(red.update, t)
+            elif red.op in ("add", "sub"):
                 value = ir.Binary(red.op, acc, red.elem, t)
             else:
                 value = ir.Select(ir.Compare("gt" if red.op == "max" else "lt", red.elem, acc, _BOOL), red.elem,

@@ -41,6 +41,7 @@ class Reduction:
     op: str                 # add | sub | max | min
     elem: ir.Expr
     loc: object
+    update: ir.Expr = None  # the forward's update, reading the accumulator as Var(ver): recomputed as written
 
 
 @dataclass
@@ -369,6 +370,7 @@ class _Reader:
                    f"acc = max(acc, e) or acc = min(acc, e))", s.loc)
         if any(is_acc(x) for x in ir.walk_expr(elem)):
             refuse(f"{key!r} appears more than once in its update", s.loc)
+        orig = elem
         elem = self.subst(elem, loop, env, running)
         if key in self.cur:
             prev = self.cur[key]
@@ -377,7 +379,9 @@ class _Reader:
         else:
             refuse(f"{key!r} is used before it is assigned", s.loc)
         v = self._new_version(key, base, t)
-        loop.reductions.append(Reduction(v.name, key, prev, op, elem, s.loc))
+        # the update as the forward wrote it (max(m, e) and max(e, m), lang.maximum, differ on NaN)
+        update = ir.map_expr(s.value, lambda x: v if is_acc(x) else (elem if x == orig else None))
+        loop.reductions.append(Reduction(v.name, key, prev, op, elem, s.loc, update))
 
 
 def kernel_allocs(k: ir.Kernel):
