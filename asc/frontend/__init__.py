@@ -9,14 +9,16 @@ from .source import get_source
 MAX_ROUNDS = 8
 
 
-def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False) -> ir.Kernel:
+def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
+                 cube=False) -> ir.Kernel:
     """arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
-    fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products)."""
+    fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
+    @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""
     import inspect
 
     from .builder import UNKNOWN, BuildContext, FunctionBuilder   # (imported at the first compile, not with asc)
     names = list(inspect.signature(pyfunc).parameters)
-    ctx = BuildContext(symbols, dynamic, fused, ret_spec)
+    ctx = BuildContext(symbols, dynamic, fused, ret_spec, cube)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
     var_types: dict = {}
     consts: dict = {}

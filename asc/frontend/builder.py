@@ -64,10 +64,11 @@ class _Alloc:
 class BuildContext:
     """State shared by the kernel and the device functions it calls: options, sizes, specializations."""
 
-    def __init__(self, symbols: dict, dynamic: bool, fused: bool = False, ret_spec=None):
+    def __init__(self, symbols: dict, dynamic: bool, fused: bool = False, ret_spec=None, cube: bool = False):
         self.symbols = symbols          # size name -> int (specialized) or ir.Sym (dynamic)
         self.dynamic = dynamic
         self.fused = fused              # @lang.fused_kernel: tensor expressions inline and fuse around matmuls
+        self.epilogues = bool(fused or cube)    # an expression of a matmul becomes its epilogue (fused, cube)
         self.ret_spec = ret_spec        # the kernel's return annotation (the dtype of a returned expression)
         self.funcs: dict = {}           # key -> ir.Function (finished)
         self.order: list = []           # finished function keys, callees first

@@ -270,7 +270,7 @@ class TensorMixin:
         if isinstance(v, (TMatMul, TReduce, TSoftmax)):
             v = self.materialize(v, node)
         elif isinstance(v, TMap):
-            if self.ctx.fused and _epilogue_leaf(v) is not None:
+            if self.ctx.epilogues and _epilogue_leaf(v) is not None:
                 v = self.materialize(v, node)       # the product with the map as its fused epilogue
             else:
                 v = self.resolve(v, node)
@@ -354,7 +354,7 @@ class TensorMixin:
 
     def tmap(self, name, fn, args, node):
         # a fused kernel keeps products (and reductions) inside the expression until it is stored
-        args = [(self.as_tvalue(a) if self.ctx.fused else self.operand(a, node)) if self.is_tensor(a) else a
+        args = [(self.as_tvalue(a) if self.ctx.epilogues else self.operand(a, node)) if self.is_tensor(a) else a
                 for a in args]
         tensors = [a for a in args if isinstance(a, TValue)]
         shape = self.broadcast_shapes([a.shape for a in tensors], node, f"{name}: shapes")
@@ -585,7 +585,7 @@ class TensorMixin:
                 return self.emit_reduce(value, node, dst)
             if isinstance(value, TSoftmax):
                 return self.emit_softmax(dst, value, node)
-            if self.ctx.fused and isinstance(value, TMap) and dst.ndim == 2 and dst.dtype.name in MATMUL_DTYPES:
+            if self.ctx.epilogues and isinstance(value, TMap) and dst.ndim == 2 and dst.dtype.name in MATMUL_DTYPES:
                 leaf = _epilogue_leaf(value)
                 if leaf is not None:
                     return self.emit_matmul(dst, leaf, node, epilogue=value)

@@ -428,7 +428,8 @@ class Kernel:
     def _specialize(self, key, bound, symbols, checked=(False, False)):
         from ..frontend import build_kernel
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
-        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, fused=self.mode == "fused")
+        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, fused=self.mode == "fused",
+                         cube=self.mode == "cube")
         spec = Specialization(self, key, k, k.symbols, checked)
         self._cache[key] = spec
         return spec
@@ -510,7 +511,8 @@ def _kernel_of_mode(mode, fn, options):
 def cube_kernel(fn=None, **options):
     """Decorator for tensor-level matrix kernels (`return A @ B`, tile loops around `@`): the products run on the
     matrix unit (on the cpu target, asc's packed, register-blocked, multi-threaded GEMM; float32 accumulation for
-    16-bit inputs). The output dtype follows the return annotation. Options as @lang.kernel."""
+    16-bit inputs), and an elementwise expression of a product (`lang.relu(A @ B + bias)`) runs as its epilogue,
+    on each tile in cache. The output dtype follows the return annotation. Options as @lang.kernel."""
     return _kernel_of_mode("cube", fn, options)
 
 

@@ -112,6 +112,22 @@ def test_batched_cube_matmul():
     close(C, interpreted(batched_cube)(A, B), np.float16, scale=5)
 
 
+@lang.cube_kernel
+def cube_dense(A: lang.Tensor, B: lang.Tensor, bias: lang.Tensor):
+    return lang.relu(A @ B + bias)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cube_kernel_runs_an_expression_of_the_product_as_its_epilogue(dtype):
+    A, B, bias = rand((70, 40), dtype, 28, 1.0), rand((40, 50), dtype, 29, 0.3), rand(50, dtype, 30)
+    y = cube_dense(A, B, bias)
+    assert y.dtype == np.dtype(dtype)
+    ref = np.maximum(f64(A) @ f64(B) + f64(bias), 0)
+    close(y, ref, dtype, scale=4, ulps=4)
+    close(y, interpreted(cube_dense)(A, B, bias), dtype, scale=4, ulps=4)
+    assert "fused epilogue: add -> relu on each tile" in cube_dense.source("ir")
+
+
 # ------------------------------------------------------------------ @lang.fused_kernel
 
 @pytest.mark.parametrize("dtype", FLOATS)
