@@ -307,14 +307,24 @@ def _combine(ret, reduces, allocs, private, W, src, fdef):
             for n in ast.walk(s):
                 ast.copy_location(n, call)
         stmts += block
-    scalar_ret = fdef.returns is not None and not isinstance(fdef.returns, ast.Subscript) and not (
-        isinstance(fdef.returns, ast.Constant) and isinstance(fdef.returns.value, str) and "[" in fdef.returns.value)
+    def scalar(ann):
+        return ann is not None and not isinstance(ann, (ast.Subscript, ast.Tuple)) and not (
+            isinstance(ann, ast.Constant) and isinstance(ann.value, str) and "[" in ann.value)
+
+    # an allreduce returned where the annotation says a scalar (`-> lang.float32`, or that element of a tuple
+    # annotation) returns its one element
+    as_scalar = set()
+    if scalar(fdef.returns):
+        as_scalar.add(id(ret.value))
+    elif isinstance(fdef.returns, ast.Tuple) and isinstance(ret.value, ast.Tuple) and \
+            len(fdef.returns.elts) == len(ret.value.elts):
+        as_scalar |= {id(v) for a, v in zip(fdef.returns.elts, ret.value.elts) if scalar(a)}
 
     class _Swap(ast.NodeTransformer):
         def visit_Call(self, node):
             if id(node) in names:
                 new = _name(names[id(node)])
-                if scalar_ret and ret.value is node:
+                if id(node) in as_scalar:
                     new = ast.Subscript(new, _int(0), ast.Load())
                 return ast.copy_location(new, node)
             return self.generic_visit(node)

@@ -186,3 +186,30 @@ def test_name_reuse_and_row_kernels():
         a = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
         np.testing.assert_allclose(centered_rows(a), a - a.mean(1, keepdims=True), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(centered_rows(a), interp(centered_rows)(a), rtol=1e-6, atol=1e-7)
+
+
+@lang.parallel(num_workers=3)
+def sum_and_max(x: lang.float32[N]) -> (lang.float32, lang.float32):
+    a = lang.zeros(1, dtype=lang.float32)
+    b = lang.full(1, -1e30, dtype=lang.float32)
+    for i in lang.distributed_range(N):
+        a[0] += x[i]
+        b[0] = max(b[0], x[i])
+    return lang.allreduce(a), lang.allreduce(b, op="max")
+
+
+@lang.parallel(num_workers=3)
+def residues(x: lang.float32[N]) -> lang.float32[3]:
+    a = lang.zeros(3, dtype=lang.float32)
+    for i in lang.distributed_range(N):
+        a[i % 3] += x[i]
+    return lang.allreduce(a)
+
+
+def test_scalar_elements_of_a_tuple_annotation_and_vector_allreduce():
+    x = np.arange(10, dtype=np.float32)
+    for k in (sum_and_max, interp(sum_and_max)):
+        s, m = k(x)
+        assert isinstance(s, np.float32) and s == 45 and m == 9
+    for k in (residues, interp(residues)):
+        np.testing.assert_array_equal(k(x), [0 + 3 + 6 + 9, 1 + 4 + 7, 2 + 5 + 8])
