@@ -10,7 +10,8 @@ The loop then holds a scalar accumulator, which the loop classification turns in
 outer loop, a deterministic parallel) reduction, instead of a load and a store per iteration. Applied only to
 tensors the kernel allocates (a parameter may alias another), when every access to the tensor in the loop uses the
 same index and that index does not change inside the loop, and the loop's body stores to the element on every
-iteration (not under an `if`, after a `break`, or in an inner loop only). Not applied to 16-bit float tensors, whose scalars are
+iteration (not under an `if`, after a `break`, or in an inner loop only) or the index is a constant inside the
+tensor's static shape. Not applied to 16-bit float tensors, whose scalars are
 carried in float32 (each store rounds; a promoted accumulator would not). The values are those of the element-wise
 updates; only a reduction's order can change, as for any scalar accumulator.
 """
@@ -82,8 +83,9 @@ def _candidates(loop: ir.For, allocs):
             break
     out = {}
     dtypes = {s.tensor.name: s.tensor.type.dtype for s in ir.walk_stmts(loop.body) if isinstance(s, ir.Store)}
+    shapes = {s.tensor.name: s.tensor.type.shape for s in ir.walk_stmts(loop.body) if isinstance(s, ir.Store)}
     for name in stored:
-        if name in bad or name not in allocs or name not in sure or uses.get(name, 0) > accounted.get(name, 0):
+        if name in bad or name not in allocs or not (name in sure or _in_bounds(index[name], shapes[name])) or uses.get(name, 0) > accounted.get(name, 0):
             continue
         if dtypes[name].kind == "f" and dtypes[name].bits < 32:
             continue        # a 16-bit scalar is carried in float32: promoting would skip the rounding of each store
@@ -93,6 +95,14 @@ def _candidates(loop: ir.For, allocs):
             continue
         out[name] = idx
     return out
+
+
+def _in_bounds(indices, shape) -> bool:
+    """True when `indices` are constants inside the static `shape` (reading and writing back the element is then
+    harmless even where the loop would not have touched it, as in a nest `for i: for j: t[0] += ...` whose inner
+    loop may not run)."""
+    return shape is not None and len(indices) == len(shape) and all(
+        isinstance(i, ir.Const) and isinstance(d, int) and 0 <= i.value < d for i, d in zip(indices, shape))
 
 
 def _note(index, bad, name, indices):

@@ -231,3 +231,34 @@ def test_views_of_the_promoted_tensor():
     x = np.arange(5, dtype=np.float32)
     r = same(view_reads, x)
     assert r[1, 2] == 10 and r[0, 0] == 0 + 1 + 3 + 6 + 10
+
+
+@lang.kernel
+def nested_total(x: lang.float64[R, C]) -> lang.float64[1]:
+    t = lang.zeros(1, dtype=lang.float64)
+    for i in range(R):
+        for j in range(C):
+            t[0] += x[i, j]
+    return t
+
+
+@lang.kernel
+def guarded_constant(x: lang.int64[N]) -> lang.int64[2]:
+    t = lang.zeros(2, dtype=lang.int64)
+    for i in range(N):
+        if x[i] > 3:
+            t[1] += x[i]        # conditional, but t[1] is inside t: promoted
+    return t
+
+
+def test_constant_in_bounds_elements_are_promoted_through_nests_and_branches():
+    x = np.random.default_rng(0).standard_normal((200, 33))
+    src = nested_total.source("cpu", x)
+    assert "t__acc1" in src                     # the outer loop too, though its inner loop might not run
+    np.testing.assert_allclose(nested_total(x), x.sum(), rtol=1e-12)
+    np.testing.assert_allclose(nested_total(x), interp(nested_total)(x), rtol=1e-12)
+    assert len({nested_total(x).tobytes() for _ in range(3)}) == 1
+    np.testing.assert_array_equal(same(nested_total, np.zeros((3, 0))), [0.0])
+    v = np.arange(10, dtype=np.int64)
+    assert "t__acc" in guarded_constant.source("cpu", v)
+    np.testing.assert_array_equal(same(guarded_constant, v), [0, v[v > 3].sum()])
