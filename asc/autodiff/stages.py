@@ -237,6 +237,16 @@ def _emit(k, pyname, params, stages, outputs, cur, vtypes, first_alloc):
     copied = [v for v in finals if v in float_read]     # an output that later code also reads: its gradient is
     for v, g in finals.items():                          # the output's plus what the later code adds
         grad_of[v] = f"d_{v}" if v in copied else g
+    # the kernel's own names must not be ones the backward generates (a tensor `d_x` beside an input `x`, a tensor
+    # `h__2` beside a rewritten `h`): one would stand for the other
+    own = set(pnames) | {n for st in stages if isinstance(st, _Rows) for n in st.writes} | {
+        s.var.name for s in ir.walk_stmts(k.entry.body) if isinstance(s, (ir.Alloc, ir.Assign, ir.For))}
+    made = set(grad_of.values()) | {f"d_{w}" for w in wrt} | {"i0__", "i1__"} | {
+        v for v in vtypes if v not in own} | {f"{v}__p" for v in vtypes}
+    clash = sorted(n for n in own if n in made or any(n.startswith(f"{g}__") for g in grad_of.values()))
+    if clash:
+        refuse(f"the kernel uses the name {clash[0]!r}, which its generated backward needs for another value; rename "
+               f"it", k.entry.loc)
     # forward stages to recompute: those writing a version some backward stage (or a needed stage) reads
     needed = set(float_read) | set().union(*reads) if reads else set()
     emit_fwd = [False] * len(stages)

@@ -391,3 +391,38 @@ def test_the_backward_recomputes_a_max_as_the_forward_wrote_it():
     np.testing.assert_array_equal(a, b)
     check(centered_by_max, lambda x: x - x.amax(1, keepdim=True), [x[1:2]], [g[1:2]])
     np.testing.assert_array_equal(a[2], [1 - 3, 1, 1])   # a tie: the first maximum gets the adjoint
+
+
+@lang.kernel
+def stage_named(x: lang.float64[R, C], w: lang.float64[C, D]) -> lang.float64[R, D]:
+    d_x = lang.empty_like(x)              # the name of x's gradient in the backward
+    for i in range(R):
+        for j in range(C):
+            d_x[i, j] = x[i, j] * 2.0
+    return d_x @ w
+
+
+@lang.kernel
+def stage_chain(x: lang.float64[R, C], w: lang.float64[C, D], v: lang.float64[D, E]):
+    h = x @ w
+    y = h @ v
+    return h, y
+
+
+@lang.kernel
+def stage_square(x: lang.float64[N, N]) -> lang.float64[N, N]:
+    return x @ x
+
+
+def test_products_names_chains_and_a_repeated_operand():
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    with pytest.raises(AutodiffError, match="'d_x'"):
+        asc.grad(stage_named)(x, w, np.ones((3, 2)))
+    v = rng.standard_normal((2, 5))
+    check(stage_chain, lambda x, w, v: (x @ w, (x @ w) @ v), [x, w, v],
+          [rng.standard_normal((3, 2)), rng.standard_normal((3, 5))], rtol=1e-11, atol=1e-12)
+    for n in (1, 4):
+        s = rng.standard_normal((n, n))
+        check(stage_square, lambda x: x @ x, [s], [rng.standard_normal((n, n))], rtol=1e-11, atol=1e-12)
+    check(stage_chain, lambda x, w, v: (x @ w, (x @ w) @ v), [np.zeros((3, 0)), np.zeros((0, 2)), v],
+          [np.ones((3, 2)), np.ones((3, 5))])
