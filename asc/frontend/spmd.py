@@ -237,7 +237,8 @@ def transform(fdef: ast.FunctionDef, W: int, src: Source) -> ast.FunctionDef:
     rebound = {n.id for s in per_worker for n in ast.walk(s) if isinstance(n, ast.Name)
                and isinstance(n.ctx, (ast.Store, ast.Del))}
     again = [copy.deepcopy(s) for s in setup if _alloc_of(s) is None
-             and any(isinstance(t, ast.Name) and t.id in rebound for n in s.targets for t in ast.walk(n))]
+             and any(isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store) and t.id in rebound
+                     for n in s.targets for t in ast.walk(n))]
     per_worker = again + per_worker
     rw = _Rewriter(src, W, private)
     per_worker = [rw.visit(s) for s in per_worker]
