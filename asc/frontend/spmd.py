@@ -223,8 +223,7 @@ def transform(fdef: ast.FunctionDef, W: int, src: Source) -> ast.FunctionDef:
                 s = ast.copy_location(ast.Assign([_name(name, ast.Store())], call), s)
             setup.append(s)
             continue
-        plain = isinstance(s, ast.Assign) and not _mentions(s, ("worker_id", "num_workers", "distributed_range",
-                                                                 "allreduce"))
+        plain = isinstance(s, ast.Assign) and not _mentions(s, ("worker_id", "distributed_range", "allreduce"))
         plain = plain and not any(isinstance(n, ast.Name) and n.id in private for n in ast.walk(s))
         if plain and not started:
             setup.append(s)

@@ -213,3 +213,20 @@ def test_scalar_elements_of_a_tuple_annotation_and_vector_allreduce():
         assert isinstance(s, np.float32) and s == 45 and m == 9
     for k in (residues, interp(residues)):
         np.testing.assert_array_equal(k(x), [0 + 3 + 6 + 9, 1 + 4 + 7, 2 + 5 + 8])
+
+
+@lang.parallel(num_workers=3)
+def sized_by_workers(x: lang.float64[N]):
+    w = lang.num_workers()
+    out = lang.zeros(w + 1, dtype=lang.float64)        # shared (returned), sized by a setup variable
+    for i in lang.distributed_range(N):
+        out[lang.worker_id()] += x[i]
+    out[w] = w * 1.0
+    return out
+
+
+def test_a_setup_variable_from_num_workers_sizes_an_allocation():
+    x = np.arange(10.0)
+    want = [x[a:b].sum() for a, b in chunks(10, 3)] + [3.0]
+    np.testing.assert_array_equal(sized_by_workers(x), want)
+    np.testing.assert_array_equal(interp(sized_by_workers)(x), want)
