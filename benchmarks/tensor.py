@@ -1,14 +1,15 @@
 """Tensor-level asc kernels as a user writes them (@lang.cube_kernel `A @ B`, the seed's @lang.fused_kernel MLP)
 against NumPy, torch eager and torch.compile, GFLOP/s and ratios in the same run.
 
-    python benchmarks/tensor.py [--quick] [--runs N] [--out FILE.json]
+    python benchmarks/tensor.py [--quick] [--runs N] [--cpu-time] [--out FILE.json]
 
 Cases: `return A @ B` in a @lang.cube_kernel, float32 1024^3 and 2048^3 (vs numpy.matmul and torch.matmul),
 bfloat16 and float16 2048^3 with float32 accumulation and a float32 result (vs torch bf16; torch f16 is timed at
 512^3: its CPU float16 matmul is very slow); the fused MLP gelu(x @ W1) @ W2, x 512x1024, W1 1024x4096,
 W2 4096x1024, float32 (vs the same kernel as a plain @lang.kernel, torch eager and torch.compile). Every call of an
 asc kernel goes through its launcher (the call overhead is included). Timing: benchmarks/harness.py (peers
-interleaved, median), OMP_NUM_THREADS threads (2 unless set); the machine may be shared: compare ratios of one run.
+interleaved, median), OMP_NUM_THREADS threads (2 unless set); the machine may be shared: compare ratios of one run;
+`OMP_NUM_THREADS=1 ... --cpu-time` times with the process's CPU time, which other processes do not distort.
 """
 from __future__ import annotations
 
@@ -49,12 +50,15 @@ def matmul_groups(torch, sizes, n16, n_torch_f16):
         a = rng.standard_normal((n, n), np.float32)
         b = rng.standard_normal((n, n), np.float32)
         out = np.empty((n, n), np.float32)
-        cases = [Case("asc", "@lang.cube_kernel A @ B", lambda: st.matmul_any(a, b), 2 * n ** 3),
-                 Case("numpy", "numpy.matmul (OpenBLAS)", lambda: np.matmul(a, b, out=out), 2 * n ** 3)]
+        # (every lambda binds its arrays now: the groups are built before any runs)
+        cases = [Case("asc", "@lang.cube_kernel A @ B", lambda a=a, b=b: st.matmul_any(a, b), 2 * n ** 3),
+                 Case("numpy", "numpy.matmul (OpenBLAS)", lambda a=a, b=b, out=out: np.matmul(a, b, out=out),
+                      2 * n ** 3)]
         if torch:
             ta, tb, tc = torch.from_numpy(a), torch.from_numpy(b), torch.empty(n, n)
-            cases.append(Case("torch", "torch.matmul", lambda: torch.matmul(ta, tb, out=tc), 2 * n ** 3))
-        yield f"float32 {n}^3", cases, lambda: (st.matmul_any(a, b), a.astype(np.float64) @ b)
+            cases.append(Case("torch", "torch.matmul", lambda ta=ta, tb=tb, tc=tc: torch.matmul(ta, tb, out=tc),
+                              2 * n ** 3))
+        yield f"float32 {n}^3", cases, lambda a=a, b=b: (st.matmul_any(a, b), a.astype(np.float64) @ b)
     for name, dt, n_torch in (("bfloat16", ml_dtypes.bfloat16, n16), ("float16", np.float16, n_torch_f16)):
         a = rng.standard_normal((n16, n16)).astype(dt)
         b = rng.standard_normal((n16, n16)).astype(dt)
@@ -110,6 +114,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="1024^3 and a smaller MLP only")
     p.add_argument("--runs", type=int, default=None)
+    p.add_argument("--cpu-time", action="store_true", help="time with the process's CPU time (use with 1 thread)")
     p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "tensor.json"))
     args = p.parse_args()
     try:
@@ -130,7 +135,9 @@ def main():
     rows = []
     for title, cases, check in groups:
         live = [c for c in cases if c.fn is not None]
-        harness.run_group(live, runs=runs, blocks=min(5, runs), pause=0.1)
+        from matmul import run_group          # harness.run_group with a choice of clock
+        run_group(live, runs=runs, blocks=min(5, runs), pause=0.1,
+                  clock=time.process_time if args.cpu_time else time.perf_counter)
         got, ref = check()
         err = float(np.max(np.abs(np.asarray(got, np.float64) - ref)) / max(1.0, float(np.max(np.abs(ref)))))
         rates = {c.peer: (c.nbytes / harness.median(c) / 1e9 if c.fn is not None and harness.median(c) else None)
@@ -153,7 +160,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"benchmark": "tensor", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                   "threads": THREADS, "rows": rows}, f, indent=1)
+                   "threads": THREADS, "clock": "cpu" if args.cpu_time else "wall", "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
 
 
