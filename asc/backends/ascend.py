@@ -199,6 +199,8 @@ def _ref(v: L.V, plan: L.Plan) -> str:
         return f"{cname(v.ref)}Out"
     if v.kind == "row":
         return f"{cname(v.ref)}Row"
+    if v.kind == "mask":
+        return "mask"
     return f"buf{plan.slot_of[v.ref]}"
 
 
@@ -220,6 +222,12 @@ def render_instr(out: _Out, ins: L.Instr, plan: L.Plan, n: str, tmp: str = "tmp"
         out.emit(f"Duplicate({d}, (float){ins.scalar}, {n});")
     elif api == "Cast":
         out.emit(f"Cast({d}, {s[0]}, RoundMode::{ins.mode}, {n});")
+    elif api == "Compare":
+        out.emit(f"Compare({d}, {s[0]}, {s[1]}, CMPMODE::{ins.mode}, {n});")
+    elif api == "CompareScalar":
+        out.emit(f"CompareScalar({d}, {s[0]}, (float){ins.scalar}, CMPMODE::{ins.mode}, {n});")
+    elif api == "Select":
+        out.emit(f"Select({d}, {s[0]}, {s[1]}, {s[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});")
     elif api == "CastTo16":
         out.emit(f"Cast({d}.ReinterpretCast<{STORAGE[ins.scalar]}>(), {s[0]}, RoundMode::{ins.mode}, {n});")
     elif api == "CastFrom16":
@@ -289,6 +297,9 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
         out.emit(f"pipe->InitBuffer(calcBuf_, {plan.nslots} * tile_ * sizeof(float));")
     if plan.adv:
         out.emit(f"pipe->InitBuffer(tmpBuf_, tile_ * 8 + 256);  // sharedTmpBuffer of the advanced math APIs")
+    select = getattr(plan, "select", False)
+    if select:
+        out.emit("pipe->InitBuffer(maskBuf_, tile_ / 8);  // Compare's bit mask")
     for pname, t in plan.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in kernel.symbols:
@@ -349,12 +360,22 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
         out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(tile_, {k} * tile_ * sizeof(float));")
     if plan.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
+    count = "n"
+    if select:
+        count = "nv"
+        out.emit("LocalTensor<uint8_t> mask = maskBuf_.Get<uint8_t>();")
+        out.emit("const uint32_t nv = (n + 63) / 64 * 64;  // whole 256-byte repeats, as Compare needs")
+        for t in ins_t:
+            c, ty = cname(t.name), st[t.name]
+            per = 32 // t.itemsize
+            out.emit(f"const uint32_t {c}Padded = (n + {per - 1}) / {per} * {per};  // written by the copy")
+            out.emit(f"Duplicate({c}In[{c}Padded], static_cast<{ty}>(0.0f), static_cast<int32_t>(nv - {c}Padded));")
     last = object()
     for ins in plan.instrs:
         if ins.loc is not last:
             out.comment(ins.loc)
             last = ins.loc
-        render_instr(out, ins, plan, "n")
+        render_instr(out, ins, plan, count)
     for t in outs_t:
         c = cname(t.name)
         out.emit(f"{c}OutQue_.EnQue({c}Out);")
@@ -388,6 +409,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
         out.emit("TBuf<TPosition::VECCALC> calcBuf_;")
     if plan.adv:
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    if select:
+        out.emit("TBuf<TPosition::VECCALC> maskBuf_;")
     for pname, t in plan.scalars:
         out.emit(f"{_scalar_ctype(t)} {cname(pname)}_;")
     for loc, pname, ct, text in plan.pre:

@@ -118,6 +118,15 @@ API = {
     "QuantMode_t": "enum QuantMode_t { NoQuant, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, "
                    "REQ8, VREQ8 }",
     "FixpipeConfig": "struct FixpipeConfig; constexpr CFG_ROW_MAJOR (NZ -> ND), CFG_NZ",
+    # compare / select
+    "Compare": "template <class T, class U> void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, "
+               "const LocalTensor<T>& src1, CMPMODE cmpMode, uint32_t count)",
+    "CompareScalar": "template <class T, class U> void CompareScalar(const LocalTensor<U>& dst, "
+                     "const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode, uint32_t count)",
+    "Select": "template <class T, class U> void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, "
+              "const LocalTensor<T>& src0, const LocalTensor<T>& src1, SELMODE selMode, uint32_t count)",
+    "CMPMODE": "enum class CMPMODE : uint8_t { LT, GT, EQ, LE, GE, NE }",
+    "SELMODE": "enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE }",
     # reductions (count form, with a work tensor)
     "ReduceSum": "template <class T, bool isSetMask = true> void ReduceSum(const LocalTensor<T>& dst, "
                  "const LocalTensor<T>& src, const LocalTensor<T>& work, const int32_t count)",
@@ -135,7 +144,7 @@ ARITY = {
     "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,
     "GetBlockNum": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
     "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "Mmad": 4, "Fixpipe": 3,
-    "Nd2NzParams": 8, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
+    "Nd2NzParams": 8, "Compare": 5, "CompareScalar": 5, "Select": 6, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
 }
 
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)

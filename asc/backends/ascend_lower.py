@@ -23,6 +23,7 @@ UB_RESERVED = 256                 # runtime tiling sees 192 KB - 256 B
 UB_BUDGET = UB_BYTES - UB_RESERVED
 TILE_QUANTUM = 256                # tiles are multiples of 256 elements (1 KB of float32: whole 256-byte repeats)
 BUFFER_NUM = 2                    # double buffering
+SELECT_RESERVE = 8192             # Select modes 1/2 use the top 8 KB of the UB as scratch
 
 
 class Unsupported(Exception):
@@ -127,6 +128,8 @@ class Plan:
         b += 4 * self.nslots
         if self.adv:
             b += 8
+        if getattr(self, "select", False):
+            b += 1                                     # the Compare mask (1 bit per element, rounded up)
         return b
 
 
@@ -199,6 +202,7 @@ class _Lowerer:
         self.stored: dict = {}                 # tensor -> value stored this iteration
         self.loaded: dict = {}                 # tensor -> value of its load
         self.rounded: dict = {}                # 16-bit tensor -> its stored value as read back (rounded)
+        self.branch_depth = 0                  # inside the branches of an `if` (if-conversion)
         self.nreg = 0
         self.out: list = []
         self.loc = None
@@ -276,6 +280,8 @@ class _Lowerer:
             mm = self.minmax(e)
             if mm is not None:
                 return mm
+        if isinstance(e, ir.Select):
+            return self.select(e)
         if isinstance(e, (ir.Select, ir.Compare, ir.Logical)):
             raise Unsupported("conditional expressions (comparisons, `x if c else y`, Python max/min) have no "
                               "vector lowering yet", loc)
@@ -297,6 +303,30 @@ class _Lowerer:
             return None
         return self.call(ir.Call(fn, (e.a, e.b), e.type, e.loc))
 
+    CMP = {"lt": "LT", "gt": "GT", "eq": "EQ", "le": "LE", "ge": "GE", "ne": "NE"}
+    FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
+
+    def select(self, e: ir.Select):
+        """`a if x < y else b` (float operands): Compare (or CompareScalar) into a bit mask, then Select. Counts are
+        whole 256-byte repeats: Compute pads its input tiles with zeros up to them."""
+        self.need_float(e)
+        c = e.cond
+        if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
+            raise Unsupported("a condition that is not a comparison of floats has no vector lowering", e.loc)
+        a, b = self.vec(self.value(e.a)), self.vec(self.value(e.b))
+        x, y, op = self.value(c.a), self.value(c.b), c.op
+        if isinstance(x, S) and isinstance(y, S):
+            raise Unsupported("a condition on scalars only inside vector code", e.loc)
+        if isinstance(x, S):
+            x, y, op = y, x, self.FLIP[op]
+        self.plan.select = True
+        mask = V("mask", 0)
+        if isinstance(y, S):
+            self.emit("CompareScalar", mask, [x], scalar=y.text, mode=self.CMP[op])
+        else:
+            self.emit("Compare", mask, [x, y], mode=self.CMP[op])
+        return self.emit("Select", self.reg(), [mask, a, b])
+
     def need_float(self, e):
         t = e.type
         if not (t.dtype.name in FLOATS or (t.weak and t.dtype.kind == "f")):
@@ -315,8 +345,11 @@ class _Lowerer:
             return None
         v = self.stored[t.name]
         if self.plan.tensor(t.name).dtype.name != "float32":
-            if t.name not in self.rounded:
-                self.rounded[t.name] = self.emit("Cast", self.reg(), [V("out", t.name)], mode="CAST_NONE")
+            if t.name not in self.rounded:         # the value as the 16-bit tensor holds it: rounded
+                h = self.emit("CastTo16", self.reg(), [self.vec(v)], mode="CAST_RINT",
+                              scalar=self.plan.tensor(t.name).dtype.name)
+                self.rounded[t.name] = self.emit("CastFrom16", self.reg(), [h], mode="CAST_NONE",
+                                                 scalar=self.plan.tensor(t.name).dtype.name)
             v = self.rounded[t.name]
         return v
 
@@ -429,6 +462,76 @@ class _Lowerer:
         raise Unsupported(f"{e.fn}() has no vector lowering on the ascend target", e.loc)
 
     # ---- statements of the body
+    def block(self, stmts):
+        for s in stmts:
+            self.loc = s.loc
+            if isinstance(s, ir.Assign):
+                before = len(self.out)
+                self.env[s.var.name] = self.value(s.value)
+                self.note_if_free(s, before)
+            elif isinstance(s, ir.Store):
+                self.store(s, None)
+            elif isinstance(s, ir.If):
+                self.if_stmt(s)
+            else:
+                raise Unsupported(f"the statement {type(s).__name__} in the element loop", getattr(s, "loc", None))
+
+    def if_stmt(self, s: ir.If):
+        """if-conversion: both branches are computed over the whole tile, then each variable and each stored
+        tensor they change takes Select(condition, then-value, else-value)."""
+        c = s.cond
+        if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
+            raise Unsupported("an `if` whose condition is not a comparison of floats has no vector lowering", s.loc)
+        x, y, op = self.value(c.a), self.value(c.b), c.op
+        if isinstance(x, S) and isinstance(y, S):
+            raise Unsupported("an `if` on scalars only inside the element loop", s.loc)
+        base_env, base_stored, base_rounded = dict(self.env), dict(self.stored), dict(self.rounded)
+        results = []
+        for branch in (s.then, s.orelse):
+            self.env, self.stored, self.rounded = dict(base_env), dict(base_stored), dict(base_rounded)
+            self.branch_depth += 1
+            self.block(branch)
+            self.branch_depth -= 1
+            results.append((self.env, self.stored))
+        self.env, self.stored, self.rounded = dict(base_env), dict(base_stored), dict(base_rounded)
+        self.loc = s.loc
+        (env_t, st_t), (env_f, st_f) = results
+        names = [n for n in dict.fromkeys(list(env_t) + list(env_f)) if env_t.get(n) is not env_f.get(n)]
+        tensors = [t for t in dict.fromkeys(list(st_t) + list(st_f)) if st_t.get(t) is not st_f.get(t)]
+        if not names and not tensors:
+            return
+        if isinstance(x, S):
+            x, y, op = y, x, self.FLIP[op]
+        self.plan.select = True
+        mask = V("mask", 0)
+        if isinstance(y, S):
+            self.emit("CompareScalar", mask, [x], scalar=y.text, mode=self.CMP[op])
+        else:
+            self.emit("Compare", mask, [x, y], mode=self.CMP[op])
+        for n in names:
+            if n not in env_t or n not in env_f:
+                continue                  # set in one branch only: the variable is local to that branch
+            self.env[n] = self.emit("Select", self.reg(), [mask, self.vec(env_t[n]), self.vec(env_f[n])])
+        for t in tensors:
+            gm = self.plan.tensor(t)
+            if t not in st_t or t not in st_f:
+                if gm.kind == "alloc" and gm.init == "empty" and t not in base_stored:
+                    raise Unsupported(f"{t!r} is written in one branch of the `if` only and holds no value before it",
+                                      s.loc)
+            vals = []
+            for st in (st_t, st_f):
+                if t in st:
+                    vals.append(self.vec(st[t]))
+                else:
+                    vals.append(self.vec(base_stored[t] if t in base_stored else
+                                         self.load_tensor(ir.Var(t, ir.TensorType(gm.dtype, gm.shape)), s)))
+            v = self.emit("Select", self.reg(), [mask, vals[0], vals[1]])
+            if not self.branch_depth:
+                self.emit("Store", V("out", t), [v])
+            self.stored[t] = v
+            self.rounded.pop(t, None)
+            gm.writes = True
+
     def note_if_free(self, s: ir.Assign, before: int):
         """A statement that needs no instruction (a name for a tile or a scalar) still gets its line comment."""
         if len(self.out) == before:
@@ -449,7 +552,10 @@ class _Lowerer:
         v = self.value(s.value)
         if isinstance(v, S):
             v = self.vec(v)
-        self.emit("Store", V("out", name), [v])
+        if not self.branch_depth:        # inside an `if`, the Select after the branches stores
+            self.emit("Store", V("out", name), [v])
+        else:
+            self.out.append(Instr("Note", None, (), scalar=f"stored by the Select after the `if`", loc=s.loc))
         self.stored[name] = v
         self.rounded.pop(name, None)
 
@@ -461,10 +567,10 @@ def _body_of(loop: ir.For, tensors_shape):
     body = loop.body
     if len(body) == 1 and isinstance(body[0], ir.For) and _simple_range(body[0]):
         inner = body[0]
-        if any(isinstance(x, (ir.For, ir.While, ir.If)) for x in ir.walk_stmts(inner.body)):
+        if any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(inner.body)):
             return None
         return (loop.var.name, inner.var.name), inner.body, (loop, inner)
-    if any(isinstance(x, (ir.For, ir.While, ir.If)) for x in ir.walk_stmts(body)):
+    if any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(body)):
         return None
     return (loop.var.name,), body, (loop,)
 
@@ -541,9 +647,10 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     loop = loops[0]
     p.loop_loc = loop.loc
     for x in ir.walk_stmts(loop.body):
-        if isinstance(x, (ir.If, ir.While)):
-            raise Unsupported(f"control flow (`{'if' if isinstance(x, ir.If) else 'while'}`) inside the loop has no "
-                              f"vector lowering", x.loc)
+        if isinstance(x, ir.While):
+            raise Unsupported("control flow (`while`) inside the loop has no vector lowering", x.loc)
+        if isinstance(x, (ir.Break, ir.Continue, ir.Return)):
+            raise Unsupported(f"`{type(x).__name__.lower()}` inside the loop has no vector lowering", x.loc)
     nest = _body_of(loop, None)
     if nest is None:
         from .ascend_row import row_plan
@@ -557,16 +664,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
                 return row_plan(p, loop, scalar_names)
             raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
     low = _Lowerer(p, indices, scalar_names)
-    for s in body:
-        low.loc = s.loc
-        if isinstance(s, ir.Assign):
-            before = len(low.out)
-            low.env[s.var.name] = low.value(s.value)
-            low.note_if_free(s, before)
-        elif isinstance(s, ir.Store):
-            low.store(s, p.tensor(s.tensor.name).dtype)
-        else:
-            raise Unsupported(f"the statement {type(s).__name__} in the element loop", getattr(s, "loc", None))
+    low.block(body)
     for t in p.tensors:
         if t.kind == "alloc" and not t.writes:
             raise Unsupported(f"the output {t.name!r} is not written by the element loop", loop.loc)
@@ -668,7 +766,7 @@ def allocate(p: Plan, instrs: list) -> list:
 def check_budget(p: Plan, loc, per_row_elems=None):
     """Refuses, at compile time, a program whose smallest tile does not fit the Unified Buffer."""
     per = p.per_elem_bytes()
-    fixed = UB_RESERVED + (256 if p.adv else 0)
+    fixed = UB_RESERVED + (256 if p.adv else 0) + (SELECT_RESERVE if getattr(p, "select", False) else 0)
     if per_row_elems is None:
         need = per * TILE_QUANTUM + fixed
         if need > UB_BYTES:
@@ -683,5 +781,5 @@ def check_budget(p: Plan, loc, per_row_elems=None):
 
 def max_tile(p: Plan) -> int:
     per = p.per_elem_bytes()
-    fixed = UB_RESERVED + (256 if p.adv else 0)
+    fixed = UB_RESERVED + (256 if p.adv else 0) + (SELECT_RESERVE if getattr(p, "select", False) else 0)
     return max(TILE_QUANTUM, (UB_BYTES - fixed) // per // TILE_QUANTUM * TILE_QUANTUM)

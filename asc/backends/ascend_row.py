@@ -173,6 +173,9 @@ def row_plan(p: L.Plan, loop: ir.For, scalar_names: dict) -> L.Plan:
     for t in p.tensors:
         if t.kind == "alloc" and not t.writes:
             raise Unsupported(f"the output {t.name!r} is not written by the row loop", loop.loc)
+    if getattr(p, "select", False):
+        raise Unsupported("conditional expressions (`x if c else y`) in row kernels have no vector lowering yet",
+                          loop.loc)
     p.rows_1d = sorted(low.rows_1d)
     p.row_locals = dict(low.row_locals)
     p.nscalar = low.nscalar

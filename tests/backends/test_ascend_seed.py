@@ -212,25 +212,62 @@ def test_matmul_falls_back_to_scalar_code_with_a_warning():
     np.testing.assert_array_equal(C, interpreted(sk.matmul)(A, B))     # same float16 accumulation order
 
 
-def test_control_flow_falls_back_naming_the_line():
+def test_while_loops_fall_back_naming_the_line():
     @lang.kernel
-    def leaky(x):
+    def halvings(x):
         out = lang.empty_like(x)
         for i in range(len(x)):
-            if x[i] > 0:
-                out[i] = x[i]
-            else:
-                out[i] = 0.1 * x[i]
+            v = x[i]
+            while v > 1.0:
+                v = v * 0.5
+            out[i] = v
         return out
 
     x = rand(77, np.float32, 23)
-    with pytest.warns(UserWarning, match=r"test_ascend_seed\.py:\d+:\d+: kernel 'leaky': control flow \(`if`\)"):
-        out = sim(leaky)(x)
-    np.testing.assert_array_equal(out, interpreted(leaky)(x))
+    with pytest.warns(UserWarning, match=r"test_ascend_seed\.py:\d+:\d+: kernel 'halvings': control flow \(`while`\)"):
+        out = sim(halvings)(x)
+    np.testing.assert_array_equal(out, interpreted(halvings)(x))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        text = leaky.source("ascend", x)
+        text = halvings.source("ascend", x)
     assert "GetValue(" in text and "SetValue(" in text
+
+
+@lang.kernel
+def leaky_if(x, y):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        if x[i] > 0:
+            out[i] = x[i]
+            t = y[i]
+        else:
+            out[i] = 0.1 * x[i]
+            t = -y[i]
+            if y[i] < x[i]:
+                t = t * 2.0
+        out[i] = out[i] + t
+    return out
+
+
+@lang.kernel
+def clamp_in_place(x):
+    for i in range(len(x)):
+        if x[i] > 1.0:
+            x[i] = 1.0
+
+
+@pytest.mark.parametrize("n, cores, tile", SIZES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_if_statements_become_selects(n, cores, tile, dtype):
+    x, y = rand(n, dtype, 38), rand(n, dtype, 39)
+    check(leaky_if, (x, y), cores, tile)
+    text = sim(leaky_if).source("ascend", x, y)
+    assert text.count("Compare(") + text.count("CompareScalar(") == 2 and text.count("Select(") == 3
+    assert "GetValue" not in text
+    x2, x3 = x.copy(), x.copy()
+    run(clamp_in_place, (x2,), cores, tile)
+    interpreted(clamp_in_place)(x3)
+    np.testing.assert_array_equal(x2, x3)
 
 
 def test_dynamic_shape_kernels():
@@ -363,3 +400,18 @@ def test_explicit_casts_to_16_bits_round_in_vector_code(dtype):
     if dtype == np.float32:        # float32 data: the same roundings as the interpreter, bit for bit
         np.testing.assert_array_equal(out, interpreted(round_trips)(x))
     assert "ReinterpretCast<" in sim(round_trips).source("ascend", x)      # at least one cast changes type
+
+
+@pytest.mark.parametrize("n, cores, tile", SIZES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_conditional_expressions_become_compare_select(n, cores, tile, dtype):
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "kernels.py")
+    spec = importlib.util.spec_from_file_location("ascend_golden_kernels_select", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, y = rand(n, dtype, 36), rand(n, dtype, 37)
+    check(mod.leaky_pick, (x, y), cores, tile)
+    text = sim(mod.leaky_pick).source("ascend", x, y)
+    assert "CompareScalar(mask" in text and "Select(" in text and "GetValue" not in text

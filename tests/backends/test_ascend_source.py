@@ -87,6 +87,7 @@ def _sources():
             "matmul": _render(sk.matmul, x2, x2.T.copy()),
             "rmsnorm": _render(G.rmsnorm, x2, x2[0]),
             "scaled_silu": _render(G.scaled_silu, x1, np.float32(1)),
+            "leaky_pick": _render(G.leaky_pick, x1.astype(np.float16), x1.astype(np.float16)),
             "matmul_cube": _render(__import__("asc.examples.seed_tensor", fromlist=["x"]).matmul_cube,
                                    np.zeros((256, 256), np.float16), np.zeros((256, 256), np.float16)),
         }

@@ -952,6 +952,74 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
     detail::done(dst, int32_t(count));
 }
 
+// Compare / Select: the mask is one bit per element, little-endian (element i -> byte i / 8, bit i % 8).
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+
+namespace detail {
+inline bool cmp(float a, float b, CMPMODE m) {
+    switch (m) {
+        case CMPMODE::LT: return a < b;
+        case CMPMODE::GT: return a > b;
+        case CMPMODE::EQ: return a == b;
+        case CMPMODE::LE: return a <= b;
+        case CMPMODE::GE: return a >= b;
+        default: return a != b;
+    }
+}
+
+template <class T, class U, class F>
+inline void compare(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t count, int line,
+                    F rhs, CMPMODE mode) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Compare takes half or float");
+    if ((uint64_t(count) * sizeof(T)) % 256)
+        fail(api, line, "count " + str(count) + " x " + str(sizeof(T)) + " B is not a multiple of 256 B");
+    reading(api, src0, int32_t(count), line);
+    writing(api, dst, int32_t((count + 7) / 8 / sizeof(U)), line);
+    uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr());
+    std::memset(d, 0, count / 8);
+    const T* a = src0.ptr();
+    for (uint32_t i = 0; i < count; ++i)
+        if (cmp(ld(a[i]), rhs(i), mode)) d[i / 8] |= uint8_t(1u << (i % 8));
+    dst.mark_written(0, count / 8 / sizeof(U));
+    ascend_sim::note(ascend_sim::cur->pendingV, dst.addr_, count / 8);
+}
+}  // namespace detail
+
+template <class T, class U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    uint32_t count, int line = __builtin_LINE()) {
+    detail::reading("Compare", src1, int32_t(count), line);
+    const T* b = src1.ptr();
+    detail::compare("Compare", dst, src0, count, line, [b](uint32_t i) { return detail::ld(b[i]); }, cmpMode);
+}
+
+template <class T, class U>
+inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                          uint32_t count, int line = __builtin_LINE()) {
+    const float s = detail::ld(src1Scalar);
+    detail::compare("CompareScalar", dst, src0, count, line, [s](uint32_t) { return s; }, cmpMode);
+}
+
+template <class T, class U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, int line = __builtin_LINE()) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Select takes half or float");
+    if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE) fail("Select", line, "only VSEL_TENSOR_TENSOR_MODE is emulated");
+    detail::reading("Select", src0, int32_t(count), line);
+    detail::reading("Select", src1, int32_t(count), line);
+    selMask.use("Select", (count + 7) / 8 / sizeof(U), line);
+    selMask.check_written("Select", 0, (count + 7) / 8 / sizeof(U), line);
+    detail::writing("Select", dst, int32_t(count), line);
+    const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.ptr());
+    const T* a = src0.ptr();
+    const T* b = src1.ptr();
+    std::vector<T> r(count);
+    for (uint32_t i = 0; i < count; ++i) r[i] = ((m[i / 8] >> (i % 8)) & 1) ? a[i] : b[i];
+    std::memcpy(dst.ptr(), r.data(), count * sizeof(T));
+    detail::done(dst, int32_t(count));
+}
+
 // Reductions (count form) with a work tensor of the documented size.
 namespace detail {
 template <class T> inline uint32_t reduce_work_elems(int32_t count, bool isMax) {
