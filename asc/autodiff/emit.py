@@ -192,15 +192,14 @@ class Backward:
                     hit = ir.Select(ir.Compare("eq", red.elem, acc, _BOOL), d.var, d.stop, it)
                     stmts.append(("set", arg, d.stop))
                     stmts.append(("for", d.var, d.stop, [("set", arg, ir.Call("minimum", (argv, hit), it))]))
-                    if isinstance(red.prev, ir.Var):
-                        prev_wins = ir.Compare("eq", red.prev, acc, _BOOL)
-                        stmts.append(("set", arg, ir.Select(prev_wins, d.stop, argv, it)))
+                    prev_wins = ir.Compare("eq", red.prev, acc, _BOOL)      # the initial value wins a tie
+                    stmts.append(("set", arg, ir.Select(prev_wins, d.stop, argv, it)))
                     mult = ir.Select(ir.Compare("eq", d.var, argv, _BOOL), b, ir.Const(0.0, ir.WEAK_FLOAT),
                                      self.bar_t)
-                if isinstance(red.prev, ir.Var) and red.prev.type.dtype.kind == "f":
-                    pb = b if prev_wins is None else ir.Select(prev_wins, b, ir.Const(0.0, ir.WEAK_FLOAT),
-                                                               self.bar_t)
-                    self._accumulate(red.prev.name, pb, stmts)
+                # the initial value: a row scalar, or an element of an input or of an earlier stage's tensor
+                # (`h[i, j] += ...` after `h = x @ w`), whose gradient is a contribution like any read
+                pb = b if prev_wins is None else ir.Select(prev_wins, b, ir.Const(0.0, ir.WEAK_FLOAT), self.bar_t)
+                self.differentiate(red.prev, pb, None, stmts)
                 self.differentiate(red.elem, mult, d, body)
             if body:
                 stmts.append(("for", d.var, d.stop, body))
@@ -327,8 +326,8 @@ def check_names(prog: RowProgram, bw: Backward, generated, loc):
     (`s__bar` for the adjoint of `s`, `d_x` for the gradient of `x`, `grad_out`, ...): one would silently stand for
     the other."""
     own = {v.name for v in prog.params} | set(prog.types) | {f.var.name for f in prog.outer} | {
-        d.var.name for d in prog.defs if hasattr(d, "reductions")} | {"lang"}
-    clash = sorted(own & (set(generated) | bw.generated))
+        d.var.name for d in prog.defs if hasattr(d, "reductions")}
+    clash = sorted(own & (set(generated) | bw.generated | {"lang"}))
     if clash:
         refuse(f"the kernel uses the name {clash[0]!r}, which its generated backward needs for another value; rename "
                f"it", loc)

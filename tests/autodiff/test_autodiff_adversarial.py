@@ -426,3 +426,34 @@ def test_products_names_chains_and_a_repeated_operand():
         check(stage_square, lambda x: x @ x, [s], [rng.standard_normal((n, n))], rtol=1e-11, atol=1e-12)
     check(stage_chain, lambda x, w, v: (x @ w, (x @ w) @ v), [np.zeros((3, 0)), np.zeros((0, 2)), v],
           [np.ones((3, 2)), np.ones((3, 5))])
+
+
+@lang.kernel
+def product_plus_loop(x: lang.float64[R, C], w: lang.float64[C, D], v: lang.float64[R, K],
+                      u: lang.float64[K, D]) -> lang.float64[R, D]:
+    h = x @ w
+    for i in range(R):
+        for j in range(D):
+            for k in range(K):
+                h[i, j] += v[i, k] * u[k, j]       # accumulates onto the product's result
+    return h
+
+
+@lang.kernel
+def product_max_loop(x: lang.float64[R, C], w: lang.float64[C, D], v: lang.float64[R, D, K]) -> lang.float64[R, D]:
+    h = x @ w
+    for i in range(R):
+        for j in range(D):
+            for k in range(K):
+                h[i, j] = max(h[i, j], v[i, j, k])
+    return h
+
+
+def test_a_reduction_onto_an_earlier_stage_passes_its_adjoint_back():
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    v, u = rng.standard_normal((3, 5)), rng.standard_normal((5, 2))
+    check(product_plus_loop, lambda x, w, v, u: x @ w + v @ u, [x, w, v, u], [rng.standard_normal((3, 2))],
+          rtol=1e-11, atol=1e-12)
+    v3 = rng.standard_normal((3, 2, 4))
+    check(product_max_loop, lambda x, w, v: torch.maximum(x @ w, v.max(2).values), [x, w, v3],
+          [rng.standard_normal((3, 2))], rtol=1e-11, atol=1e-12)
