@@ -266,11 +266,10 @@ def test_constant_in_bounds_elements_are_promoted_through_nests_and_branches():
 
 def _random_kernel(r, k):
     dt = r.choice(["int32", "int64", "float64", "int8"])
-    lines = [f"@lang.kernel", f"def k{k}(x: lang.{dt}[N], y: lang.{dt}[M]) -> lang.{dt}[4]:",
+    lines = ["@lang.kernel", f"def k{k}(x: lang.{dt}[N], y: lang.{dt}[M]) -> lang.{dt}[4]:",
              f"    t = lang.zeros(4, dtype=lang.{dt})"]
     idx = r.choice(["0", "3", "1"])
     other = r.choice(["2", "0"])
-    body = []
     kind = r.randrange(6)
     ind = "        "
     if kind == 0:
