@@ -230,3 +230,62 @@ def test_a_setup_variable_from_num_workers_sizes_an_allocation():
     want = [x[a:b].sum() for a, b in chunks(10, 3)] + [3.0]
     np.testing.assert_array_equal(sized_by_workers(x), want)
     np.testing.assert_array_equal(interp(sized_by_workers)(x), want)
+
+
+def _bad_line(fn):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, t in enumerate(lines) if "# BAD" in t)
+
+
+def test_more_misuse_is_refused_at_its_line():
+    def allreduce_of_an_input():
+        @lang.parallel(num_workers=2)
+        def k(x: lang.float32[N]) -> lang.float32:
+            return lang.allreduce(x)  # BAD
+    with pytest.raises(CompileError, match="per-worker tensor allocated in the kernel") as ei:
+        allreduce_of_an_input()
+    assert ei.value.loc.line == _bad_line(allreduce_of_an_input)
+
+    def alloc_in_a_loop():
+        @lang.parallel(num_workers=2)
+        def k(x: lang.float32[N]) -> lang.float32:
+            s = lang.zeros(1, dtype=lang.float32)
+            for i in lang.distributed_range(N):
+                t = lang.zeros(1, dtype=lang.float32)  # BAD
+                s[0] += x[i]
+            return lang.allreduce(s)
+    with pytest.raises(CompileError, match="allocates its tensors at the top") as ei:
+        alloc_in_a_loop()
+    assert ei.value.loc.line == _bad_line(alloc_in_a_loop)
+
+    def early_return():
+        @lang.parallel(num_workers=2)
+        def k(x: lang.float32[N]) -> lang.float32:
+            s = lang.zeros(1, dtype=lang.float32)
+            for i in lang.distributed_range(N):
+                if x[i] < 0.0:
+                    return s[0]  # BAD
+            return lang.allreduce(s)
+    with pytest.raises(Exception, match="returns only at its end") as ei:
+        early_return()
+    assert ei.value.loc.line == _bad_line(early_return)
+
+    def stepped_range():
+        @lang.parallel(num_workers=2)
+        def k(x: lang.float32[N]) -> lang.float32:
+            s = lang.zeros(1, dtype=lang.float32)
+            for i in lang.distributed_range(0, N, 2):  # BAD
+                s[0] += x[i]
+            return lang.allreduce(s)
+    with pytest.raises(CompileError, match="takes \\(n\\) or \\(start, stop\\)") as ei:
+        stepped_range()
+    assert ei.value.loc.line == _bad_line(stepped_range)
+
+    def two_axes():
+        @lang.parallel(num_workers=2)
+        def k(x: lang.float32[N]):
+            s = lang.zeros((2, 2), dtype=lang.float32)
+            return lang.allreduce(s)  # BAD
+    with pytest.raises(Exception, match="more than one axis") as ei:
+        two_axes()
+    assert ei.value.loc.line == _bad_line(two_axes)
