@@ -457,3 +457,36 @@ def test_a_reduction_onto_an_earlier_stage_passes_its_adjoint_back():
     v3 = rng.standard_normal((3, 2, 4))
     check(product_max_loop, lambda x, w, v: torch.maximum(x @ w, v.max(2).values), [x, w, v3],
           [rng.standard_normal((3, 2))], rtol=1e-11, atol=1e-12)
+
+
+@lang.kernel
+def layernorm_with_stats(x: lang.float64[R, C], w: lang.float64[C], b: lang.float64[C]):
+    out = lang.empty_like(x)
+    mean = lang.empty((R,), dtype=lang.float64)
+    rstd = lang.empty((R,), dtype=lang.float64)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        mean[i] = s / C
+        v = 0.0
+        for j in range(C):
+            v += (x[i, j] - mean[i]) * (x[i, j] - mean[i])
+        rstd[i] = lang.rsqrt(v / C + 1e-5)
+        for j in range(C):
+            out[i, j] = (x[i, j] - mean[i]) * rstd[i] * w[j] + b[j]
+    return out, mean, rstd
+
+
+def _layernorm_with_stats(x, w, b):
+    m = x.mean(1)
+    r = torch.rsqrt(((x - m[:, None]) ** 2).mean(1) + 1e-5)
+    return (x - m[:, None]) * r[:, None] * w + b, m, r
+
+
+@pytest.mark.parametrize("shape", [(4, 7), (1, 1), (3, 2)])
+def test_layernorm_returning_its_mean_and_rstd(shape):
+    # the saved statistics are outputs (with their own gradients) that the normalized output is computed from
+    x, w, b = rng.standard_normal(shape), rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+    gs = [rng.standard_normal(shape), rng.standard_normal(shape[0]), rng.standard_normal(shape[0])]
+    check(layernorm_with_stats, _layernorm_with_stats, [x, w, b], gs, rtol=1e-10, atol=1e-12)
