@@ -90,7 +90,7 @@ def _scalar_ctype(t: ir.ScalarType) -> str:
 def render(kernel: ir.Kernel, warn: bool = True) -> AscendSource:
     plan = L.analyze(kernel)
     if plan.kind == "scalar":
-        src = _ScalarRenderer(kernel, plan).render_all()
+        src = _ScalarRenderer(plan.kernel, plan).render_all()
         if warn:
             w = L.where(plan.reason_loc)
             warnings.warn(AscendFallbackWarning(

@@ -29,9 +29,10 @@ SELECT_RESERVE = 8192             # Select modes 1/2 use the top 8 KB of the UB 
 class Unsupported(Exception):
     """This kernel (or this part of it) has no vector lowering; the reason names the construct and its line."""
 
-    def __init__(self, reason: str, loc=None):
+    def __init__(self, reason: str, loc=None, kernel=None):
         super().__init__(reason)
         self.reason, self.loc = reason, loc
+        self.kernel = kernel          # the kernel the scalar fallback renders instead (products written as loops)
 
 
 def adv_tmp_bytes(count_elems: int) -> int:
@@ -580,6 +581,7 @@ def analyze(k: ir.Kernel) -> Plan:
     try:
         return _vector_plan(k)
     except Unsupported as u:
+        k = u.kernel or k
         p = Plan("scalar", k)
         p.reason, p.reason_loc = u.reason, u.loc
         _gm_tensors(p, k)
@@ -602,6 +604,63 @@ def _gm_tensors(p: Plan, k: ir.Kernel):
             p.return_loc = s.loc
 
 
+def _matrix_operand(v):
+    """(tensor Var, transposed) of a view that is a whole 2-D tensor or its transpose, else None."""
+    t = v.tensor.type
+    if not (isinstance(t, ir.TensorType) and t.ndim == 2 and isinstance(v.offset, ir.Const) and v.offset.value == 0):
+        return None
+    def txt(e):
+        return str(e.value) if isinstance(e, ir.Const) else (e.name if isinstance(e, ir.Var) else repr(e))
+    want = [str(d) if isinstance(d, int) else d.name for d in t.shape]
+    shape = [txt(d) for d in v.shape]
+    strides = [txt(d) for d in v.strides]
+    if shape == want and strides == [want[1], "1"]:
+        return v.tensor, False
+    if shape == want[::-1] and strides == ["1", want[1]]:
+        return v.tensor, True
+    return None
+
+
+def products_as_loops(k: ir.Kernel):
+    """`k` with every top-level product of whole 2-D tensors (or transposes) written as element loops that
+    accumulate in float32 (its epilogue, if any, applied to each element): the scalar fallback's form of a product
+    the cube path does not take. None when a product is not of that form."""
+    f32 = ir.ScalarType(ir.float32)
+    body = []
+    for n, s in enumerate(k.entry.body):
+        if not isinstance(s, ir.MatMul):
+            if any(isinstance(x, ir.MatMul) for x in ir.walk_stmts((s,))):
+                return None
+            body.append(s)
+            continue
+        ops = [_matrix_operand(v) for v in (s.dst, s.a, s.b)]
+        if any(o is None for o in ops) or ops[0][1]:
+            return None
+        (dst, _), (a, ta), (b, tb) = ops
+        M, K, N = s.a.shape[0], s.a.shape[1], s.b.shape[1]
+        i = s.index[0] if s.index else ir.Var(f"_mm{n}_i", ir.INDEX)
+        j = s.index[1] if s.index else ir.Var(f"_mm{n}_j", ir.INDEX)
+        kk = ir.Var(f"_mm{n}_k", ir.INDEX)
+        acc = ir.Var(f"_mm{n}_acc", f32)
+
+        def elem(t, tr, r, c):
+            x = ir.Load(t, (c, r) if tr else (r, c), ir.ScalarType(t.type.dtype), s.loc)
+            return x if t.type.dtype == ir.float32 else ir.Cast(x, f32, s.loc)
+        start = elem(dst, False, i, j) if s.accumulate else ir.Const(0.0, f32)
+        prod = ir.Binary("mul", elem(a, ta, i, kk), elem(b, tb, kk, j), f32, s.loc)
+        inner = ir.For(kk, ir.Const(0, ir.INDEX), K, ir.Const(1, ir.INDEX),
+                       (ir.Assign(acc, ir.Binary("add", acc, prod, f32, s.loc), s.loc),), "serial", s.loc)
+        value = acc if dst.type.dtype == ir.float32 else ir.Cast(acc, ir.ScalarType(dst.type.dtype), s.loc)
+        row = (ir.Assign(acc, start, s.loc), inner, ir.Store(dst, (i, j), value, s.loc)) + tuple(s.epilogue)
+        body.append(ir.For(i, ir.Const(0, ir.INDEX), M, ir.Const(1, ir.INDEX),
+                           (ir.For(j, ir.Const(0, ir.INDEX), N, ir.Const(1, ir.INDEX), row, "serial", s.loc),),
+                           "serial", s.loc))
+    accs = tuple(ir.Var(f"_mm{n}_acc", f32) for n, s in enumerate(k.entry.body) if isinstance(s, ir.MatMul))
+    fn = k.entry
+    entry = ir.Function(fn.name, fn.pyname, fn.params, tuple(body), fn.ret, fn.locals + accs, fn.loc)
+    return ir.Kernel(entry, k.funcs, k.outputs, k.returns_tuple, k.symbols, k.file, k.conversions)
+
+
 def _scalar_param_text(name: str) -> str:
     return f"{name}_"
 
@@ -617,7 +676,15 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     products = [s for s in fn.body if isinstance(s, getattr(ir, "MatMul", ()))]
     if products:
         from .ascend_cube import cube_plan
-        return cube_plan(p, products[0])
+        try:
+            return cube_plan(p, products[0])
+        except (CompileError, Unsupported) as e:
+            looped = products_as_loops(k)
+            if looped is None:
+                raise
+            why = e.msg if isinstance(e, CompileError) else e.reason
+            raise Unsupported(f"{why.removeprefix('ascend target: ')} (the product runs as element loops)",
+                              e.loc, kernel=looped) from None
     scalar_names = {name: _scalar_param_text(name) for name, _ in p.scalars}
     for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
         scalar_names[sym] = f"static_cast<float>({sym}_)"

@@ -1,0 +1,62 @@
+"""Products the cube path does not take (sizes that are not multiples of 16, float32, transposed operands, products
+next to element code such as the fused MLP) run on ascend-sim as element loops in the scalar fallback, with a
+warning naming the line, and agree with NumPy and the interpreter."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import asc.language as lang
+from asc.backends.ascend import AscendFallbackWarning
+from asc.errors import CompileError
+from asc.examples.seed_tensor import fused_mlp, matmul_any
+
+
+def sim(kernel, decorator=lang.cube_kernel):
+    return decorator(target="ascend-sim")(kernel.pyfunc)
+
+
+@lang.kernel
+def gram(x: lang.float32[R, C]) -> lang.float32[C, C]:
+    return lang.matmul(lang.transpose(x), x)
+
+
+@pytest.mark.parametrize("shape", [(17, 33, 9), (1, 1, 1), (16, 20, 32)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_odd_sizes_and_float32_products(shape, dtype):
+    M, K, N = shape
+    rng = np.random.default_rng(M * 100 + K)
+    A, B = rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = sim(matmul_any)(A, B)
+    assert any(issubclass(x.category, AscendFallbackWarning) and "seed_tensor.py:" in str(x.message) for x in w)
+    want = A.astype(np.float64) @ B.astype(np.float64)
+    tol = 2e-2 if dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol)
+    interp = lang.cube_kernel(target="interpret")(matmul_any.pyfunc)(A, B)
+    np.testing.assert_allclose(got.astype(np.float64), interp.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_transposed_operand_and_the_fused_mlp_refusal():
+    x = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AscendFallbackWarning)
+        np.testing.assert_allclose(sim(gram, lang.kernel)(x), x.T @ x, rtol=1e-5, atol=1e-5)
+        rng = np.random.default_rng(2)
+        a, w1, w2 = (rng.standard_normal(s).astype(np.float32) * 0.5 for s in ((4, 6), (6, 8), (8, 3)))
+        with pytest.raises(CompileError, match="temporary tensor") as ei:   # its intermediate has no GM home yet
+            sim(fused_mlp, lang.fused_kernel)(a, w1, w2)
+    assert "seed_tensor.py:" in str(ei.value)
+
+
+def test_the_cube_path_still_serves_multiples_of_16():
+    A, B = (np.random.default_rng(3).standard_normal((32, 32)).astype(np.float16) for _ in range(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscendFallbackWarning)     # no fallback here
+        got = sim(matmul_any)(A, B)
+    np.testing.assert_allclose(got.astype(np.float64), A.astype(np.float64) @ B.astype(np.float64), rtol=2e-2,
+                               atol=2e-2)
+    assert "Mmad" in matmul_any.source("ascend", A, B)
