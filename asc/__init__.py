@@ -8,8 +8,11 @@ from .errors import (AscError, ArgumentError, CacheMissError, CompileError, Kern
                      MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError)
 
 
+from . import language  # noqa: E402,F401  (first: the runtime and the frontend import from it)
+
+
 def grad(kernel):
-    """The backward of an element-level map kernel, generated from its IR: `asc.grad(k)(*inputs, grad_out)`
-    returns the gradient of each tensor input (see asc.autodiff)."""
+    """The backward of a kernel, generated from its IR: `asc.grad(k)(*inputs, *grad_outputs)` returns the gradient
+    of each float tensor input (see asc.autodiff and docs/autodiff.md)."""
     from .autodiff import grad as _grad
     return _grad(kernel)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
+from .builder import UNKNOWN, BuildContext, FunctionBuilder
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
 from .source import get_source
 
@@ -15,8 +16,6 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
     @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""
     import inspect
-
-    from .builder import UNKNOWN, BuildContext, FunctionBuilder   # (imported at the first compile, not with asc)
     names = list(inspect.signature(pyfunc).parameters)
     ctx = BuildContext(symbols, dynamic, fused, ret_spec, cube)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
