@@ -156,8 +156,10 @@ def _update_op(value, name):
                 return value.op
     if isinstance(value, ir.Select) and isinstance(value.cond, ir.Compare) and value.cond.op in ("gt", "lt"):
         c = value.cond
-        if _same(c.a, value.a) and _same(c.b, value.b) and (
-                (_is_var(c.b, name) and free(c.a)) or (_is_var(c.a, name) and free(c.b))):
+        # only `e > acc ? e : acc` (Python's max(acc, e)): a NaN element is skipped whatever the order, as a
+        # vectorized max does. `acc > e ? acc : e` (max(e, acc)) takes a NaN element and forgets it at the next
+        # one: its result depends on the order, so that loop stays serial.
+        if _same(c.a, value.a) and _same(c.b, value.b) and _is_var(c.b, name) and free(c.a):
             return "max" if c.op == "gt" else "min"
     return None
 
