@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .. import ir
 from .errors import refuse
-from .expr import _add, _dtype, _is_zero, _mul, _neg, derivative, leaf_key, leaves, py
+from .expr import _add, _dtype, _is_zero, _mul, _neg, derivative, leaves, py
 from .rows import RowProgram, covers, rename
 
 _BOOL = ir.ScalarType(ir.bool_)

@@ -68,9 +68,7 @@ class RowProgram:
     outer: list             # of ir.For
     defs: list              # Assign | Loop, in program order
     outputs: list           # Output, in return order
-    temps: set              # allocated tensors that are not returned
     types: dict             # version name -> ScalarType
-    output_names: list      # returned tensor names, in return order
     params: list            # ir.Var of the kernel's parameters
 
 
@@ -127,7 +125,6 @@ class _Reader:
         self.allocs = dict(allocs)
         self.output_names = list(output_names)
         self.old = dict(old or {})
-        self.entry_loc = loc
         self.cur: dict = {}          # row-scalar key -> current version (Var) or zero Const
         self.counts: dict = {}
         self.types: dict = {}
@@ -482,8 +479,7 @@ def _program(r: _Reader, body) -> RowProgram:
             outputs.append(Output(name, idx, ver=ver.name))
         else:
             refuse(f"output {name!r} is never written", r.allocs[name].loc)
-    temps = {n for n in r.allocs if n not in r.output_names}
-    return RowProgram(r.outer, r.defs, outputs, temps, r.types, r.output_names, r.params)
+    return RowProgram(r.outer, r.defs, outputs, r.types, r.params)
 
 
 def _row_index(body, name):

@@ -109,14 +109,14 @@ class Profiler:
         lim = limits()
         head = ["kernel", "specialization", "target", "calls", "total ms", "mean us", "GB/s", "% BW", "GFLOP/s",
                 "% peak", "compile ms"]
+        rows = self.summary()
         body = [[r["kernel"], r["signature"], r["target"], str(r["calls"]), f"{r['seconds'] * 1e3:.3f}",
                  f"{r['seconds'] / r['calls'] * 1e6:.1f}" if r["calls"] else "-", f"{r['gbs']:.1f}",
                  f"{100 * r['bandwidth_fraction']:.0f}%", f"{r['gflops']:.1f}" + ("" if r["exact"] else "~"),
                  f"{100 * r['peak_fraction']:.0f}%", f"{r['compile_seconds'] * 1e3:.0f}"]
-                for r in self.summary()]
+                for r in rows]
         note = (f"machine: {lim['bandwidth_gbs']} GB/s memory bandwidth, {lim['peak_gflops']} GFLOP/s float32 peak; "
                 f"~: a loop's trip count depends on data")
-        rows = self.summary()
         if any("npu_seconds" in r for r in rows):      # ascend / ascend-sim kernels: the cost model's NPU time
             head.append("est. NPU us/call")
             for row, r in zip(body, rows):
@@ -165,13 +165,14 @@ class Profiler:
 
 def _npu_estimate(spec, symbols):
     """Estimated Ascend 910B1 seconds of one call of this specialization (None where the model has none)."""
+    from ..errors import AscError
     try:
         from .. import passes
         from ..backends import ascend
         from ..backends.ascend_cost import estimate
         src = ascend.render(passes.for_cpu(spec.ir), warn=False)
         return estimate(src, dict(symbols), "Ascend910B1").seconds
-    except Exception:       # a kernel the Ascend lowering refuses: no estimate, the call is still profiled
+    except AscError:        # a kernel the Ascend lowering refuses: no estimate, the call is still profiled
         return None
 
 

@@ -7,6 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import asc
 import asc.language as lang
 from asc.errors import CompileError
 
@@ -95,7 +96,7 @@ def test_float16_input_float32_partials():
     x = np.random.default_rng(3).standard_normal(1001).astype(np.float16)
     np.testing.assert_allclose(half_sum(x), x.astype(np.float64).sum(), rtol=1e-4, atol=1e-3)
     b = x.astype(ml_dtypes.bfloat16)
-    with pytest.raises(Exception):
+    with pytest.raises(asc.ArgumentError, match="argument 'x' must be float16, got bfloat16"):
         half_sum(b)                      # the annotation says float16
 
 
