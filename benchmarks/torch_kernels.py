@@ -1,17 +1,15 @@
-"""The kernels of benchmarks/torch_ops.py: SwiGLU and RMSNorm in float32 and bfloat16 (bfloat16 in, float32 math,
-bfloat16 out), and a hand-written RMSNorm backward for each, as a user writes them."""
+"""The kernels of benchmarks/torch_ops.py: SwiGLU and RMSNorm in float32 (the ones examples/train_mlp.py trains
+with) and bfloat16 (bfloat16 in, float32 math, bfloat16 out), and a hand-written RMSNorm backward for each."""
 from __future__ import annotations
+
+import os
+import sys
 
 import asc.language as lang
 
-
-@lang.kernel
-def swiglu_f32(a: lang.float32[R, C], b: lang.float32[R, C]) -> lang.float32[R, C]:
-    out = lang.empty_like(a)
-    for i in range(R):
-        for j in range(C):
-            out[i, j] = a[i, j] * lang.sigmoid(a[i, j]) * b[i, j]
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+from train_mlp import rmsnorm as rmsnorm_f32, rmsnorm_backward as rmsnorm_f32_backward  # noqa: E402,F401
+from train_mlp import swiglu as swiglu_f32  # noqa: E402,F401
 
 
 @lang.kernel
@@ -21,19 +19,6 @@ def swiglu_bf16(a: lang.bfloat16[R, C], b: lang.bfloat16[R, C]) -> lang.bfloat16
         for j in range(C):
             z = lang.cast(a[i, j], lang.float32)
             out[i, j] = z * lang.sigmoid(z) * lang.cast(b[i, j], lang.float32)
-    return out
-
-
-@lang.kernel
-def rmsnorm_f32(x: lang.float32[R, C], w: lang.float32[C]) -> lang.float32[R, C]:
-    out = lang.empty_like(x)
-    for i in range(R):
-        ss = 0.0
-        for j in range(C):
-            ss += x[i, j] * x[i, j]
-        r = lang.rsqrt(ss / C + 1e-6)
-        for j in range(C):
-            out[i, j] = x[i, j] * r * w[j]
     return out
 
 
@@ -49,27 +34,6 @@ def rmsnorm_bf16(x: lang.bfloat16[R, C], w: lang.bfloat16[C]) -> lang.bfloat16[R
         for j in range(C):
             out[i, j] = lang.cast(x[i, j], lang.float32) * r * lang.cast(w[j], lang.float32)
     return out
-
-
-@lang.kernel
-def rmsnorm_f32_backward(x: lang.float32[R, C], w: lang.float32[C], g: lang.float32[R, C]):
-    dx = lang.empty_like(x)
-    dw = lang.zeros_like(w)
-    rs = lang.empty(R, dtype=lang.float32)
-    for i in range(R):
-        ss = 0.0
-        dot = 0.0
-        for j in range(C):
-            ss += x[i, j] * x[i, j]
-            dot += g[i, j] * w[j] * x[i, j]
-        r = lang.rsqrt(ss / C + 1e-6)
-        rs[i] = r
-        for j in range(C):
-            dx[i, j] = r * w[j] * g[i, j] - x[i, j] * (r * r * r) * dot / C
-    for i in range(R):
-        for j in range(C):
-            dw[j] += g[i, j] * x[i, j] * rs[i]
-    return dx, dw
 
 
 @lang.kernel

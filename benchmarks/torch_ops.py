@@ -54,11 +54,11 @@ def main():
     ops = {
         "float32": dict(swiglu=asct.op(K.swiglu_f32, name="asc_bench::swiglu_f32", autodiff=True),
                         rms_user=asct.op(K.rmsnorm_f32, name="asc_bench::rms_f32_user", backward=K.rmsnorm_f32_backward),
-                        rms_auto=asct.op(lang_copy(K.rmsnorm_f32), name="asc_bench::rms_f32_auto", autodiff=True)),
+                        rms_auto=asct.op(K.rmsnorm_f32, name="asc_bench::rms_f32_auto", autodiff=True)),
         "bfloat16": dict(swiglu=asct.op(K.swiglu_bf16, name="asc_bench::swiglu_bf16", autodiff=True),
                          rms_user=asct.op(K.rmsnorm_bf16, name="asc_bench::rms_bf16_user",
                                           backward=K.rmsnorm_bf16_backward),
-                         rms_auto=asct.op(lang_copy(K.rmsnorm_bf16), name="asc_bench::rms_bf16_auto", autodiff=True)),
+                         rms_auto=asct.op(K.rmsnorm_bf16, name="asc_bench::rms_bf16_auto", autodiff=True)),
     }
     compiled_swiglu = torch.compile(torch_swiglu)
     compiled_rms = torch.compile(torch_rmsnorm)
@@ -99,12 +99,6 @@ def main():
     os.makedirs("bench-results", exist_ok=True)
     with open(os.path.join("bench-results", "torch_ops.json"), "w") as f:
         json.dump(dict(rows=R, cols=C, threads=torch.get_num_threads(), results=results), f, indent=1)
-
-
-def lang_copy(kernel):
-    """The same kernel as a second Kernel object (each torch op owns its kernel's registration)."""
-    import asc.language as lang
-    return lang.kernel(kernel.pyfunc)
 
 
 if __name__ == "__main__":
