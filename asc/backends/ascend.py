@@ -333,19 +333,7 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.depth -= 1
     out.emit("private:")
     out.depth += 1
-    # CopyIn
-    out.emit("__aicore__ inline void CopyIn(uint32_t offset, uint32_t n)")
-    out.emit("{")
-    out.depth += 1
-    for t in ins_t:
-        c, ty = cname(t.name), st[t.name]
-        out.comment(plan.loop_loc)
-        out.emit(f"LocalTensor<{ty}> {c}In = {c}InQue_.AllocTensor<{ty}>();")
-        _copy_in(out, f"{c}In", f"{c}Gm_[offset]", ty, "n")
-        out.emit(f"{c}InQue_.EnQue({c}In);")
-    out.depth -= 1
-    out.emit("}")
-    out.emit()
+    copy_in_method(out, "CopyIn(uint32_t offset, uint32_t n)", ins_t, st, plan.loop_loc, "[offset]", "n")
     # Compute
     out.emit("__aicore__ inline void Compute(uint32_t n)")
     out.emit("{")
@@ -385,19 +373,8 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     out.depth -= 1
     out.emit("}")
     out.emit()
-    # CopyOut
-    out.emit("__aicore__ inline void CopyOut(uint32_t offset, uint32_t n)")
-    out.emit("{")
-    out.depth += 1
-    for t in outs_t:
-        c, ty = cname(t.name), st[t.name]
-        out.comment(plan.return_loc or plan.loop_loc)
-        out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.DeQue<{ty}>();")
-        _copy_out(out, f"{c}Gm_[offset]", f"{c}Out", ty, "n")
-        out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
-    out.depth -= 1
-    out.emit("}")
-    out.emit()
+    copy_out_method(out, "CopyOut(uint32_t offset, uint32_t n)", outs_t, st, plan.return_loc or plan.loop_loc,
+                    "[offset]", "n")
     # members
     for t in plan.tensors:
         out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
@@ -425,6 +402,38 @@ def _render_map(kernel: ir.Kernel, plan: L.Plan) -> AscendSource:
     call = ", ".join([cname(n) for _, n, _ in params if n != "tiling"] + ["t", "&pipe"])
     _entry(out, name, params, sname, ["TPipe pipe;", f"{cls} op;", f"op.Init({call});", "op.Process();"])
     return AscendSource(name, "\n".join(out.lines) + "\n", plan, out.locs, fields, params)
+
+
+def copy_in_method(out: _Out, signature: str, tensors, st: dict, loc, at: str, n: str):
+    """The CopyIn stage: each input's tile from GM (`<name>Gm_<at>`, n elements) into a queued local tensor."""
+    out.emit(f"__aicore__ inline void {signature}")
+    out.emit("{")
+    out.depth += 1
+    for t in tensors:
+        c, ty = cname(t.name), st[t.name]
+        out.comment(loc)
+        out.emit(f"LocalTensor<{ty}> {c}In = {c}InQue_.AllocTensor<{ty}>();")
+        _copy_in(out, f"{c}In", f"{c}Gm_{at}", ty, n)
+        out.emit(f"{c}InQue_.EnQue({c}In);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+
+
+def copy_out_method(out: _Out, signature: str, tensors, st: dict, loc, at: str, n: str):
+    """The CopyOut stage: each output's queued local tensor back to GM (`<name>Gm_<at>`, n elements)."""
+    out.emit(f"__aicore__ inline void {signature}")
+    out.emit("{")
+    out.depth += 1
+    for t in tensors:
+        c, ty = cname(t.name), st[t.name]
+        out.comment(loc)
+        out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.DeQue<{ty}>();")
+        _copy_out(out, f"{c}Gm_{at}", f"{c}Out", ty, n)
+        out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
 
 
 def _copy_in(out: _Out, local: str, gm: str, ty: str, n: str):

@@ -313,7 +313,8 @@ def row_tiling(p: L.Plan, symbols: dict, soc, cores=None, tile_cap=None):
 
 def render_row(kernel: ir.Kernel, p: L.Plan):
     from .ascend import (STORAGE, AscendSource, _entry, _entry_params, _header, _Out, _ref, _scalar_ctype,
-                         _tiling_struct, camel, cname, render_instr, _copy_in, _copy_out)
+                         _tiling_struct, camel, cname, render_instr, _copy_in, copy_in_method,
+                         copy_out_method)
     name = cname(kernel.entry.name)
     cls = f"Kernel{camel(kernel.entry.name)}"
     sname = f"{camel(kernel.entry.name)}Tiling"
@@ -398,18 +399,7 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.depth -= 1
     out.emit("private:")
     out.depth += 1
-    out.emit("__aicore__ inline void CopyIn(uint32_t r)")
-    out.emit("{")
-    out.depth += 1
-    for t in ins_t:
-        c, ty = cname(t.name), st[t.name]
-        out.comment(p.loop_loc)
-        out.emit(f"LocalTensor<{ty}> {c}In = {c}InQue_.AllocTensor<{ty}>();")
-        _copy_in(out, f"{c}In", f"{c}Gm_[static_cast<uint64_t>(r) * cols_]", ty, "cols_")
-        out.emit(f"{c}InQue_.EnQue({c}In);")
-    out.depth -= 1
-    out.emit("}")
-    out.emit()
+    copy_in_method(out, "CopyIn(uint32_t r)", ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", "cols_")
     out.emit("__aicore__ inline void Compute()")
     out.emit("{")
     out.depth += 1
@@ -451,18 +441,8 @@ def render_row(kernel: ir.Kernel, p: L.Plan):
     out.depth -= 1
     out.emit("}")
     out.emit()
-    out.emit("__aicore__ inline void CopyOut(uint32_t r)")
-    out.emit("{")
-    out.depth += 1
-    for t in outs_t:
-        c, ty = cname(t.name), st[t.name]
-        out.comment(p.return_loc or p.loop_loc)
-        out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.DeQue<{ty}>();")
-        _copy_out(out, f"{c}Gm_[static_cast<uint64_t>(r) * cols_]", f"{c}Out", ty, "cols_")
-        out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
-    out.depth -= 1
-    out.emit("}")
-    out.emit()
+    copy_out_method(out, "CopyOut(uint32_t r)", outs_t, st, p.return_loc or p.loop_loc,
+                    "[static_cast<uint64_t>(r) * cols_]", "cols_")
     for t in t2 + rows1:
         out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
     for t in ins_t:
