@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..passes.loops import PARALLEL_MIN_WORK, UNKNOWN_TRIP, trip_count
+from .cpu_half import HALF_BLOCK, half_accesses
 from .cstyle import CStyleRenderer, prepare
 
 ENTRY = "asc_entry"
@@ -15,16 +16,22 @@ _COMBINE = {"add": "{a} + {p}", "mul": "{a} * {p}", "max": "({p} > {a} ? {p} : {
 class CPURenderer(CStyleRenderer):
     header = '#include "asc_cpu.h"'
 
+    def parallel_clauses(self, s: ir.For) -> tuple:
+        """The num_threads clause and, where the trip count is known only at run time, the `if` that keeps a
+        small loop on one thread."""
+        threads = self.options.get("num_threads")
+        nt = f" num_threads({int(threads)})" if threads else ""
+        cond = ""
+        if trip_count(s) is None:  # decided at run time: enough work for the threads?
+            inner = max(1, _inner_work(s))
+            trips = f"({self.expr(s.stop)} - {self.expr(s.start)})"
+            cond = f" if({trips} * {inner}LL >= {PARALLEL_MIN_WORK}LL)"
+        return nt, cond
+
     def loop_pragma(self, s: ir.For):
         if s.kind == "parallel":
             threads = self.options.get("num_threads")
-            nt = f" num_threads({int(threads)})" if threads else ""
-            n = trip_count(s)
-            cond = ""
-            if n is None:  # decided at run time: enough work for the threads?
-                inner = max(1, _inner_work(s))
-                trips = f"({self.expr(s.stop)} - {self.expr(s.start)})"
-                cond = f" if({trips} * {inner}LL >= {PARALLEL_MIN_WORK}LL)"
+            nt, cond = self.parallel_clauses(s)
             sched = "static"
             if not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body)):
                 # an element loop: chunks aligned to 64 iterations (no false sharing at their edges)
@@ -40,6 +47,9 @@ class CPURenderer(CStyleRenderer):
         return "".join(f" reduction({_OMP_OP[op]}:{self.cname(v.name)})" for v, op in s.reduce)
 
     def stmt_For(self, s: ir.For):
+        half = half_accesses(s, self.checks)
+        if half:
+            return self.half_blocks(s, half)
         if not (s.kind == "parallel" and s.reduce):
             return super().stmt_For(s)
         # A parallel reduction, the same bits for every thread count: fixed blocks of the range, each reduced
@@ -84,6 +94,74 @@ class CPURenderer(CStyleRenderer):
         self.emit("}")
         self.depth -= 1
         self.emit("}")
+
+    # ---- float16 element loops, in blocks (cpu_half.py says which loops and why)
+    _half_bufs: dict = {}
+    _rename: dict = {}
+    uses_half = False
+
+    def half_blocks(self, s: ir.For, accesses: list):
+        """The loop in blocks of HALF_BLOCK iterations: its float16 inputs widened into float32 buffers, the body
+        vectorized over the buffers, its float16 outputs narrowed back (asc_half.h)."""
+        self.uses_half = True
+        v = self.cname(s.var.name)
+        lo, hi, nb, b, bs, bn = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n"))
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"// float16 in blocks of {HALF_BLOCK}: converted around the loop, computed in float32")
+        self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
+        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {HALF_BLOCK - 1}) / {HALF_BLOCK} : 0;")
+        if s.kind == "parallel":
+            nt, cond = self.parallel_clauses(s)
+            self.emit(f"#pragma omp parallel for schedule(static){nt}{cond}")
+        self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {bs} = {lo} + {b} * {HALF_BLOCK}LL, {bn} = asc_min_i({HALF_BLOCK}LL, {hi} - {bs});")
+        names = [self.cname(a.tensor.name) for a in accesses]
+        bufs, starts = {}, {}
+        self._rename = {s.var.name: bs}
+        for a, name in zip(accesses, names):
+            buf = f"asc_{name}_blk" + (str(len([x for x in bufs.values() if x.startswith(f'asc_{name}_blk')]))
+                                       if names.count(name) > 1 else "")
+            bufs[(a.tensor.name, tuple(a.indices))] = buf
+            starts[buf] = f"{name} + ({self.index(a.tensor, a.indices)})"
+        self._rename = {}
+        for a in accesses:
+            buf = bufs[(a.tensor.name, tuple(a.indices))]
+            self.emit(f"alignas(64) float {buf}[{HALF_BLOCK}];")
+            if not a.store:
+                self.emit(f"asc_h2f_block({starts[buf]}, {buf}, {bn});")
+        k = f"asc_{v}_k"
+        self.emit("#pragma omp simd")
+        self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
+        saved, self._half_bufs = self._half_bufs, {key: f"{buf}[{k}]" for key, buf in bufs.items()}
+        self.block(s.body)
+        self._half_bufs = saved
+        self.depth -= 1
+        self.emit("}")
+        for a in accesses:
+            buf = bufs[(a.tensor.name, tuple(a.indices))]
+            if a.store:
+                self.emit(f"asc_f2h_block({buf}, {starts[buf]}, {bn});")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def expr_Var(self, e):
+        return self._rename.get(e.name) or super().expr_Var(e)
+
+    def expr_Load(self, e):
+        ref = self._half_bufs.get((e.tensor.name, tuple(e.indices))) if self._half_bufs else None
+        return ref or super().expr_Load(e)
+
+    def stmt_Store(self, s):
+        ref = self._half_bufs.get((s.tensor.name, tuple(s.indices))) if self._half_bufs else None
+        if ref is None:
+            return super().stmt_Store(s)
+        self.emit(f"{ref} = {self.expr(s.value)};")
 
     # ---- tensor level
     MATMUL_CODE = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3}
@@ -263,6 +341,9 @@ class CPURenderer(CStyleRenderer):
         for f in k.funcs:
             self.render_function(f, True)
         self.render_function(k.entry, False)
+        if self.uses_half:
+            at = self.lines.index(self.header)
+            self.lines.insert(at + 1, '#include "asc_half.h"')
         return "\n".join(self.lines) + "\n"
 
 
