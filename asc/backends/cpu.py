@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..passes.loops import PARALLEL_MIN_WORK, UNKNOWN_TRIP, trip_count
-from .cpu_half import HALF_BLOCK, half_accesses
+from .cpu_blocks import BLOCK, blocked_accesses, write_only_tensors
 from .cstyle import CStyleRenderer, prepare
 
 ENTRY = "asc_entry"
@@ -47,9 +47,9 @@ class CPURenderer(CStyleRenderer):
         return "".join(f" reduction({_OMP_OP[op]}:{self.cname(v.name)})" for v, op in s.reduce)
 
     def stmt_For(self, s: ir.For):
-        half = half_accesses(s, self.checks)
-        if half:
-            return self.half_blocks(s, half)
+        blocked = None if self._plain_loops else blocked_accesses(s, self.checks, self.write_only)
+        if blocked:
+            return self.blocked_loop(s, blocked)
         if not (s.kind == "parallel" and s.reduce):
             return super().stmt_For(s)
         # A parallel reduction, the same bits for every thread count: fixed blocks of the range, each reduced
@@ -95,58 +95,95 @@ class CPURenderer(CStyleRenderer):
         self.depth -= 1
         self.emit("}")
 
-    # ---- float16 element loops, in blocks (cpu_half.py says which loops and why)
-    _half_bufs: dict = {}
+    # ---- element loops in blocks: float16 conversion and streaming stores (cpu_blocks.py says which loops and why)
+    _block_bufs: dict = {}
     _rename: dict = {}
-    uses_half = False
+    _plain_loops = False
+    uses_blocks = False
+    write_only: frozenset = frozenset()
 
-    def half_blocks(self, s: ir.For, accesses: list):
-        """The loop in blocks of HALF_BLOCK iterations: its float16 inputs widened into float32 buffers, the body
-        vectorized over the buffers, its float16 outputs narrowed back (asc_half.h)."""
-        self.uses_half = True
+    def blocked_loop(self, s: ir.For, accesses: list):
+        """The loop in blocks of BLOCK iterations: float16 inputs widened into float32 buffers, the body vectorized
+        over the buffers, outputs narrowed back and/or streamed (asc_blocks.h). A loop blocked only to stream runs as
+        written when its outputs turn out small."""
+        self.uses_blocks = True
         v = self.cname(s.var.name)
-        lo, hi, nb, b, bs, bn = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n"))
-        self.emit("{")
-        self.depth += 1
-        self.emit(f"// float16 in blocks of {HALF_BLOCK}: converted around the loop, computed in float32")
-        self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
-        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {HALF_BLOCK - 1}) / {HALF_BLOCK} : 0;")
-        if s.kind == "parallel":
-            nt, cond = self.parallel_clauses(s)
-            self.emit(f"#pragma omp parallel for schedule(static){nt}{cond}")
-        self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
-        self.depth += 1
-        self.emit(f"const int64_t {bs} = {lo} + {b} * {HALF_BLOCK}LL, {bn} = asc_min_i({HALF_BLOCK}LL, {hi} - {bs});")
+        lo, hi, nb, b, bs, bn, k = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n", "k"))
         names = [self.cname(a.tensor.name) for a in accesses]
-        bufs, starts = {}, {}
+        bufs, starts, flags = {}, {}, {}
         self._rename = {s.var.name: bs}
         for a, name in zip(accesses, names):
-            buf = f"asc_{name}_blk" + (str(len([x for x in bufs.values() if x.startswith(f'asc_{name}_blk')]))
-                                       if names.count(name) > 1 else "")
+            buf = f"asc_{name}_blk"
+            if names.count(name) > 1:
+                buf += str(sum(1 for x in bufs.values() if x.startswith(buf)))
             bufs[(a.tensor.name, tuple(a.indices))] = buf
             starts[buf] = f"{name} + ({self.index(a.tensor, a.indices)})"
+            if a.stream:
+                flags[buf] = f"asc_{name}_nt"
         self._rename = {}
+        half = any(a.half for a in accesses)
+        self.emit("{")
+        self.depth += 1
+        what = ["float16 converted around the body"] if half else []
+        what += ["outputs of 16 MiB or more streamed past the cache"] if flags else []
+        self.emit(f"// in blocks of {BLOCK}: {', '.join(what)}")
+        self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
         for a in accesses:
             buf = bufs[(a.tensor.name, tuple(a.indices))]
-            self.emit(f"alignas(64) float {buf}[{HALF_BLOCK}];")
+            if buf in flags:
+                st = self.storage_type[a.tensor.type.dtype.name]
+                self.emit(f"const bool {flags[buf]} = asc_stream_ok({self.numel(a.tensor.type)} * "
+                          f"(int64_t)sizeof({st}), {hi} - {lo});")
+        if not half:
+            self.emit(f"if ({' || '.join(flags.values())}) {{")
+            self.depth += 1
+        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {BLOCK - 1}) / {BLOCK} : 0;")
+        if s.kind == "parallel":
+            nt, cond = self.parallel_clauses(s)
+            self.emit(f"#pragma omp parallel{nt}{cond}")
+            self.emit("{")
+            self.depth += 1
+            self.emit("#pragma omp for schedule(static) nowait")
+        self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {bs} = {lo} + {b} * {BLOCK}LL, {bn} = asc_min_i({BLOCK}LL, {hi} - {bs});")
+        for a in accesses:
+            buf = bufs[(a.tensor.name, tuple(a.indices))]
+            t = "float" if a.half else self.storage_type[a.tensor.type.dtype.name]
+            self.emit(f"alignas(64) {t} {buf}[{BLOCK}];")
             if not a.store:
                 self.emit(f"asc_h2f_block({starts[buf]}, {buf}, {bn});")
-        k = f"asc_{v}_k"
         self.emit("#pragma omp simd")
         self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
         self.depth += 1
         self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
-        saved, self._half_bufs = self._half_bufs, {key: f"{buf}[{k}]" for key, buf in bufs.items()}
+        saved, self._block_bufs = self._block_bufs, {key: (f"{buf}[{k}]", key_access.half)
+                                                     for (key, buf), key_access in zip(bufs.items(), accesses)}
         self.block(s.body)
-        self._half_bufs = saved
+        self._block_bufs = saved
         self.depth -= 1
         self.emit("}")
         for a in accesses:
             buf = bufs[(a.tensor.name, tuple(a.indices))]
             if a.store:
-                self.emit(f"asc_f2h_block({buf}, {starts[buf]}, {bn});")
+                fn = "asc_f2h_store" if a.half else "asc_store_block"
+                self.emit(f"{fn}({starts[buf]}, {buf}, {bn}, {flags.get(buf, 'false')});")
         self.depth -= 1
         self.emit("}")
+        if flags:
+            self.emit("asc_sfence();   // this thread's streamed stores, before the loop's end")
+        if s.kind == "parallel":
+            self.depth -= 1
+            self.emit("}")
+        if not half:
+            self.depth -= 1
+            self.emit("} else {")
+            self.depth += 1
+            self._plain_loops, saved_plain = True, self._plain_loops
+            self.stmt_For(s)
+            self._plain_loops = saved_plain
+            self.depth -= 1
+            self.emit("}")
         self.depth -= 1
         self.emit("}")
 
@@ -154,14 +191,16 @@ class CPURenderer(CStyleRenderer):
         return self._rename.get(e.name) or super().expr_Var(e)
 
     def expr_Load(self, e):
-        ref = self._half_bufs.get((e.tensor.name, tuple(e.indices))) if self._half_bufs else None
-        return ref or super().expr_Load(e)
+        ref = self._block_bufs.get((e.tensor.name, tuple(e.indices))) if self._block_bufs else None
+        return ref[0] if ref else super().expr_Load(e)
 
     def stmt_Store(self, s):
-        ref = self._half_bufs.get((s.tensor.name, tuple(s.indices))) if self._half_bufs else None
+        ref = self._block_bufs.get((s.tensor.name, tuple(s.indices))) if self._block_bufs else None
         if ref is None:
             return super().stmt_Store(s)
-        self.emit(f"{ref} = {self.expr(s.value)};")
+        value = self.expr(s.value)
+        conv = None if ref[1] else self.store_conv.get(s.tensor.type.dtype.name)
+        self.emit(f"{ref[0]} = {conv.format(value) if conv else value};")
 
     # ---- tensor level
     MATMUL_CODE = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3}
@@ -316,6 +355,7 @@ class CPURenderer(CStyleRenderer):
     def render(self) -> str:
         k = self.kernel
         self.all_written = ir.written_params(k)
+        self.write_only = write_only_tensors(k)
         sig = ", ".join(f"{p.var.name}: {p.var.type!r}" for p in k.entry.params)
         self.emit(f"// generated by asc from {k.file.rsplit('/', 1)[-1]}: kernel {k.entry.pyname}({sig})")
         if self.checks:
@@ -341,9 +381,9 @@ class CPURenderer(CStyleRenderer):
         for f in k.funcs:
             self.render_function(f, True)
         self.render_function(k.entry, False)
-        if self.uses_half:
+        if self.uses_blocks:
             at = self.lines.index(self.header)
-            self.lines.insert(at + 1, '#include "asc_half.h"')
+            self.lines.insert(at + 1, '#include "asc_blocks.h"')
         return "\n".join(self.lines) + "\n"
 
 

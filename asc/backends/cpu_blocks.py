@@ -1,17 +1,27 @@
-"""Which element loops of the cpu target run in float16 blocks (asc_half.h), and over which accesses.
+"""Which element loops of the cpu target run in blocks (asc_blocks.h), and over which accesses.
 
-A loop over float16 tensors converts each value with a handful of integer operations inside the vectorized body;
-in blocks, the conversions are one F16C/AVX-512 instruction per 8 or 16 values, done before (loads) and after
-(stores) the body, which then runs on float32 buffers. The results are the same bits: a block only changes when a
-float16 value is converted, never what is computed from it. A loop qualifies when that is plainly true:
+Two things are done a block at a time, around a vectorized body that runs on small float32 buffers in L1:
+
+- float16 conversion. Converting value by value costs 6-12 integer operations inside the body; a block is
+  converted with one F16C / AVX-512 instruction per 8 or 16 values, before the body (loads) and after it (stores).
+- streaming stores. A large output written with ordinary stores is first read from memory (write-allocate), which
+  costs a third of a simple kernel's memory traffic; a block of it is written with non-temporal stores instead. This
+  happens only at run time, for outputs of at least ASC_STREAM_MIN_BYTES (asc_blocks.h), which no cache would
+  keep anyway, written in runs of at least ASC_STREAM_MIN_RUN iterations, only for tensors the kernel never reads (so nothing is waiting for them in the cache), and only in
+  loops whose body is cheap enough to be limited by memory: no transcendental function and at most one division
+  (a compute-bound loop such as GELU gains nothing from saving traffic and would pay the extra copy: 13% slower).
+
+The results are the same bits as the plain loop: a block only changes when a float16 value is converted and how
+a value reaches memory, never what is computed. A loop qualifies when that is plainly true:
 
 - an innermost element loop (parallel or simd, no reduction), step 1, no memory or numeric checks;
 - its body is assignments, stores and expression statements only (no if / while / break / print), so every access
   runs for every iteration and a block reads or writes exactly the elements the loop would;
-- every float16 access is contiguous in the loop variable (the last index is `i` or `i + c`, the other indices do
-  not change in the loop) and is not under a ternary or `and` / `or` (which would not always evaluate it);
-- no float16 tensor is both read and written in the loop (a read would have to see the rounded store), each written
-  one is written at one index, and no device function called in the loop is handed a tensor.
+- every blocked access is contiguous in the loop variable (the last index is `i` or `i + c`, the other indices do
+  not change in the loop) and a blocked load is not under a ternary or `and` / `or` (which would not always
+  evaluate it);
+- no float16 tensor is both read and written in the loop (a read would have to see the rounded store), each
+  blocked output is written at one index, and no device function called in the loop is handed a tensor.
 """
 from __future__ import annotations
 
@@ -19,20 +29,26 @@ from dataclasses import dataclass
 
 from .. import ir
 
-HALF_BLOCK = 512          # iterations per block: 2 KiB of float32 per buffer, in L1 beside the loop's other data
+BLOCK = 512               # iterations per block: 2 KiB of float32 per buffer, in L1 beside the loop's other data
 _PLAIN_STMTS = (ir.Assign, ir.Store, ir.ExprStmt)
 
 
 @dataclass
-class HalfAccess:
+class Access:
     tensor: ir.Var
     indices: tuple        # as written, in terms of the loop variable
     store: bool
+    stream: bool = False  # a store that may stream (decided at run time by the output's size)
+
+    @property
+    def half(self) -> bool:
+        return _is_half(self.tensor)
 
 
-def half_accesses(loop: ir.For, checks: bool) -> list | None:
-    """The float16 accesses to convert in blocks, one per distinct (tensor, index); None when the loop does not
-    qualify (the module docstring says when it does) or touches no float16 tensor."""
+def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list | None:
+    """The accesses to run in blocks, one per distinct (tensor, index): float16 loads and stores, and stores to
+    the tensors in `write_only` (those the kernel never reads: candidates for streaming). None when the loop does
+    not qualify (the module docstring says when it does) or has nothing to block."""
     if checks or loop.reduce or loop.kind not in ("parallel", "simd"):
         return None
     if not (isinstance(loop.step, ir.Const) and loop.step.value == 1):
@@ -41,7 +57,9 @@ def half_accesses(loop: ir.For, checks: bool) -> list | None:
     if not all(isinstance(s, _PLAIN_STMTS) for s in body):
         return None
     varying = {loop.var.name} | {s.var.name for s in body if isinstance(s, ir.Assign)}
+    memory_bound = _cheap(body)
     found: dict = {}
+    direct = set()          # outputs also written at an index that is not contiguous: stored as written
     ok = [True]
 
     def visit(e, conditional: bool):
@@ -54,7 +72,7 @@ def half_accesses(loop: ir.For, checks: bool) -> list | None:
             if conditional or not _contiguous(e.indices, loop.var.name, varying):
                 ok[0] = False
                 return
-            found.setdefault((e.tensor.name, tuple(e.indices), False), HalfAccess(e.tensor, e.indices, False))
+            found.setdefault((e.tensor.name, tuple(e.indices), False), Access(e.tensor, e.indices, False))
         if isinstance(e, ir.Select):
             visit(e.cond, conditional)
             visit(e.a, True)
@@ -76,14 +94,19 @@ def half_accesses(loop: ir.For, checks: bool) -> list | None:
             for i in s.indices:
                 visit(i, False)
             visit(s.value, False)
-            if _is_half(s.tensor):
+            if _is_half(s.tensor) or (s.tensor.name in write_only and memory_bound):
                 if not _contiguous(s.indices, loop.var.name, varying):
-                    return None
-                found.setdefault((s.tensor.name, tuple(s.indices), True), HalfAccess(s.tensor, s.indices, True))
+                    if _is_half(s.tensor):
+                        return None
+                    direct.add(s.tensor.name)
+                    continue
+                stream = s.tensor.name in write_only and memory_bound
+                found.setdefault((s.tensor.name, tuple(s.indices), True), Access(s.tensor, s.indices, True, stream))
         else:
             visit(s.value if isinstance(s, ir.Assign) else s.expr, False)
         if not ok[0]:
             return None
+    found = {key: a for key, a in found.items() if a.half or a.tensor.name not in direct}
     if not found:
         return None
     read = {name for name, _, store in found if not store}
@@ -91,6 +114,43 @@ def half_accesses(loop: ir.For, checks: bool) -> list | None:
     if read & set(written) or len(written) != len(set(written)):
         return None
     return list(found.values())
+
+
+def write_only_tensors(kernel: ir.Kernel) -> frozenset:
+    """Names of the entry's tensors that no code of the kernel reads (loads, views, products, calls): outputs whose
+    stores may stream past the cache."""
+    read = set()
+    for f in kernel.funcs + (kernel.entry,):
+        for s in ir.walk_stmts(f.body):
+            if isinstance(s, ir.MatMul):
+                read.update(v.tensor.name for v in (s.a, s.b))
+                if s.accumulate:
+                    read.add(s.dst.tensor.name)
+            for e in ir.stmt_exprs(s):
+                if isinstance(e, (ir.Load, ir.View)):
+                    read.add(e.tensor.name)
+                elif isinstance(e, ir.FuncCall):
+                    read.update(a.name for a in e.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TensorType))
+    if kernel.funcs:        # a device function's parameters may alias any entry tensor: stream none
+        return frozenset()
+    written = ir.written_params(kernel)[kernel.entry.name]
+    allocs = {s.var.name for s in ir.walk_stmts(kernel.entry.body) if isinstance(s, ir.Alloc) and s.space != "local"}
+    return frozenset((set(written) | allocs) - read)
+
+
+_COSTLY_CALLS = {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "pow"}
+
+
+def _cheap(body) -> bool:
+    """Is the loop body cheap enough per element for memory to limit the loop (streaming then pays)?"""
+    divisions = 0
+    for s in body:
+        for e in ir.stmt_exprs(s):
+            if isinstance(e, ir.Call) and e.fn in _COSTLY_CALLS or isinstance(e, ir.FuncCall):
+                return False
+            if isinstance(e, ir.Binary) and e.op in ("truediv", "floordiv", "mod", "pow"):
+                divisions += 1
+    return divisions <= 1
 
 
 def _is_half(t: ir.Var) -> bool:

@@ -1,15 +1,22 @@
-// asc_half.h: float16 <-> float32 for a block of values, included by kernels whose element loops read or write
-// float16 tensors. Such a loop runs in blocks: the float16 inputs of a block are widened into float32 buffers on the
-// stack, the loop body runs vectorized on float32, and the outputs are narrowed back. With F16C or AVX-512 one
-// instruction converts 8 or 16 values; the scalar asc_h2f / asc_f2h (asc_cpu.h) cost 6-12 integer operations a value
-// inside the loop. The bits are asc_h2f's and asc_f2h's for every input, NaNs included (the hardware would quiet a
-// signalling NaN on the way in and keep a NaN's payload on the way out; both are mended here).
-#ifndef ASC_HALF_H
-#define ASC_HALF_H
+// asc_blocks.h: element loops run in blocks (asc/backends/cpu_blocks.py says which). The body of such a loop runs
+// vectorized on float32 buffers of ASC_BLOCK values in L1; around it:
+// - float16 inputs are widened into the buffers and float16 outputs narrowed back, with F16C or AVX-512 one
+//   instruction per 8 or 16 values (the scalar asc_h2f / asc_f2h of asc_cpu.h cost 6-12 integer operations a value
+//   inside the loop). The bits are asc_h2f's and asc_f2h's for every input, NaNs included (the hardware would quiet a
+//   signalling NaN on the way in and keep a NaN's payload on the way out; both are mended here);
+// - outputs of at least ASC_STREAM_MIN_BYTES are written with non-temporal (streaming) stores: no cache would keep
+//   them, and an ordinary store first reads its cache line from memory, a third of a simple kernel's traffic.
+#ifndef ASC_BLOCKS_H
+#define ASC_BLOCKS_H
 
 #include "asc_cpu.h"
-#if defined(__F16C__) || defined(__AVX512F__)
+#if defined(__SSE2__) || defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>
+#endif
+
+#define ASC_BLOCK 512              // values per block (cpu_blocks.BLOCK)
+#ifndef ASC_STREAM_MIN_BYTES
+#define ASC_STREAM_MIN_BYTES (16LL << 20)
 #endif
 
 #if defined(__AVX512F__)
@@ -79,4 +86,60 @@ static inline void asc_f2h_block(const float* __restrict src, asc_half* __restri
   for (; k < n; ++k) dst[k] = asc_f2h(src[k]);
 }
 
-#endif  // ASC_HALF_H
+// ---------------------------------------------------------------- streaming stores
+#ifndef ASC_STREAM_MIN_RUN
+#define ASC_STREAM_MIN_RUN 4096
+#endif
+// Stream an output of `bytes` from a loop of `trips` iterations? Only a large output, written in long runs: short
+// runs (the rows of a narrow row kernel) are mostly partial lines and a fence each (measured 2-4x slower).
+static inline bool asc_stream_ok(int64_t bytes, int64_t trips) {
+  return bytes >= ASC_STREAM_MIN_BYTES && trips >= ASC_STREAM_MIN_RUN;
+}
+
+// Orders a thread's streaming stores before what follows (another thread reading them after a barrier).
+static inline void asc_sfence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+// memcpy whose whole cache lines are written with non-temporal stores (the partial lines at either end, ordinary).
+static inline void asc_stream_bytes(void* dst, const void* src, int64_t n) {
+  char* d = (char*)dst;
+  const char* s = (const char*)src;
+#if defined(__SSE2__)
+  int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63);
+  if (head > n) head = n;
+  memcpy(d, s, (size_t)head);
+  d += head, s += head, n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64) {
+#if defined(__AVX512F__)
+    _mm512_stream_si512((__m512i*)d, _mm512_loadu_si512((const void*)s));
+#elif defined(__AVX__)
+    _mm256_stream_si256((__m256i*)d, _mm256_loadu_si256((const __m256i*)s));
+    _mm256_stream_si256((__m256i*)(d + 32), _mm256_loadu_si256((const __m256i*)(s + 32)));
+#else
+    for (int k = 0; k < 64; k += 16) _mm_stream_si128((__m128i*)(d + k), _mm_loadu_si128((const __m128i*)(s + k)));
+#endif
+  }
+#endif
+  memcpy(d, s, (size_t)n);
+}
+
+#ifdef __cplusplus
+// a block of an output: streamed, or copied with ordinary stores
+template <typename T> static inline void asc_store_block(T* __restrict dst, const T* __restrict src, int64_t n, bool stream) {
+  if (stream) asc_stream_bytes(dst, src, n * (int64_t)sizeof(T));
+  else memcpy(dst, src, (size_t)n * sizeof(T));
+}
+#endif
+
+// a block of a float16 output: narrowed, then streamed or stored
+static inline void asc_f2h_store(asc_half* __restrict dst, const float* __restrict src, int64_t n, bool stream) {
+  if (!stream || n > ASC_BLOCK) { asc_f2h_block(src, dst, n); return; }
+  alignas(64) asc_half t[ASC_BLOCK];
+  asc_f2h_block(src, t, n);
+  asc_stream_bytes(dst, t, 2 * n);
+}
+
+#endif  // ASC_BLOCKS_H

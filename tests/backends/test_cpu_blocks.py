@@ -1,11 +1,17 @@
-"""float16 element loops in blocks (asc/backends/cpu_half.py, asc_half.h): which loops are blocked, and that a
-blocked loop gives the bits of the same loop converted value by value (the kernel built with the memory check, which
-never blocks) over awkward sizes, special values and offsets, and matches the interpreter."""
+"""Element loops in blocks (asc/backends/cpu_blocks.py, asc_blocks.h): float16 conversion around the body and
+streaming stores for large outputs. Which loops are blocked, and that a blocked loop gives the bits of the plain loop
+(the kernel built with the memory check, which never blocks) over awkward sizes, special values, misaligned outputs
+and offsets, and matches the interpreter."""
+from __future__ import annotations
+
+import dataclasses
+
 import numpy as np
 import pytest
 
+import asc.config as cfg
 import asc.language as lang
-from asc.backends.cpu_half import HALF_BLOCK
+from asc.backends.cpu_blocks import BLOCK as HALF_BLOCK
 from asc.math import erf, sqrt
 
 from helpers import close, interpreted
@@ -115,15 +121,16 @@ def test_offsets_mixed_dtypes_and_scalars(n):
 def test_blocked_loops_in_the_source():
     x = np.ones(100_000, np.float16)
     src = gelu16.source("cpu", x)
-    assert '#include "asc_half.h"' in src and "asc_h2f_block(x + " in src and "asc_f2h_block(" in src
+    assert '#include "asc_blocks.h"' in src and "asc_h2f_block(x + " in src and "asc_f2h_store(" in src
     assert "asc_h2f(" not in src.split("asc_entry")[1]          # no value-by-value conversion left in the loop
-    assert "float16 in blocks" in src
-    # float32 kernels and checked builds are untouched
-    assert "asc_half.h" not in gelu16.source("cpu", x.astype(np.float32))
+    assert "float16 converted around the body" in src
+    assert "asc_stream_ok" not in src               # compute-bound (erf): streaming would not pay
+    # float32 GELU: nothing to convert, nothing to stream (compute-bound); checked builds are untouched
+    assert "asc_blocks.h" not in gelu16.source("cpu", x.astype(np.float32))
     assert "asc_h2f_block" not in unblocked(gelu16).source("cpu", x)
 
 
-# ---- loops that must not run in blocks: the reason is in cpu_half.py's docstring
+# ---- loops that must not run in blocks: the reason is in cpu_blocks.py's docstring
 
 @lang.kernel
 def conditional_store(x):
@@ -192,3 +199,108 @@ def test_in_place_and_read_after_write_are_not_blocked():
     ok = np.isfinite(x2.astype(np.float32))
     same_bits(x1[ok], x2[ok])
     same_bits(y1[ok], y2[ok])
+
+
+# ---- streaming stores: outputs of at least 16 MiB that the kernel never reads
+
+STREAM_MIN = 16 << 20
+
+
+def not_streamed(kernel, *args):
+    """The kernel's results with streaming off (built with ASC_STREAM_MIN_BYTES out of reach): the plain loops,
+    the same reductions."""
+    saved = cfg.config
+    cfg.config = dataclasses.replace(saved, cflags=saved.cflags + ("-DASC_STREAM_MIN_BYTES=(1LL<<62)",))
+    try:
+        return lang.kernel(kernel.pyfunc)(*args)
+    finally:
+        cfg.config = saved
+
+
+@lang.kernel
+def saxpy_into(a: lang.float32, x, y, out):
+    for i in range(len(x)):
+        out[i] = a * x[i] + y[i]
+
+
+@lang.kernel
+def rownorm(x: lang.float32[R, C]) -> lang.float32[R, C]:
+    out = lang.empty_like(x)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j] * x[i, j]
+        r = lang.rsqrt(s / C + 1e-6)
+        for j in range(C):
+            out[i, j] = x[i, j] * r
+    return out
+
+
+@lang.kernel
+def positive(x):
+    out = lang.empty(x.shape, dtype=lang.bool_)
+    for i in range(len(x)):
+        out[i] = x[i] > 0
+    return out
+
+
+@lang.kernel
+def scale_twice(x):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] * 2.0
+    for i in range(len(x)):
+        out[i] = out[i] + 1.0
+    return out
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3, 16])
+def test_streamed_output_at_any_alignment(offset):
+    """An out= array that starts off a cache line: the partial lines at either end of each block are ordinary
+    stores, the whole lines streamed; every element written, nothing outside touched."""
+    n = STREAM_MIN // 4 + 1001
+    rng = np.random.default_rng(offset)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    buf = np.full(n + offset + 7, -7.0, np.float32)
+    out = buf[offset:offset + n]
+    assert "asc_stream_ok" in saxpy_into.source("cpu", np.float32(1.5), x, y, out)
+    saxpy_into(np.float32(1.5), x, y, out)
+    ref = np.full_like(out, -1.0)
+    not_streamed(saxpy_into, np.float32(1.5), x, y, ref)
+    np.testing.assert_array_equal(out.view(np.uint32), ref.view(np.uint32))
+    assert (buf[:offset] == -7.0).all() and (buf[offset + n:] == -7.0).all()
+
+
+def test_small_outputs_keep_ordinary_stores_and_the_same_bits():
+    x = np.arange(1000, dtype=np.float32)
+    out = np.empty_like(x)
+    src = saxpy_into.source("cpu", np.float32(2.0), x, x, out)
+    assert "} else {" in src                    # the plain loop, taken when the output is under 16 MiB
+    saxpy_into(np.float32(2.0), x, x, out)
+    np.testing.assert_array_equal(out, 2.0 * x + x)
+
+
+@pytest.mark.parametrize("shape", [(1024, 4099), (1, STREAM_MIN // 4 + 3), (65536, 67), (5, 7)])
+def test_row_kernel_streams_its_last_pass(shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    src = rownorm.source("cpu", x)
+    assert "asc_store_block(out + " in src
+    np.testing.assert_array_equal(rownorm(x).view(np.uint32), not_streamed(rownorm, x).view(np.uint32))
+    x64 = x.astype(np.float64)     # (not the interpreter: its serial float32 sum of 4M squares is off by 1e-3)
+    close(rownorm(x), x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6), ulps=4)
+
+
+def test_float16_and_bool_outputs_stream():
+    n = STREAM_MIN // 2 + 5                     # float16: 16 MiB and a little more
+    x = specials(n, 9)
+    assert "asc_f2h_store(out + (asc_i_s), asc_out_blk, asc_i_n, asc_out_nt)" in copy16.source("cpu", x)
+    same_bits(copy16(x), unblocked(copy16)(x))
+    xb = np.random.default_rng(2).standard_normal(STREAM_MIN + 3).astype(np.float32)
+    assert "asc_store_block(out + " in positive.source("cpu", xb)
+    np.testing.assert_array_equal(positive(xb), xb > 0)
+
+
+def test_outputs_the_kernel_reads_again_are_not_streamed():
+    x = np.ones(STREAM_MIN // 4 + 1, np.float32)
+    assert "asc_stream_ok" not in scale_twice.source("cpu", x)
+    np.testing.assert_array_equal(scale_twice(x[:100]), np.full(100, 3.0, np.float32))
