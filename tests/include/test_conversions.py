@@ -74,9 +74,9 @@ def test_bfloat16_both_ways(lib):
                                  f.astype(ml_dtypes.bfloat16)).all()
 
 
-# ---------------------------------------------------------------- asc_half.h: the block conversions of float16 loops
+# ---------------------------------------------------------------- asc_blocks.h: the block conversions of float16 loops
 BLOCK_SHIM = r"""
-#include "asc_half.h"
+#include "asc_blocks.h"
 extern "C" ASC_EXPORT void h2f_block(const asc_half* x, float* o, long n) { asc_h2f_block(x, o, n); }
 extern "C" ASC_EXPORT void f2h_block(const float* x, asc_half* o, long n) { asc_f2h_block(x, o, n); }
 // every float32 bit pattern through asc_f2h_block and asc_f2h: the number that differ
