@@ -61,14 +61,23 @@ def _check_dtype(spec, a, kernel_name):
                             f"{a.dtype.name} (asc does not cast silently: use {hint})")
 
 
+def free_dim(param: str, axis: int) -> str:
+    """The size symbol of an axis the annotation leaves free (no annotation, or `*`): dynamic kernels take it as a
+    run-time size."""
+    return f"{param}_d{axis}"
+
+
 def _check_shape(spec, a, symbols, where, kernel_name):
     if spec.dims is None:
+        for k, have in enumerate(a.shape):
+            symbols.setdefault(free_dim(spec.name, k), have)
         return
     if len(spec.dims) != len(a.shape):
         raise ShapeError(f"{kernel_name}(): argument {spec.name!r} must have {len(spec.dims)} dimension(s) "
                          f"{_fmt_dims(spec.dims)}, got shape {tuple(a.shape)}")
     for k, (want, have) in enumerate(zip(spec.dims, a.shape)):
         if want is None:
+            symbols.setdefault(free_dim(spec.name, k), have)
             continue
         if isinstance(want, int):
             if want != have:
@@ -209,7 +218,7 @@ def arg_types(specs, bound, symbols, dynamic: bool):
             elif isinstance(d, str):
                 shape.append(syms[d])
             else:
-                nm = f"{spec.name}_d{k}"
+                nm = free_dim(spec.name, k)
                 syms[nm] = ir.Sym(nm)
                 shape.append(syms[nm])
         types.append(ir.TensorType(a.dtype, tuple(shape)))

@@ -304,3 +304,22 @@ def test_outputs_the_kernel_reads_again_are_not_streamed():
     x = np.ones(STREAM_MIN // 4 + 1, np.float32)
     assert "asc_stream_ok" not in scale_twice.source("cpu", x)
     np.testing.assert_array_equal(scale_twice(x[:100]), np.full(100, 3.0, np.float32))
+
+
+@lang.kernel(dynamic_shape=True)
+def copy_any(x):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i]
+    return out
+
+
+def test_dynamic_shapes_block_and_stream_by_the_size_of_the_call():
+    """One compiled kernel for every size: the block count, the tail and the streaming decision are taken at run
+    time."""
+    for n in (0, 1, HALF_BLOCK + 1, 4099, STREAM_MIN // 2 + 9):
+        x = specials(n, n)
+        same_bits(copy_any(x), unblocked(copy_any)(x))
+        y = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+        np.testing.assert_array_equal(copy_any(y).view(np.uint32), y.view(np.uint32))
+    assert copy_any.cache_info()["specializations"] == 2       # float16 and float32, not one per size

@@ -551,3 +551,20 @@ def test_errors_are_asc_errors():
         double_inplace([1.0])
     with pytest.raises(ValueError):
         fixed16(vec(15))
+
+
+def test_dynamic_kernel_with_unannotated_and_starred_axes():
+    """Axes the annotation leaves free are run-time sizes of a dynamic kernel: the first call (the Python path) and
+    later ones (the compiled launcher) bind them, for every size."""
+    @lang.kernel(dynamic_shape=True)
+    def scale(x, y: lang.float32[None, N]):
+        out = lang.empty_like(x)
+        for i in range(len(x)):
+            out[i] = x[i] * 2.0 + y[0, 0]
+        return out
+
+    for n in (5, 0, 1, 1000, 7):
+        x = np.arange(n, dtype=np.float32)
+        y = np.ones((3, 2), np.float32)
+        np.testing.assert_array_equal(scale(x, y), x * 2.0 + 1.0)
+    assert scale.cache_info()["specializations"] == 1
