@@ -161,19 +161,29 @@ class Specialization:
         if self.kernel.options.target == "ascend-sim":
             from . import ascend_sim
             return ascend_sim.compile_spec(self, reason)
-        from .. import passes
-        from ..backends import cpu
-        from . import cache
         t0 = time.perf_counter()
-        lowered = passes.for_native(self.ir, checked=len(self.opts) > 2)
-        self.lowered = lowered
-        opts = self.opts
-        normalized = ir.format_kernel(lowered, locs=False)
-        lib, path, compiled, reason = cache.load_or_build(self.ir.entry.name, normalized,
-                                                          lambda: cpu.render(lowered, opts), opts, reason,
-                                                          self.describe())
+        # every compiled call needs the launcher next (Kernel._install, _empty): when it is not built yet, it
+        # compiles in the background meanwhile, and launcher.module() waits for it
+        launcher.start()
+        try:
+            from .. import passes
+            from ..backends import cpu
+            from . import cache
+            lowered = passes.for_native(self.ir, checked=len(self.opts) > 2)
+            self.lowered = lowered
+            opts = self.opts
+            normalized = ir.format_kernel(lowered, locs=False)
+            lib, path, compiled, reason = cache.load_or_build(self.ir.entry.name, normalized,
+                                                              lambda: cpu.render(lowered, opts), opts, reason,
+                                                              self.describe())
+            fn = lib.asc_entry
+        except BaseException:
+            try:
+                launcher.cancel()    # the user's error comes at once and unchanged; no compiler is left behind
+            except Exception:
+                pass
+            raise
         self.reason = reason
-        fn = lib.asc_entry
         fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
         fn.restype = ctypes.c_int
         self.lib, self.path, self.entry = lib, path, fn

@@ -1,0 +1,198 @@
+"""The compiled launcher builds in the background while the first kernel compiles: in a fresh cache it is in place
+and serving calls after the first call; a launcher that does not build leaves calls on the Python path; a kernel
+that does not compile gives its error unchanged and leaves no compiler process behind; nothing is built when the
+launcher is cached or not needed. Each case runs in a new process (the launcher is loaded once per process)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import asc
+from asc.runtime import launcher
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(asc.__file__)))     # the asc under test, in the children too
+REAL_CXX = shutil.which("g++") or shutil.which("clang++")
+pytestmark = pytest.mark.skipif(REAL_CXX is None, reason="no C++ compiler: the launcher cannot be built")
+
+SCRIPT = textwrap.dedent('''
+    from __future__ import annotations
+    import json, os, signal, subprocess, sys
+    import numpy as np
+    import asc
+    import asc.language as lang
+    from asc.runtime import launcher, toolchain
+
+    spawned = []                      # every process asc starts: the launcher's compile is the one with "-x c"
+    class Recording(subprocess.Popen):
+        def __init__(self, args, *a, **k):
+            spawned.append(" ".join(map(str, args)))
+            super().__init__(args, *a, **k)
+    subprocess.Popen = Recording
+
+    pending_at_kernel_build = []      # had the launcher's build started (and not been waited for) by then?
+    real_build = toolchain.build
+    def build(*a, **k):
+        pending_at_kernel_build.append(bool(launcher._pending))
+        return real_build(*a, **k)
+    toolchain.build = build
+
+    @lang.kernel
+    def twice(x: lang.float32[N]) -> lang.float32[N]:
+        out = lang.empty_like(x)
+        for i in range(N):
+            out[i] = x[i] * 2.0
+        return out
+
+    if "kill-first-build" in sys.argv:          # a signal kills the background build: module() builds again
+        launcher.start()
+        os.killpg(launcher._pending[0].proc.pid, signal.SIGKILL)
+
+    x = np.arange(10, dtype=np.float32)
+    out = {"errors": []}
+    for _ in range(3):
+        try:
+            out["ok"] = bool((twice(x) == x * 2).all())
+        except asc.AscError as e:
+            out["errors"].append([type(e).__name__, str(e), e.__cause__ is None, e.__suppress_context__])
+
+    def children():
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            return True               # a compiler still running, or a zombie nobody reaped
+        except ChildProcessError:
+            return False
+
+    out["fast_calls"] = twice._launcher.calls if twice._launcher is not None else 0
+    out["pending"] = len(launcher._pending)
+    out["children"] = children()
+    out["launcher_builds"] = sum(" -x c " in s for s in spawned)
+    out["pending_at_kernel_build"] = pending_at_kernel_build
+    if "no-module" not in sys.argv:
+        out["module"] = launcher.module() is not None
+        out["children"] = out["children"] or children()
+    print(json.dumps(out))
+''')
+
+
+def _env(cache, **extra):
+    e = {k: v for k, v in os.environ.items() if k not in ("ASC_CACHE", "ASC_LOG", "ASC_DEBUG", "CXX", "CC")}
+    e.update(ASC_CACHE_DIR=str(cache), PYTHONPATH=os.pathsep.join([ROOT] + [p for p in [e.get("PYTHONPATH")] if p]),
+             **extra)
+    return e
+
+
+def start(tmp_path, *args, cache=None, **env):
+    script = tmp_path / "k.py"
+    if not script.exists():
+        script.write_text(SCRIPT)
+    return subprocess.Popen([sys.executable, str(script), *args], env=_env(cache or tmp_path / "cache", **env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def result(proc):
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    return json.loads(stdout.strip().splitlines()[-1]), stderr
+
+
+def run(tmp_path, *args, **env):
+    return result(start(tmp_path, *args, **env))
+
+
+def launch_dir(tmp_path, cache="cache"):
+    d = tmp_path / cache / "launch"
+    return sorted(os.listdir(d)) if d.exists() else []
+
+
+def fake_cxx(tmp_path, fail_on: str):
+    """A CXX that fails the launcher's compile (fail_on="launcher") or the kernel's (fail_on="kernel") and runs
+    the real compiler for the other."""
+    path = tmp_path / f"cxx-{fail_on}"
+    is_launcher = '[ "$a" = "-x" ] && launcher=1'
+    fails = "[ -n \"$launcher\" ]" if fail_on == "launcher" else "[ -z \"$launcher\" ]"
+    path.write_text(textwrap.dedent(f'''\
+        #!/bin/sh
+        launcher=
+        for a in "$@"; do {is_launcher}; done
+        if {fails}; then echo "asc-test: this {fail_on} compile fails on purpose" >&2; exit 1; fi
+        exec {REAL_CXX} "$@"
+    '''))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_fresh_cache_builds_the_launcher_in_the_background_while_the_kernel_compiles(tmp_path):
+    out, _ = run(tmp_path)
+    assert out["ok"] and not out["errors"] and out["module"]
+    assert out["fast_calls"] >= 2                        # the calls after the first go through the launcher
+    assert out["launcher_builds"] == 1
+    assert out["pending_at_kernel_build"] == [True]      # started before the kernel's compiler ran
+    assert out["pending"] == 0 and not out["children"]
+    files = launch_dir(tmp_path)
+    assert len(files) == 1 and files[0].startswith("_asc_launch-")    # no temporary file left
+    again, _ = run(tmp_path)                             # a new process with the launcher (and kernel) cached
+    assert again["ok"] and again["module"] and again["fast_calls"] >= 2
+    assert again["launcher_builds"] == 0 and again["pending_at_kernel_build"] == []
+    assert launch_dir(tmp_path) == files
+
+
+def test_a_launcher_that_does_not_build_leaves_calls_on_the_python_path(tmp_path):
+    out, stderr = run(tmp_path, CXX=fake_cxx(tmp_path, "launcher"), ASC_LOG="compile")
+    assert out["ok"] and not out["errors"]
+    assert not out["module"] and out["fast_calls"] == 0
+    assert out["launcher_builds"] == 1                   # tried once per process, not once per kernel or call
+    assert out["pending"] == 0 and not out["children"]
+    assert "the compiled launcher did not build (calls take the Python path)" in stderr
+    assert "asc-test: this launcher compile fails on purpose" in stderr
+    assert launch_dir(tmp_path) == []
+
+
+def test_a_kernel_that_does_not_compile_gives_its_error_and_leaves_no_process(tmp_path):
+    out, _ = run(tmp_path, CXX=fake_cxx(tmp_path, "kernel"))
+    assert "ok" not in out and len(out["errors"]) == 3
+    for name, msg, no_cause, suppressed in out["errors"]:
+        assert name == "ToolchainError" and no_cause and suppressed
+        assert msg.startswith("the C++ compiler failed on kernel 'twice' (this is a bug in asc; please report it).")
+        assert "asc-test: this kernel compile fails on purpose" in msg
+        assert "launcher" not in msg
+    assert out["launcher_builds"] >= 1 and out["pending_at_kernel_build"][0] is True
+    assert out["pending"] == 0 and not out["children"]
+    assert out["module"]                                 # module() itself still works afterwards
+    files = launch_dir(tmp_path)
+    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+
+
+def test_a_background_build_killed_by_a_signal_is_built_again(tmp_path):
+    out, _ = run(tmp_path, "kill-first-build")
+    assert out["ok"] and out["module"] and out["fast_calls"] >= 2
+    assert out["launcher_builds"] == 2
+    assert out["pending"] == 0 and not out["children"]
+    assert len(launch_dir(tmp_path)) == 1
+
+
+def test_two_processes_building_at_once(tmp_path):
+    procs = [start(tmp_path, cache=tmp_path / "shared") for _ in range(2)]
+    for p in procs:
+        out, _ = result(p)
+        assert out["ok"] and out["module"] and out["fast_calls"] >= 2 and not out["children"]
+    files = launch_dir(tmp_path, "shared")
+    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+
+
+def test_nothing_is_built_for_interpreted_kernels(tmp_path):
+    out, _ = run(tmp_path, "no-module", ASC_DEBUG="1")
+    assert out["ok"] and out["launcher_builds"] == 0 and out["pending"] == 0 and not out["children"]
+    assert launch_dir(tmp_path) == []
+
+
+def test_nothing_starts_once_the_launcher_is_loaded():
+    assert launcher.module() is not None
+    launcher.start()
+    assert launcher._pending == []
