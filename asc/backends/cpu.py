@@ -157,8 +157,9 @@ class CPURenderer(CStyleRenderer):
         self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
         self.depth += 1
         self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
-        saved, self._block_bufs = self._block_bufs, {key: (f"{buf}[{k}]", key_access.half)
-                                                     for (key, buf), key_access in zip(bufs.items(), accesses)}
+        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)):
+                                                     (f"{bufs[(a.tensor.name, tuple(a.indices))]}[{k}]", a.half)
+                                                     for a in accesses}
         self.block(s.body)
         self._block_bufs = saved
         self.depth -= 1
