@@ -373,9 +373,11 @@ class Kernel:
             result = run(spec, bound, symbols)
         else:
             result = spec.run_compiled(bound, symbols)
-            if self._launcher is not None and not _python_path_only() and \
-                    ctypes.cast(spec.entry, ctypes.c_void_p).value not in self._rows:
-                self._add_row(spec)      # a signature the table had pushed out: it serves the next calls again
+            if self._launcher is not None and not _python_path_only():
+                if ctypes.cast(spec.entry, ctypes.c_void_p).value not in self._rows:
+                    self._add_row(spec)  # a signature the table had pushed out: it serves the next calls again
+                elif any(a.kind == "torch" for a in bound):
+                    launcher.share_torch(launcher.module())  # torch imported since the row was added
         if obs is not None:
             obs.on_call(self, spec, bound, symbols, "interpret" if interpret else self.options.target,
                         time.perf_counter() - t0)
@@ -403,8 +405,10 @@ class Kernel:
 
     def _install(self, spec):
         """Adds a compiled specialization to this kernel's launcher (built on first use)."""
+        if self.options.target == "ascend-sim":        # (its calls run the emulator, from Python)
+            return
         mod = launcher.module()
-        if mod is None or self.options.target == "ascend-sim":
+        if mod is None:
             return
         if self._launcher is None:
             self._launcher = mod.Launcher(self._call, self._on_error)

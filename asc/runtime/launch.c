@@ -3,8 +3,9 @@
  * A Launcher holds, for each compiled specialization of one kernel, a table describing its arguments (dtype
  * number, rank, fixed sizes or size symbols, written or not) and its outputs. A call with NumPy arrays and Python
  * numbers that matches a row is checked, its outputs are allocated, and the kernel runs, all without Python code.
- * Anything else (keywords, defaults, torch tensors, NumPy scalars, a new signature, an error to report) goes to
- * the Python fallback, which is the one place that explains what is wrong.
+ * A scalar row takes either Python numbers or NumPy scalars of one type, as the specialization it serves was
+ * made for. Anything else (keywords, defaults, a new signature, an error to report) goes to the Python fallback,
+ * which is the one place that explains what is wrong.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +25,9 @@ typedef int (*entry_fn)(void *const *, const int64_t *);
 typedef struct {
     char kind;          /* 't' tensor; scalars: 'd' double, 'D' double from a Python float only, 'f' float,
                            'q' int64, 'i' int32, 'h' int16, 'b' int8, 'B' uint8, '?' bool, 'x' never (Python path) */
-    int type_num;       /* tensors: the NumPy type number */
+    int type_num;       /* tensors: the NumPy type number; scalars: that of the NumPy scalar type the row takes,
+                           or -1 for Python numbers */
+    PyTypeObject *src;  /* scalars from NumPy: the scalar type (np.float32, ...); NULL for Python numbers */
     int ndim;
     npy_intp dims[MAXD];/* >= 0: that size; < 0: size symbol -(d + 1) */
     char written;
@@ -324,6 +327,11 @@ static PyObject *Launcher_add(Launcher *self, PyObject *args) {
             return NULL;
         s.p[i].kind = kind[0];
         s.p[i].written = (char)written;
+        if (kind[0] != 't' && s.p[i].type_num >= 0) {
+            /* a builtin NumPy scalar type: static, so the reference is simply kept */
+            s.p[i].src = (PyTypeObject *)PyArray_TypeObjectFromType(s.p[i].type_num);
+            if (!s.p[i].src) return NULL;
+        }
         if (read_dims(d, s.p[i].dims, &s.p[i].ndim) < 0) return NULL;
     }
     s.nalloc = (int)PyTuple_GET_SIZE(allocs);
@@ -356,8 +364,50 @@ static PyObject *Launcher_clear(Launcher *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* a NumPy scalar of exactly the row's type into the slot, converted to the parameter's type as the Python path
+ * does (np.array(value, dtype)); 0 when it does not fit (another type, an int out of range, a float for an int or
+ * bool parameter: the Python path decides, or explains) */
+static int numpy_scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
+    if (Py_TYPE(o) != p->src) return 0;
+    union { double d; float f; int64_t q; int32_t i; int16_t h; int8_t b; uint8_t B; npy_bool t; } raw;
+    PyArray_ScalarAsCtype(o, &raw);
+    int is_float = 0;
+    double dv = 0;
+    long long iv = 0;
+    switch (p->type_num) {
+    case NPY_DOUBLE: is_float = 1; dv = raw.d; break;
+    case NPY_FLOAT: is_float = 1; dv = raw.f; break;
+    case NPY_INT64: iv = raw.q; break;
+    case NPY_INT32: iv = raw.i; break;
+    case NPY_INT16: iv = raw.h; break;
+    case NPY_INT8: iv = raw.b; break;
+    case NPY_UINT8: iv = raw.B; break;
+    case NPY_BOOL: iv = raw.t != 0; break;
+    default: return 0;          /* float16, unsigned 16-64 bit, ...: the Python path */
+    }
+    switch (p->kind) {
+    case 'd': { double v = is_float ? dv : (double)iv; memcpy(slot, &v, 8); return 1; }
+    case 'f': { float v = is_float ? (float)dv : (float)iv; memcpy(slot, &v, 4); return 1; }
+    case '?':
+        if (p->type_num != NPY_BOOL) return 0;
+        *(unsigned char *)slot = (unsigned char)iv;
+        return 1;
+    }
+    if (is_float) return 0;
+    switch (p->kind) {
+    case 'q': memcpy(slot, &iv, 8); return 1;
+    case 'i': if (iv < INT32_MIN || iv > INT32_MAX) return 0; { int32_t x = (int32_t)iv; memcpy(slot, &x, 4); } return 1;
+    case 'h': if (iv < INT16_MIN || iv > INT16_MAX) return 0; { int16_t x = (int16_t)iv; memcpy(slot, &x, 2); } return 1;
+    case 'b': if (iv < INT8_MIN || iv > INT8_MAX) return 0; { int8_t x = (int8_t)iv; memcpy(slot, &x, 1); } return 1;
+    case 'B': if (iv < 0 || iv > 255) return 0; { uint8_t x = (uint8_t)iv; memcpy(slot, &x, 1); } return 1;
+    }
+    return 0;
+}
+
 /* a Python number into the scalar slot; 0 when it does not fit this row (the Python path decides) */
-static int scalar_in(char kind, PyObject *o, uint64_t *slot) {
+static int scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
+    if (p->src) return numpy_scalar_in(p, o, slot);
+    char kind = p->kind;
     if (kind == 'D') {        /* a parameter typed from a Python float argument: only a float matches */
         if (!PyFloat_CheckExact(o)) return 0;
         double v = PyFloat_AS_DOUBLE(o);
@@ -414,7 +464,7 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
         const PSpec *p = &s->p[i];
         PyObject *o = args[i];
         if (p->kind != 't') {
-            if (!scalar_in(p->kind, o, &sbuf[i])) return 0;
+            if (!scalar_in(p, o, &sbuf[i])) return 0;
             slots[i] = &sbuf[i];
             lo[i] = hi[i] = NULL;
             continue;

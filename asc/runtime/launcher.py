@@ -226,16 +226,17 @@ def row(spec, entry_address: int):
         return tuple(d if isinstance(d, int) else -(syms[d.name] + 1) for d in shape)
 
     params = []
-    for p, ps in zip(k.entry.params, spec.kernel.specs):
+    for p, ps, key in zip(k.entry.params, spec.kernel.specs, spec.key):
         t = p.var.type
         written = p.var.name in spec.written
         if isinstance(t, ir.TensorType):
             params.append(("t", HANDLES[t.dtype].np.num, dims(t.shape), written))
         else:
             kind = _SCALAR_KIND.get(t.dtype.name, "x")
-            if ps.kind == "any" and kind == "d":
+            _, arg_dtype, python_number = key      # what the specialization was made for: ("s", dtype, pyweak)
+            if ps.kind == "any" and kind == "d" and python_number:
                 kind = "D"
-            params.append((kind, 0, (), False))
+            params.append((kind, -1 if python_number else HANDLES[arg_dtype].np.num, (), False))
     allocs = tuple((HANDLES[o.type.dtype].np.num, dims(o.type.shape)) for o in k.outputs if o.kind == "alloc")
     souts = tuple(HANDLES[o.type.dtype].np.num for o in k.outputs if o.kind == "scalar")
     rets = tuple(({"param": "p", "alloc": "a", "scalar": "s"}[o.kind], o.index) for o in k.outputs)

@@ -164,3 +164,52 @@ def test_torch_bfloat16_outputs_take_the_python_path():
     for _ in range(2):
         out = halve16(x)
         assert out.dtype == torch.bfloat16 and out.tolist() == [1.5] * 5
+
+
+@lang.kernel
+def scaled(x: lang.float32[N], s: lang.float32, k: lang.int32, flag: lang.bool_) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * s + k if flag else x[i]
+    return out
+
+
+@lang.kernel
+def any_scale(x: lang.float32[N], s) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * s
+    return out
+
+
+def test_numpy_scalars_on_the_fast_path():
+    """NumPy scalars (np.float32(2), np.int32(3), np.True_...) are served without Python, converted as the Python
+    path converts them; an int out of range or a float for an int parameter still gets the Python path's error."""
+    x = np.linspace(-3, 3, 16).astype(np.float32)
+    ref = lang.kernel(target="interpret")(scaled.pyfunc)
+    cases = [(np.float32(1.5), np.int32(3), np.True_), (np.float64(0.1), np.int64(-2), np.True_),
+             (np.int16(2), np.int8(7), np.False_), (np.uint8(200), np.uint8(4), np.True_), (2.5, 3, True)]
+    for s, k, flag in cases:
+        np.testing.assert_array_equal(scaled(x, s, k, flag), ref(x, s, k, flag))     # first: the Python path
+        before = fast_calls(scaled)
+        for _ in range(3):
+            np.testing.assert_array_equal(scaled(x, s, k, flag), ref(x, s, k, flag))
+        assert fast_calls(scaled) == before + 3, (type(s), type(k))
+    with pytest.raises(asc.errors.ArgumentError, match="out of range for int32"):
+        scaled(x, np.float32(1), np.int64(1 << 40), np.True_)
+    with pytest.raises(asc.errors.ArgumentError, match="'k' must be int32"):
+        scaled(x, np.float32(1), np.float64(2.0), np.True_)
+
+
+def test_a_row_made_for_numpy_scalars_does_not_take_python_numbers():
+    """An unannotated scalar is typed by the call: np.float32(2) makes a float32 specialization, 2.0 (a Python float,
+    weak under NEP 50) its own; neither row serves the other's calls."""
+    x = np.arange(8, dtype=np.float32)
+    a = any_scale(x, np.float32(0.1))
+    b = any_scale(x, 0.1)
+    assert any_scale.cache_info()["specializations"] == 2
+    before = fast_calls(any_scale)
+    np.testing.assert_array_equal(any_scale(x, np.float32(0.1)), a)
+    np.testing.assert_array_equal(any_scale(x, 0.1), b)
+    assert fast_calls(any_scale) == before + 2
+    assert any_scale.cache_info()["specializations"] == 2
