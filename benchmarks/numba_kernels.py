@@ -84,9 +84,17 @@ def parallel_sum(x):
     return acc
 
 
+@njit(cache=True)
+def saxpy_serial(a, x, y, out):
+    """For the dispatch cost: a serial loop (a parallel one would add its thread launch)."""
+    for i in range(x.shape[0]):
+        out[i] = a * x[i] + y[i]
+
+
 def warm():
     x = np.ones(64, np.float32)
     o = np.empty_like(x)
+    saxpy_serial(np.float32(2.0), x, x, o)
     gelu_erf_out(x, o)
     gelu_tanh_out(x, o)
     saxpy_out(np.float32(2.0), x, x, o)

@@ -177,6 +177,32 @@ def compile_times(cold_runs=5, warm_runs=5):
             "warm_first_call_s": statistics.median(w[1] for w in warm)}
 
 
+def dispatch_times(torch, numba_mod, calls=20000, repeats=7):
+    """Seconds per call of a 16-element SAXPY: the steady-state cost of a call (argument checks, shape binding,
+    output allocation, launch), asc beside Numba's dispatcher and torch eager."""
+    x, y, out = (np.ones(16, np.float32) for _ in range(3))
+    a32 = np.float32(2.0)
+    cases = {"asc saxpy(out=), Python float scalar": lambda: K.saxpy_out(2.0, x, y, out),
+             "asc saxpy(out=), np.float32 scalar": lambda: K.saxpy_out(a32, x, y, out),
+             "asc saxpy, allocating its output": lambda: K.saxpy(a32, x, y)}
+    if numba_mod:
+        cases["numba @njit saxpy(out=), np.float32 scalar"] = lambda: numba_mod.saxpy_serial(a32, x, y, out)
+    if torch:
+        tx, ty, tout = (torch.from_numpy(v) for v in (x, y, out))
+        cases["torch eager torch.add(ty, tx, alpha=2, out=)"] = lambda: torch.add(ty, tx, alpha=2.0, out=tout)
+    res = {}
+    for name, fn in cases.items():
+        fn()
+        per = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            per.append((time.perf_counter() - t0) / calls)
+        res[name] = statistics.median(per)
+    return res
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="sizes / 16")
@@ -218,13 +244,18 @@ def main():
             results.append(dict(workload=name, dtype=dt, elements=elems, peer=c.peer, variant=c.variant,
                                 median_s=harness.median(c), min_s=min(c.times), first_s=c.first, gbs=g,
                                 ref_gbs=ref_gbs, pct_ref=100 * g / ref_gbs, runs=len(c.times)))
+    disp = dispatch_times(torch, numba_mod)
+    print("\ncall overhead, three 16-element float32 arrays and a scalar (median of 7 x 20,000 calls):")
+    for k, v in disp.items():
+        print(f"  {k:44s} {v * 1e6:6.3f} us")
     ct = compile_times()
     print(f"\nimport asc: {ct['import_s'] * 1e3:.0f} ms; first call, cold (compile; median of 5 fresh caches): "
           f"{ct['cold_first_call_s'] * 1e3:.0f} ms; first call in a new process with the disk cache: "
           f"{ct['warm_first_call_s'] * 1e3:.1f} ms")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
-        json.dump({"threads": THREADS, "quick": a.quick, "results": results, "compile": ct}, f, indent=1)
+        json.dump({"threads": THREADS, "quick": a.quick, "results": results, "dispatch_s": disp, "compile": ct}, f,
+                  indent=1)
     print(f"wrote {a.out}")
 
 
