@@ -21,12 +21,38 @@ class CPURenderer(CStyleRenderer):
         small loop on one thread."""
         threads = self.options.get("num_threads")
         nt = f" num_threads({int(threads)})" if threads else ""
-        cond = ""
-        if trip_count(s) is None:  # decided at run time: enough work for the threads?
-            inner = max(1, _inner_work(s))
-            trips = f"({self.expr(s.stop)} - {self.expr(s.start)})"
-            cond = f" if({trips} * {inner}LL >= {PARALLEL_MIN_WORK}LL)"
+        varying = {s.var.name} | {x.var.name for x in ir.walk_stmts(s.body) if isinstance(x, (ir.Assign, ir.For))}
+        work, known = self.work_expr(s, varying)
+        # decided at run time when the sizes are: enough work for the threads?
+        cond = "" if known else f" if({work} >= {PARALLEL_MIN_WORK}LL)"
         return nt, cond
+
+    def work_expr(self, s: ir.For, varying: set) -> tuple:
+        """(C expression, known at compile time) of the iterations x inner work of loop `s`: sizes known only at
+        run time enter as expressions where they do not change inside the parallel loop, else as UNKNOWN_TRIP."""
+        n = trip_count(s)
+        known = n is not None
+        if known:
+            trips = f"{n}LL"
+        elif isinstance(s.step, ir.Const) and s.step.value == 1 and not any(
+                isinstance(e, ir.Var) and e.name in varying or isinstance(e, (ir.Load, ir.FuncCall))
+                for b in (s.start, s.stop) for e in ir.walk_expr(b)):
+            trips = f"asc_max_i({self.expr(s.stop)} - {self.expr(s.start)}, 0LL)"
+        else:
+            trips = f"{UNKNOWN_TRIP}LL"
+        inner = []
+        for x in ir.walk_stmts(s.body):
+            if isinstance(x, ir.While):
+                inner.append((f"{UNKNOWN_TRIP}LL", False))
+        for x in s.body:
+            if isinstance(x, ir.For):
+                inner.append(self.work_expr(x, varying))
+        if not inner:
+            return trips, known
+        inner_e = inner[0][0]
+        for e, _ in inner[1:]:
+            inner_e = f"asc_max_i({inner_e}, {e})"
+        return f"{trips} * {inner_e}", known and all(k for _, k in inner)
 
     def loop_pragma(self, s: ir.For):
         if s.kind == "parallel":

@@ -18,8 +18,8 @@ a value reaches memory, never what is computed. A loop qualifies when that is pl
 - its body is assignments, stores and expression statements only (no if / while / break / print), so every access
   runs for every iteration and a block reads or writes exactly the elements the loop would;
 - every blocked access is contiguous in the loop variable (the last index is `i` or `i + c`, the other indices do
-  not change in the loop) and a blocked load is not under a ternary or `and` / `or` (which would not always
-  evaluate it);
+  not change in the loop), and an element read under a ternary or `and` / `or` (which would not always evaluate it)
+  is also read unconditionally, as in `x[i] if x[i] > 0 else 0.0`;
 - no float16 tensor is both read and written in the loop (a read would have to see the rounded store), each
   blocked output is written at one index, and no device function called in the loop is handed a tensor.
 """
@@ -60,6 +60,7 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
     memory_bound = _cheap(body)
     found: dict = {}
     direct = set()          # outputs also written at an index that is not contiguous: stored as written
+    conditional_loads = set()
     ok = [True]
 
     def visit(e, conditional: bool):
@@ -69,10 +70,14 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
             ok[0] = False
             return
         if isinstance(e, ir.Load) and _is_half(e.tensor):
-            if conditional or not _contiguous(e.indices, loop.var.name, varying):
+            if not _contiguous(e.indices, loop.var.name, varying):
                 ok[0] = False
                 return
-            found.setdefault((e.tensor.name, tuple(e.indices), False), Access(e.tensor, e.indices, False))
+            key = (e.tensor.name, tuple(e.indices), False)
+            if conditional:                 # fine if the same element is also read unconditionally (checked below)
+                conditional_loads.add(key)
+            else:
+                found.setdefault(key, Access(e.tensor, e.indices, False))
         if isinstance(e, ir.Select):
             visit(e.cond, conditional)
             visit(e.a, True)
@@ -96,7 +101,7 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
             visit(s.value, False)
             if _is_half(s.tensor) or (s.tensor.name in write_only and memory_bound):
                 if not _contiguous(s.indices, loop.var.name, varying):
-                    if _is_half(s.tensor):
+                    if _is_half(s.tensor) or not ok[0]:
                         return None
                     direct.add(s.tensor.name)
                     continue
@@ -106,6 +111,8 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
             visit(s.value if isinstance(s, ir.Assign) else s.expr, False)
         if not ok[0]:
             return None
+    if not conditional_loads <= set(found):
+        return None                     # a float16 element read only under a condition: a block would read it always
     found = {key: a for key, a in found.items() if a.half or a.tensor.name not in direct}
     if not found:
         return None

@@ -36,9 +36,13 @@ static inline uint32_t asc_f2bits(float f) { uint32_t u; memcpy(&u, &f, 4); retu
 // without AVX512-FP16). Round to nearest even; subnormals, inf and nan handled; checked exhaustively in the tests.
 static inline float asc_h2f(asc_half h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
-  uint32_t u = asc_f2bits(asc_bits2f(em << 13) * 0x1p112f);         // rebias; exact for normals and subnormals
-  u = em >= 0x7c00u ? (u | 0x7f800000u) : u;                          // inf / nan keep their payload
-  return asc_bits2f(u | sign);
+  uint32_t norm = (em << 13) + 0x38000000u;                           // normals: the exponent rebiased (+112)
+  // subnormals and zero: an exact product of normal floats, so flush-to-zero / denormals-are-zero modes (which
+  // torch.set_flush_denormal sets) leave them alone, as vcvtph2ps does
+  uint32_t sub = asc_f2bits((asc_bits2f(0x4b000000u | em) - 0x1p23f) * 0x1p-24f);
+  uint32_t is_sub = 0u - (uint32_t)(em < 0x400u), is_inf = 0u - (uint32_t)(em >= 0x7c00u);   // masks: no branches
+  uint32_t u = (sub & is_sub) | (norm & ~(is_sub | is_inf)) | (((em << 13) | 0x7f800000u) & is_inf);
+  return asc_bits2f(u | sign);                                        // (inf / nan keep their payload)
 }
 static inline asc_half asc_f2h(float f) {
   uint32_t u = asc_f2bits(f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;

@@ -141,6 +141,9 @@ class Dim:
 
 def dim(name: str) -> Dim:
     """A symbolic dimension: `N = lang.dim("N")`, then `x: lang.float32[N]`."""
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("asc_"):
+        raise ValueError(f"lang.dim({name!r}): a size is named by a Python identifier that does not start with "
+                         f"'asc_' (reserved for asc's own names)")
     return Dim(name)
 
 

@@ -68,7 +68,8 @@ def trip_count(loop: ir.For):
 
 def _work(loop: ir.For) -> int:
     n = trip_count(loop)
-    n = UNKNOWN_TRIP * 64 if n is None else n
+    if n is None:       # known at run time only: taken as enough, and the target decides then (cpu: an if() clause)
+        n = PARALLEL_MIN_WORK
     return n * max(_inner_work(loop.body), 1)
 
 

@@ -61,10 +61,17 @@ def _check_dtype(spec, a, kernel_name):
                             f"{a.dtype.name} (asc does not cast silently: use {hint})")
 
 
+FREE_DIM_PREFIX = "asc_dim_"      # reserved: lang.dim refuses names starting with "asc_"
+
+
 def free_dim(param: str, axis: int) -> str:
-    """The size symbol of an axis the annotation leaves free (no annotation, or `*`): dynamic kernels take it as a
-    run-time size."""
-    return f"{param}_d{axis}"
+    """The size symbol of an axis the annotation leaves free (no annotation, or None): dynamic kernels take it as a
+    run-time size. Its name cannot be a user's size, and the interpreter does not show it to the kernel."""
+    return f"{FREE_DIM_PREFIX}{param}_{axis}"
+
+
+def is_free_dim(name: str) -> bool:
+    return name.startswith(FREE_DIM_PREFIX)
 
 
 def _check_shape(spec, a, symbols, where, kernel_name):

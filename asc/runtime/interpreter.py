@@ -14,6 +14,7 @@ from .. import ir
 from ..errors import MemoryCheckError, NumericCheckError
 from ..language.dtypes import HANDLES, _bound_dims
 from ..language.interpreter_array import KernelArray, finite_stores
+from . import binding
 
 
 _ASC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -126,7 +127,8 @@ def run(spec, bound, symbols):
         else:
             args.append(v)
     g = dict(fn.__globals__)
-    g.update(symbols)               # sizes named in annotations are plain ints inside the kernel
+    # sizes named in annotations are plain ints inside the kernel (free axes have no name there)
+    g.update({n: v for n, v in symbols.items() if not binding.is_free_dim(n)})
     if k.conversions:
         run_fn = _converting_function(fn, k.conversions, g)
     else:

@@ -217,8 +217,9 @@ class Specialization:
         for i, a in enumerate(bound):
             if a.kind == "scalar":
                 try:
-                    buf = np.array(a.value, dtype=self.param_np[i])
-                except (OverflowError, ValueError) as e:
+                    with np.errstate(over="ignore"):   # float64 -> float32 overflow is inf, as on the fast path
+                        buf = np.array(a.value, dtype=self.param_np[i])
+                except (OverflowError, ValueError, TypeError) as e:
                     raise ArgumentError(f"{self.kernel.__name__}(): argument {self.kernel.specs[i].name!r}: {e}") \
                         from None
                 keep.append(buf)
@@ -374,7 +375,7 @@ class Kernel:
         else:
             result = spec.run_compiled(bound, symbols)
             if self._launcher is not None and not _python_path_only():
-                if ctypes.cast(spec.entry, ctypes.c_void_p).value not in self._rows:
+                if spec.key not in self._rows:
                     self._add_row(spec)  # a signature the table had pushed out: it serves the next calls again
                 elif any(a.kind == "torch" for a in bound):
                     launcher.share_torch(launcher.module())  # torch imported since the row was added
@@ -426,7 +427,8 @@ class Kernel:
         self._by_entry[address] = spec
         self._launcher.add(*launcher.row(spec, address))
         # mirror of the launcher's table (newest first), so that a signature pushed out comes back when used
-        self._rows = ([address] + [a for a in self._rows if a != address])[:mod.TABLE_ROWS]
+        # (keyed by specialization: several can share one compiled entry, e.g. made for np.float32 and np.float64)
+        self._rows = ([spec.key] + [k for k in self._rows if k != spec.key])[:mod.TABLE_ROWS]
 
     def _observed(self, address: int, seconds: float, sizes: tuple):
         """A call the launcher served, reported to the active profiler."""

@@ -198,9 +198,6 @@ def conditional_reread(x: lang.float32[N], c: lang.bool_):
     return y, out
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: blocked_accesses skips its `if not ok[0]: return None` after a store to "
-                   "a write-only output at a non-contiguous index (`continue`), and expr_Load then serves the "
-                   "conditional load y[i] from y's *store* buffer: the float32 value before rounding to float16")
 def test_conditional_read_of_a_float16_tensor_written_in_the_loop():
     x = np.linspace(-1, 1, 3 * BLOCK + 7).astype(np.float32)
     y, out = conditional_reread(x, True)
@@ -682,10 +679,6 @@ def times_one(x):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: under DAZ (torch.set_flush_denormal(True)) asc_h2f turns float16 "
-                   "subnormals into 0 (it rebiases with a float multiply of a float32 denormal), while the F16C / "
-                   "AVX-512 block conversion keeps them: the blocked loop keeps all but the scalar tail of each "
-                   "block, the plain loop zeroes all, the interpreter keeps all")
 def test_float16_subnormals_under_flush_to_zero():
     torch = pytest.importorskip("torch")
     x = np.arange(1, 1024 + 2 + 1, dtype=np.uint16).view(np.float16)     # every positive subnormal, and more

@@ -96,3 +96,36 @@ def test_parallel_element_loops_split_on_cache_line_boundaries():
     src = scale.source("cpu", x)
     assert "schedule(static, asc_chunk(" in src and ", 64))" in src
     np.testing.assert_array_equal(scale(x), x * np.float32(3.0))
+
+
+@lang.kernel(dynamic_shape=True)
+def double_any(x):
+    out = lang.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] * 2.0
+    return out
+
+
+@lang.kernel(dynamic_shape=True)
+def double_rows(x):
+    out = lang.empty_like(x)
+    R, C = x.shape
+    for i in range(R):
+        for j in range(C):
+            out[i, j] = x[i, j] * 2.0
+    return out
+
+
+def test_dynamic_sizes_decide_parallelism_at_run_time():
+    """With sizes known only at run time, the loop is parallel under an if() on the actual work (a 1-D loop used to
+    stay on one thread for any size; a 2-D one counted its inner loop as 256 iterations)."""
+    src = double_any.source("cpu", np.ones(10, np.float32))
+    assert "#pragma omp parallel" in src and "if(asc_max_i(asc_dim_x_0_ - 0LL, 0LL) >= 32768LL)" in src
+    src = double_rows.source("cpu", np.ones((3, 4), np.float32))
+    assert "if(asc_max_i(R - 0LL, 0LL) * asc_max_i(C - 0LL, 0LL) >= 32768LL)" in src
+    for n in (0, 1, 1000, 100_003):
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal(double_any(x), 2 * x)
+    for shape in ((0, 3), (3, 0), (7, 5), (300, 301)):
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        np.testing.assert_array_equal(double_rows(x), 2 * x)

@@ -83,9 +83,6 @@ def reads_global(x):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (from free_dim): the free axis' symbol 'x_d0' is now bound for every "
-                   "kernel, and the interpreter puts the symbols into the kernel's globals: a global named x_d0 reads "
-                   "as len(x) (3) in the interpreter, 7.0 compiled")
 def test_a_global_named_like_a_free_axis():
     x = np.ones(3, np.float32)
     np.testing.assert_array_equal(reads_global(x), np.full(3, 7.0, np.float32))
@@ -100,9 +97,6 @@ def param_named_like_axis(x, x_d0: int):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (from free_dim): a parameter named x_d0 beside an unannotated x in a "
-                   "dynamic kernel: the C++ declares x_d0 twice and the compiler fails (ToolchainError, 'a bug in "
-                   "asc')")
 def test_a_parameter_named_like_a_free_axis():
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(param_named_like_axis(x, 2), x * 2)
@@ -127,10 +121,6 @@ def dim_named_like_axis_dyn(y: lang.float32[M], x):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (from free_dim): a size named 'x_d0' is the same symbol as x's free "
-                   "axis: a static kernel raises KeyError 'x_d0' (where[] has no entry for the free axis) when the "
-                   "sizes differ; a dynamic one binds x's length to y's (out has len(y) elements and x is read out of "
-                   "bounds: here the memory check catches it)")
 def test_a_size_named_like_a_free_axis():
     x, y = np.arange(3, dtype=np.float32), np.ones(8, np.float32)
     np.testing.assert_array_equal(dim_named_like_axis(x, y), x + 1)

@@ -238,9 +238,6 @@ def test_scalars_beside_tensors_on_the_fast_path():
         np.testing.assert_array_equal(ref, lang.kernel(target="interpret")(affine.pyfunc)(x, *args))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Kernel._rows mirrors the launcher's table by entry address, but "
-                   "specializations that differ only in the scalar type they were made for share one compiled entry: "
-                   "a row pushed out of the table is never added again (those calls take the Python path for good)")
 def test_rows_pushed_out_of_the_table_come_back():
     k = fresh(lang.float32)
     kinds = [np.float32(1), np.float64(1), np.int64(1), np.int32(1), np.int16(1), np.int8(1), np.uint8(1),
@@ -258,18 +255,11 @@ def test_rows_pushed_out_of_the_table_come_back():
     assert fast_calls(k) == before + 1
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (Python path, not new): run_compiled catches OverflowError/ValueError "
-                   "from np.array(value, dtype) but ml_dtypes raises TypeError('expected number, got int') for a "
-                   "Python int >= 2**63 into a bfloat16 parameter: a raw TypeError instead of an asc ArgumentError "
-                   "(float32 takes the same int: 9.223372e18)")
 def test_huge_python_int_into_bfloat16_parameter():
     r = outcome(p_bf16, 2 ** 63)
     assert r[0] == "ok" or r[1] is asc.errors.ArgumentError, r
 
 
-@pytest.mark.xfail(strict=True, reason="the Python path converts with np.array(value, float32), which warns "
-                   "'overflow encountered in cast' (an exception under warnings-as-errors); the fast path converts in "
-                   "C silently: the same call raises once, then returns inf")
 def test_overflowing_float_argument_behaves_the_same_on_both_paths():
     k = fresh(lang.float32)
     k(np.float64(1.0))                                # compiled; the np.float64 row is in the table
