@@ -38,8 +38,36 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
                         fb.loc(fb.src.tree))
     funcs = tuple(ctx.funcs[k] for k in ctx.order)
     syms = tuple(n for n, v in symbols.items() if isinstance(v, ir.Sym))
-    return ir.Kernel(entry, funcs, tuple(outputs), returns_tuple, syms, fb.src.file,
-                     tuple(sorted(fb.conversions.items())))
+    kernel = ir.Kernel(entry, funcs, tuple(outputs), returns_tuple, syms, fb.src.file,
+                       tuple(sorted(fb.conversions.items())))
+    _check_call_aliasing(kernel)
+    return kernel
+
+
+def _check_call_aliasing(kernel: ir.Kernel):
+    """Refuses a device function handed one tensor for two parameters when it writes either: compiled code takes
+    its tensor parameters as distinct memory (as the kernel's own arguments, which the runtime checks)."""
+    written = ir.written_params(kernel)
+    fns = {f.name: f for f in kernel.funcs}
+    for f in kernel.funcs + (kernel.entry,):
+        for s in ir.walk_stmts(f.body):
+            for e in ir.stmt_exprs(s):
+                if not (isinstance(e, ir.FuncCall) and e.func in fns):
+                    continue
+                callee = fns[e.func]
+                seen: dict = {}
+                for p, a in zip(callee.params, e.args):
+                    if not (isinstance(a, ir.Var) and isinstance(a.type, ir.TensorType)):
+                        continue
+                    if a.name in seen:
+                        q = seen[a.name]
+                        w = [n for n in (q, p.var.name) if n in written[e.func]]
+                        if w:
+                            raise CompileError(f"{callee.pyname}() is given {a.name!r} for both {q!r} and "
+                                               f"{p.var.name!r} and writes {w[0]!r}: pass separate tensors "
+                                               f"(compiled code takes its tensor parameters as distinct memory)",
+                                               e.loc)
+                    seen[a.name] = p.var.name
 
 
 def _c_name(name):
