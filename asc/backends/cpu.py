@@ -86,35 +86,35 @@ class CPURenderer(CStyleRenderer):
         innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
         self.emit("{")
         self.depth += 1
-        self.emit(f"const int64_t {v}_lo = {start}, {v}_step = {step};")
-        self.emit(f"const int64_t {v}_n = {stop} > {v}_lo ? ({stop} - {v}_lo + {v}_step - 1) / {v}_step : 0;")
-        self.emit(f"const int64_t {v}_blocks = ({v}_n + {block - 1}) / {block};")
+        self.emit(f"const int64_t asc_{v}_lo = {start}, asc_{v}_step = {step};")
+        self.emit(f"const int64_t asc_{v}_n = {stop} > asc_{v}_lo ? ({stop} - asc_{v}_lo + asc_{v}_step - 1) / asc_{v}_step : 0;")
+        self.emit(f"const int64_t asc_{v}_blocks = (asc_{v}_n + {block - 1}) / {block};")
         for acc, _ in s.reduce:
             t = self.ctype(self._locals_all.get(acc.name, acc.type))
-            self.emit(f"asc::Buffer<{t}> {self.cname(acc.name)}_part({v}_blocks);")
+            self.emit(f"asc::Buffer<{t}> asc_{self.cname(acc.name)}_part(asc_{v}_blocks);")
         threads = self.options.get("num_threads")
         self.emit(f"#pragma omp parallel for schedule(static)" + (f" num_threads({int(threads)})" if threads else ""))
-        self.emit(f"for (int64_t {v}_b = 0; {v}_b < {v}_blocks; ++{v}_b) {{")
+        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
         self.depth += 1
         for acc, op in s.reduce:
             t = self._locals_all.get(acc.name, acc.type)
             self.emit(f"{self.ctype(t)} {self.cname(acc.name)} = {self.identity(op, t)};  // this block's partial")
-        self.emit(f"const int64_t {v}_end = {v}_lo + asc_min_i(({v}_b + 1) * {block}LL, {v}_n) * {v}_step;")
+        self.emit(f"const int64_t asc_{v}_end = asc_{v}_lo + asc_min_i((asc_{v}_b + 1) * {block}LL, asc_{v}_n) * asc_{v}_step;")
         if innermost and not self.checks:
             self.emit("#pragma omp simd" + self.reduction_clauses(s))
-        self.emit(f"for (int64_t {v} = {v}_lo + {v}_b * {block}LL * {v}_step; {v} < {v}_end; {v} += {v}_step) {{")
+        self.emit(f"for (int64_t {v} = asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step; {v} < asc_{v}_end; {v} += asc_{v}_step) {{")
         self.depth += 1
         self.block(s.body)
         self.depth -= 1
         self.emit("}")
         for acc, _ in s.reduce:
-            self.emit(f"{self.cname(acc.name)}_part.data[{v}_b] = {self.cname(acc.name)};")
+            self.emit(f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b] = {self.cname(acc.name)};")
         self.depth -= 1
         self.emit("}")
-        self.emit(f"for (int64_t {v}_b = 0; {v}_b < {v}_blocks; ++{v}_b) {{")
+        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
         self.depth += 1
         for acc, op in s.reduce:
-            a, part = self.cname(acc.name), f"{self.cname(acc.name)}_part.data[{v}_b]"
+            a, part = self.cname(acc.name), f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b]"
             self.emit(f"{a} = {_COMBINE[op].format(a=a, p=part)};")
         self.depth -= 1
         self.emit("}")

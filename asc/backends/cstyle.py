@@ -264,12 +264,14 @@ class CStyleRenderer:
         v = self.cname(s.var.name)
         start, stop, step = (self.expr(x) for x in (s.start, s.stop, s.step))
         pre = []
-        if not isinstance(s.stop, (ir.Const, ir.Var)):
-            pre.append(f"const int64_t {v}_stop = {stop};")
-            stop = f"{v}_stop"
-        if not isinstance(s.step, (ir.Const, ir.Var)):
-            pre.append(f"const int64_t {v}_step = {step};")
-            step = f"{v}_step"
+        # range() is evaluated once: a bound the body reassigns is read before the loop
+        assigned = {x.var.name for x in ir.walk_stmts(s.body) if isinstance(x, ir.Assign)}
+        if not isinstance(s.stop, ir.Const) and not (isinstance(s.stop, ir.Var) and s.stop.name not in assigned):
+            pre.append(f"const int64_t asc_{v}_stop = {stop};")
+            stop = f"asc_{v}_stop"
+        if not isinstance(s.step, ir.Const) and not (isinstance(s.step, ir.Var) and s.step.name not in assigned):
+            pre.append(f"const int64_t asc_{v}_step = {step};")
+            step = f"asc_{v}_step"
         if isinstance(s.step, ir.Const):
             cond = f"{v} < {stop}" if s.step.value > 0 else f"{v} > {stop}"
         else:

@@ -482,11 +482,13 @@ class FunctionBuilder(TensorMixin):
             raise self.error("a kernel for loop needs a single loop variable", node.target, UnsupportedError)
         start, stop, step = self.range_args(node.iter)
         name = node.target.id
-        if name in self.var_types or name in self.tensor_names:
+        saved = self.env.get(name)
+        # (a name bound before the loop, even to a folded constant or a parameter, would read the loop's last value
+        # after it in Python; asc keeps loop variables to their loop)
+        if name in self.var_types or name in self.tensor_names or saved is not None:
             raise self.error(f"loop variable {name!r} is also used as an ordinary variable; use another name",
                              node.target, KernelTypeError)
         var = ir.Var(name, ir.INDEX, self.loc(node.target))
-        saved = self.env.get(name)
         self.env[name] = var
         self.loop_vars.append(name)
         self.loop_var_names.add(name)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import asc
 import asc.language as lang
 from helpers import close, interpreted
 
@@ -324,3 +325,35 @@ def test_python_int_out_of_bounds_for_dtype_is_refused_like_numpy():
         uint8_overflow(x)
     with pytest.raises(OverflowError):
         x[0] + 300          # NumPy 2 agrees
+
+
+@lang.kernel
+def bound_reassigned(x: lang.float32[N], out: lang.float32[N]):
+    n = len(x)
+    for i in range(n):
+        out[i] = x[i] * 2.0
+        n = 2                     # range(n) was evaluated once: every element is written
+
+
+def test_a_loop_bound_reassigned_in_the_body_is_read_once():
+    x = np.arange(10, dtype=np.float32)
+    for k in (bound_reassigned, interpreted(bound_reassigned)):
+        out = np.zeros_like(x)
+        k(x, out)
+        np.testing.assert_array_equal(out, 2 * x)
+
+
+@lang.kernel
+def loop_var_bound_before(x: lang.float32[N], last: lang.int64[1]):
+    i = 0
+    for i in range(N):
+        x[i] = 1.0
+    last[0] = i
+
+
+def test_a_loop_variable_bound_before_its_loop_is_refused():
+    """Python reads the loop's last value after it; asc keeps loop variables to their loop, so the name may not
+    also be an ordinary variable (a folded constant included)."""
+    with pytest.raises(asc.KernelTypeError, match="loop variable 'i' is also used as an ordinary variable") as e:
+        loop_var_bound_before(np.zeros(4, np.float32), np.zeros(1, np.int64))
+    assert e.value.loc.line == loop_var_bound_before.pyfunc.__code__.co_firstlineno + 3
