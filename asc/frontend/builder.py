@@ -482,10 +482,7 @@ class FunctionBuilder(TensorMixin):
             raise self.error("a kernel for loop needs a single loop variable", node.target, UnsupportedError)
         start, stop, step = self.range_args(node.iter)
         name = node.target.id
-        saved = self.env.get(name)
-        # (a name bound before the loop, even to a folded constant or a parameter, would read the loop's last value
-        # after it in Python; asc keeps loop variables to their loop)
-        if name in self.var_types or name in self.tensor_names or saved is not None:
+        if name in self.var_types or name in self.tensor_names:
             raise self.error(f"loop variable {name!r} is also used as an ordinary variable; use another name",
                              node.target, KernelTypeError)
         var = ir.Var(name, ir.INDEX, self.loc(node.target))
@@ -496,10 +493,9 @@ class FunctionBuilder(TensorMixin):
         body = self.block(node.body)
         self.loop_ranges.pop(name, None)
         self.loop_vars.pop()
-        # the loop variable is not visible after its loop (asc refuses uses after the loop)
+        # the loop variable is not visible after its loop (asc refuses uses after the loop), even when the name was
+        # bound before it (to a folded constant, say): Python would read the loop's last value there
         self.env.pop(name, None)
-        if saved is not None:
-            self.env[name] = saved
         return [ir.For(var, start, stop, step, body, "serial", self.loc(node))]
 
     def range_args(self, it):

@@ -351,9 +351,9 @@ def loop_var_bound_before(x: lang.float32[N], last: lang.int64[1]):
     last[0] = i
 
 
-def test_a_loop_variable_bound_before_its_loop_is_refused():
-    """Python reads the loop's last value after it; asc keeps loop variables to their loop, so the name may not
-    also be an ordinary variable (a folded constant included)."""
-    with pytest.raises(asc.KernelTypeError, match="loop variable 'i' is also used as an ordinary variable") as e:
+def test_a_loop_variable_read_after_its_loop_is_refused_even_if_bound_before():
+    """Python reads the loop's last value after it; asc keeps loop variables to their loop, also when the name was
+    bound before the loop (compiled code used to read that old, folded value)."""
+    with pytest.raises(asc.CompileError, match="loop variable 'i' is used after its loop") as e:
         loop_var_bound_before(np.zeros(4, np.float32), np.zeros(1, np.int64))
-    assert e.value.loc.line == loop_var_bound_before.pyfunc.__code__.co_firstlineno + 3
+    assert e.value.loc.line == loop_var_bound_before.pyfunc.__code__.co_firstlineno + 5
