@@ -136,13 +136,13 @@ class CPURenderer(CStyleRenderer):
         v = self.cname(s.var.name)
         lo, hi, nb, b, bs, bn, k = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n", "k"))
         names = [self.cname(a.tensor.name) for a in accesses]
-        bufs, starts, flags = {}, {}, {}
+        bufs, starts, flags = [], {}, {}          # bufs[k]: the buffer of accesses[k]
         self._rename = {s.var.name: bs}
         for a, name in zip(accesses, names):
             buf = f"asc_{name}_blk"
             if names.count(name) > 1:
-                buf += str(sum(1 for x in bufs.values() if x.startswith(buf)))
-            bufs[(a.tensor.name, tuple(a.indices))] = buf
+                buf += str(sum(1 for x in bufs if x.startswith(buf)))
+            bufs.append(buf)
             starts[buf] = f"{name} + ({self.index(a.tensor, a.indices)})"
             if a.stream:
                 flags[buf] = f"asc_{name}_nt"
@@ -154,8 +154,7 @@ class CPURenderer(CStyleRenderer):
         what += ["outputs of 16 MiB or more streamed past the cache"] if flags else []
         self.emit(f"// in blocks of {BLOCK}: {', '.join(what)}")
         self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
-        for a in accesses:
-            buf = bufs[(a.tensor.name, tuple(a.indices))]
+        for a, buf in zip(accesses, bufs):
             if buf in flags:
                 st = self.storage_type[a.tensor.type.dtype.name]
                 self.emit(f"const bool {flags[buf]} = asc_stream_ok({self.numel(a.tensor.type)} * "
@@ -173,8 +172,7 @@ class CPURenderer(CStyleRenderer):
         self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
         self.depth += 1
         self.emit(f"const int64_t {bs} = {lo} + {b} * {BLOCK}LL, {bn} = asc_min_i({BLOCK}LL, {hi} - {bs});")
-        for a in accesses:
-            buf = bufs[(a.tensor.name, tuple(a.indices))]
+        for a, buf in zip(accesses, bufs):
             t = "float" if a.half else self.storage_type[a.tensor.type.dtype.name]
             self.emit(f"alignas(64) {t} {buf}[{BLOCK}];")
             if not a.store:
@@ -183,15 +181,13 @@ class CPURenderer(CStyleRenderer):
         self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
         self.depth += 1
         self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
-        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)):
-                                                     (f"{bufs[(a.tensor.name, tuple(a.indices))]}[{k}]", a.half)
-                                                     for a in accesses}
+        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)): (f"{buf}[{k}]", a.half)
+                                                     for a, buf in zip(accesses, bufs)}
         self.block(s.body)
         self._block_bufs = saved
         self.depth -= 1
         self.emit("}")
-        for a in accesses:
-            buf = bufs[(a.tensor.name, tuple(a.indices))]
+        for a, buf in zip(accesses, bufs):
             if a.store:
                 fn = "asc_f2h_store" if a.half else "asc_store_block"
                 self.emit(f"{fn}({starts[buf]}, {buf}, {bn}, {flags.get(buf, 'false')});")

@@ -12,7 +12,7 @@ import pytest
 import asc.config as cfg
 import asc.language as lang
 from asc.backends.cpu_blocks import BLOCK as HALF_BLOCK
-from asc.math import erf, sqrt
+from asc.examples import seed
 
 from helpers import close, interpreted
 
@@ -43,12 +43,7 @@ def same_bits(a, b):
     np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
-@lang.kernel
-def gelu16(x):
-    out = lang.empty_like(x)
-    for i in range(len(x)):
-        out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0)))
-    return out
+gelu16 = seed.gelu_any       # the seed's GELU for any dtype
 
 
 @lang.kernel
@@ -323,3 +318,11 @@ def test_dynamic_shapes_block_and_stream_by_the_size_of_the_call():
         y = np.random.default_rng(n).standard_normal(n).astype(np.float32)
         np.testing.assert_array_equal(copy_any(y).view(np.uint32), y.view(np.uint32))
     assert copy_any.cache_info()["specializations"] == 2       # float16 and float32, not one per size
+
+
+def test_the_header_block_size_is_the_renderer_s():
+    """asc_f2h_store's stack buffer holds ASC_BLOCK values; the renderer's blocks must not be larger."""
+    import os
+    from asc.runtime.toolchain import INCLUDE_DIR
+    with open(os.path.join(INCLUDE_DIR, "asc_blocks.h")) as f:
+        assert f"#define ASC_BLOCK {HALF_BLOCK} " in f.read()
