@@ -5,13 +5,16 @@ import numpy as np
 
 import asc.language as lang
 from asc.examples import seed
+from helpers import erf64, interpreted
 
 
 def test_source_quotes_python_lines_and_uses_float32_math():
     x = np.zeros(1 << 20, np.float32)
     src = seed.gelu_naive.source("cpu", x)
     assert "// seed.py:" in src and "out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt2))" in src
-    assert "asc_erf_f32(" in src and "double" not in src     # weak literals stay float32 (NEP 50)
+    assert "double" not in src                               # weak literals stay float32 (NEP 50)
+    # erf(x / sqrt2) is one call with the scale folded into erf's coefficients: x / sqrt2 is never rounded
+    assert "asc_erf_scaled_f32(x[i], 0.7071067932881648)" in src and "/ 1.414" not in src
     assert "#pragma omp parallel for" in src                 # 1M independent elements: on all cores
     ir_text = seed.gelu_naive.source("ir", x)
     assert "[parallel]" not in ir_text and "erf(" in ir_text  # the IR before lowering
@@ -129,3 +132,54 @@ def test_dynamic_sizes_decide_parallelism_at_run_time():
     for shape in ((0, 3), (3, 0), (7, 5), (300, 301)):
         x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
         np.testing.assert_array_equal(double_rows(x), 2 * x)
+
+
+@lang.kernel
+def erf_spellings(x):
+    out = lang.empty((6, len(x)), dtype=x.dtype)
+    for i in range(len(x)):
+        out[0, i] = lang.erf(x[i] / lang.sqrt(2.0))
+        out[1, i] = lang.erf(x[i] * 0.7071067811865476)
+        out[2, i] = lang.erf((1 / lang.sqrt(2.0)) * x[i])
+        out[3, i] = lang.erf(x[i] / 1.41421356)          # rounds to the same float32 as sqrt(2)
+        out[4, i] = lang.erf(x[i] / 3.0)                 # no measured bound for 1/3: an ordinary division
+        out[5, i] = lang.erf(x[i] * 2.0)
+    return out
+
+
+def test_erf_of_a_scaled_argument_is_one_call_only_for_measured_constants():
+    src = erf_spellings.source("cpu", np.zeros(100, np.float32))
+    assert src.count("asc_erf_scaled_f32(x[i], 0.7071067932881648)") == 2     # x / float32(sqrt 2)
+    assert src.count("asc_erf_scaled_f32(x[i], 0.7071067690849304)") == 2     # x * float32(sqrt 0.5)
+    assert "asc_erf_f32((x[i] / 3.0f))" in src and "asc_erf_f32((x[i] * 2.0f))" in src
+    src64 = erf_spellings.source("cpu", np.zeros(100, np.float64))
+    assert "scaled" not in src64                                             # float64 erf is not scaled
+
+
+def _ulp32(y, ref):
+    """|y - ref| in float32 ulps of ref (ref in float64)."""
+    e = np.maximum(np.frexp(ref)[1], -125)
+    return np.abs(y.astype(np.float64) - ref) / np.ldexp(1.0, e - 24)
+
+
+def test_scaled_erf_accuracy_special_values_and_interpreter():
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.standard_normal(100_003), rng.uniform(-8, 8, 50_000), np.ldexp(rng.random(20_000), -rng.integers(0, 140, 20_000)),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-45, -1e-45, 5.0, -5.0]]).astype(np.float32)
+    got = erf_spellings(x)
+    xd = x.astype(np.float64)
+    for row, scale in ((0, 1 / float(np.float32(np.sqrt(2)))), (1, float(np.float32(np.sqrt(0.5))))):
+        ref = erf64(xd * scale)
+        fin = np.isfinite(x)
+        assert _ulp32(got[row][fin], ref[fin]).max() <= 2.5
+        assert np.array_equal(np.signbit(got[row][x == 0]), np.signbit(x[x == 0]))       # erf(-0) = -0
+        assert got[row][x == np.inf][0] == 1.0 and got[row][x == -np.inf][0] == -1.0
+        assert np.isnan(got[row][np.isnan(x)]).all()
+    # the interpreter (the specification) rounds x / sqrt 2 to float32 first and then erf once: within erf's bound
+    # plus that rounding
+    sub = np.concatenate([x[:1500], x[-11:]])
+    want = interpreted(erf_spellings)(sub)
+    got = erf_spellings(sub)
+    fin = np.isfinite(sub)
+    assert _ulp32(got[:, fin], want[:, fin].astype(np.float64)).max() <= 3.0
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[:, ~fin], want[:, ~fin], equal_nan=True)

@@ -100,6 +100,19 @@ ASC_T_EXPORT void t_fast_cos_f32(const float *restrict x, float *restrict y, lon
 ASC_T_EXPORT void t_fast_tanh_f32(const float *restrict x, float *restrict y, long n) {
   for (long i = 0; i < n; i++) y[i] = asc_fast_tanh_f32(x[i]);
 }
+/* GELU's erf(x / sqrt(2)) and erf(x * sqrt(0.5)) as the renderer writes them:
+ * one function, the scaled argument never rounded (asc_erf_scaled_f32) */
+#define ASC_GELU_DIV (1.0 / (double)1.4142135381698608f)
+#define ASC_GELU_MUL ((double)0.70710677f)
+ASC_T_EXPORT void t_erf_gelu_div_f32(const float *restrict x, float *restrict y, long n) {
+  for (long i = 0; i < n; i++) y[i] = asc_erf_scaled_f32(x[i], ASC_GELU_DIV);
+}
+ASC_T_EXPORT void t_erf_gelu_mul_f32(const float *restrict x, float *restrict y, long n) {
+  for (long i = 0; i < n; i++) y[i] = asc_erf_scaled_f32(x[i], ASC_GELU_MUL);
+}
+ASC_T_EXPORT void t_erf_unit_f32(const float *restrict x, float *restrict y, long n) {
+  for (long i = 0; i < n; i++) y[i] = asc_erf_scaled_f32(x[i], 1.0);
+}
 ASC_T_EXPORT void t_pow_f32(const float *restrict x, const float *restrict z,
                float *restrict y, long n) {
   for (long i = 0; i < n; i++) y[i] = asc_pow_f32(x[i], z[i]);
@@ -110,8 +123,9 @@ ASC_T_EXPORT void t_pow_f64(const double *restrict x, const double *restrict z,
 }
 
 /* Sweep of the float32 bit patterns start, start + stride, ... < 2^32 through
- * the vectorized loop of exp (0), tanh (1), erf (2) or sigmoid (3), against
- * the double libm; returns the max error in ulp of the float result (as
+ * the vectorized loop of exp (0), tanh (1), erf (2), sigmoid (3), or GELU's
+ * erf(x / sqrt 2) (4) and erf(x * sqrt 0.5) (5) against the exact erf of the
+ * scaled argument, against the double libm; returns the max error in ulp of the float result (as
  * ulp_error below: inf for a wrong class) and its input in *worst. */
 #include <math.h>
 static double t_ulp_err(float y, double r) {
@@ -139,10 +153,13 @@ ASC_T_EXPORT double t_sweep_f32(int f, unsigned long long start, unsigned long l
     if (f == 0) t_exp_f32(xs, ys, n);
     else if (f == 1) t_tanh_f32(xs, ys, n);
     else if (f == 2) t_erf_f32(xs, ys, n);
-    else t_sigmoid_f32(xs, ys, n);
+    else if (f == 3) t_sigmoid_f32(xs, ys, n);
+    else if (f == 4) t_erf_gelu_div_f32(xs, ys, n);
+    else t_erf_gelu_mul_f32(xs, ys, n);
     for (long i = 0; i < n; i++) {
       double xd = xs[i];
-      double r = f == 0 ? exp(xd) : f == 1 ? tanh(xd) : f == 2 ? erf(xd) : 1.0 / (1.0 + exp(-xd));
+      double r = f == 0 ? exp(xd) : f == 1 ? tanh(xd) : f == 2 ? erf(xd) : f == 3 ? 1.0 / (1.0 + exp(-xd))
+               : erf(xd * (f == 4 ? ASC_GELU_DIV : ASC_GELU_MUL)); /* the exact product, to 2^-53 */
       double e = t_ulp_err(ys[i], r);
       if (!(e <= mx)) { mx = e; wx = xs[i]; }
     }
@@ -403,7 +420,12 @@ def test_f32_accuracy(lib, name):
     _check(err, BOUND_F32[name], f"asc_{name}_f32", x)
 
 
-SWEEP_F32 = ("exp", "tanh", "erf", "sigmoid")
+SWEEP_F32 = ("exp", "tanh", "erf", "sigmoid", "erf_gelu_div", "erf_gelu_mul")
+# asc_erf_scaled_f32 for GELU's two spellings, against the exact erf(x / sqrt 2): the scale goes into the
+# coefficients, whose rounding costs up to half an ulp more than erf itself, and no rounding of x / sqrt 2 (which
+# alone costs up to half an ulp: erf(float(x / sqrt 2)) is within 2.49 ulp of the exact value). Exhaustive maxima
+# 2.48 / 2.28 (FMA), 1.57 / 1.59 (no FMA).
+BOUND_F32_SCALED = {"erf_gelu_div": 2.5, "erf_gelu_mul": 2.5}
 
 
 @pytest.mark.parametrize("name", SWEEP_F32)
@@ -418,7 +440,16 @@ def test_f32_sweep(lib, name):
     fn.argtypes = [ctypes.c_int, ctypes.c_ulonglong, ctypes.c_ulonglong, ctypes.POINTER(ctypes.c_float)]
     worst = ctypes.c_float()
     err = fn(SWEEP_F32.index(name), 0, stride, ctypes.byref(worst))
-    assert err <= BOUND_F32[name], f"asc_{name}_f32: {err:.4g} ulp at {worst.value!r} ({worst.value.hex()})"
+    bound = BOUND_F32_SCALED.get(name) or BOUND_F32[name]
+    assert err <= bound, f"asc_{name}_f32: {err:.4g} ulp at {worst.value!r} ({worst.value.hex()})"
+
+
+def test_erf_scaled_unit_is_erf(lib):
+    """asc_erf_scaled_f32(x, 1) is asc_erf_f32 bit for bit (erf is defined through it): a strided sweep of all
+    float32 patterns, NaN payloads included."""
+    u = np.arange(0, 1 << 32, 257, dtype=np.uint64).astype(np.uint32)
+    x = u.view(np.float32)
+    assert np.array_equal(lib("erf_unit", np.float32, x).view(np.uint32), lib("erf", np.float32, x).view(np.uint32))
 
 
 @pytest.mark.parametrize("name", UNARY)
