@@ -24,7 +24,8 @@ typedef int (*entry_fn)(void *const *, const int64_t *);
 
 typedef struct {
     char kind;          /* 't' tensor; scalars: 'd' double, 'D' double from a Python float only, 'f' float,
-                           'q' int64, 'i' int32, 'h' int16, 'b' int8, 'B' uint8, '?' bool, 'x' never (Python path) */
+                           'e' float16, 'E' bfloat16, 'q' int64, 'i' int32, 'h' int16, 'b' int8, 'B' uint8,
+                           '?' bool, 'x' never (Python path) */
     int type_num;       /* tensors: the NumPy type number; scalars: that of the NumPy scalar type the row takes,
                            or -1 for Python numbers */
     PyTypeObject *src;  /* scalars from NumPy: the scalar type (np.float32, ...); NULL for Python numbers */
@@ -364,12 +365,61 @@ static PyObject *Launcher_clear(Launcher *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* double -> float16 bits rounded to nearest even once, as NumPy casts (np.array(v, np.float16)); overflow gives
+ * inf as there (the Python path silences NumPy's warning); 0 for NaN (the Python path keeps NumPy's NaN bits) */
+static int d2h_bits(double v, uint16_t *out) {
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    if (e == 1024) {                               /* inf or NaN */
+        if (b & 0x000fffffffffffffull) return 0;
+        *out = sign | 0x7c00u;
+        return 1;
+    }
+    if (e < -25) { *out = sign; return 1; }        /* below half the smallest subnormal (2^-25): +-0 */
+    uint64_t m = (b & 0x000fffffffffffffull) | (1ull << 52);
+    int q = e < -14 ? -14 : e;                     /* the result's quantum is 2^(q - 10) */
+    int s = 42 + (q - e);                          /* bits of m below that quantum: 42..53 */
+    uint64_t n = m >> s, rem = m & ((1ull << s) - 1), half = 1ull << (s - 1);
+    if (rem > half || (rem == half && (n & 1))) n++;
+    uint32_t bits = ((uint32_t)(q + 14) << 10) + (uint32_t)n;   /* a carry out of the significand bumps the exponent */
+    if (bits >= 0x7c00u) bits = 0x7c00u;
+    *out = sign | (uint16_t)bits;
+    return 1;
+}
+
+/* double -> bfloat16 bits as ml_dtypes casts (np.array(v, bfloat16)): to float32 first, then rounded to nearest
+ * even; 0 for NaN and beyond float32's range (the Python path decides) */
+static int d2bf_bits(double v, uint16_t *out) {
+    if (v != v || v > 3.4028234663852886e38 || v < -3.4028234663852886e38) return 0;
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    *out = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    return 1;
+}
+
 /* a NumPy scalar of exactly the row's type into the slot, converted to the parameter's type as the Python path
  * does (np.array(value, dtype)); 0 when it does not fit (another type, an int out of range, a float for an int or
  * bool parameter: the Python path decides, or explains) */
 static int numpy_scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
     if (Py_TYPE(o) != p->src) return 0;
-    union { double d; float f; int64_t q; int32_t i; int16_t h; int8_t b; uint8_t B; npy_bool t; } raw;
+    union { double d; float f; int64_t q; int32_t i; int16_t h; int8_t b; uint8_t B; npy_bool t; npy_half e; } raw;
+    if (p->kind == 'e' || p->kind == 'E') {        /* 16-bit float parameters: from float16 / 32 / 64 scalars */
+        double v;
+        switch (p->type_num) {
+        case NPY_HALF:
+            if (p->kind != 'e') return 0;
+            PyArray_ScalarAsCtype(o, &raw);
+            memcpy(slot, &raw.e, 2);
+            return 1;
+        case NPY_FLOAT: PyArray_ScalarAsCtype(o, &raw); v = raw.f; break;
+        case NPY_DOUBLE: PyArray_ScalarAsCtype(o, &raw); v = raw.d; break;
+        default: return 0;
+        }
+        return p->kind == 'e' ? d2h_bits(v, (uint16_t *)slot) : d2bf_bits(v, (uint16_t *)slot);
+    }
     PyArray_ScalarAsCtype(o, &raw);
     int is_float = 0;
     double dv = 0;
@@ -414,13 +464,19 @@ static int scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
         memcpy(slot, &v, sizeof v);
         return 1;
     }
-    if (kind == 'd' || kind == 'f') {
+    if (kind == 'd' || kind == 'f' || kind == 'e' || kind == 'E') {
         double v;
         if (PyFloat_CheckExact(o)) v = PyFloat_AS_DOUBLE(o);
-        else if (PyLong_CheckExact(o)) { v = PyLong_AsDouble(o); if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; } }
+        else if (PyLong_CheckExact(o)) {
+            v = PyLong_AsDouble(o);
+            if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+            /* 16-bit floats from ints beyond 2^53 (rounded twice through double?): the Python path */
+            if ((kind == 'e' || kind == 'E') && (v > 9007199254740992.0 || v < -9007199254740992.0)) return 0;
+        }
         else return 0;
         if (kind == 'd') memcpy(slot, &v, sizeof v);
-        else { float f = (float)v; memcpy(slot, &f, sizeof f); }
+        else if (kind == 'f') { float f = (float)v; memcpy(slot, &f, sizeof f); }
+        else return kind == 'e' ? d2h_bits(v, (uint16_t *)slot) : d2bf_bits(v, (uint16_t *)slot);
         return 1;
     }
     if (kind == '?') {

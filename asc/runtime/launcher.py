@@ -23,8 +23,8 @@ from ..language.dtypes import HANDLES
 from . import cache, toolchain
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.c")
-_SCALAR_KIND = {"float64": "d", "float32": "f", "int64": "q", "int32": "i", "int16": "h", "int8": "b",
-                "uint8": "B", "bool": "?"}
+_SCALAR_KIND = {"float64": "d", "float32": "f", "float16": "e", "bfloat16": "E", "int64": "q", "int32": "i",
+                "int16": "h", "int8": "b", "uint8": "B", "bool": "?"}
 
 
 # -O1: compiles in about 2/3 of -O2's time (the first call in a fresh cache waits for it) with the same per-call
