@@ -101,6 +101,16 @@ static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
 static inline int64_t asc_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t asc_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+// Asks for `bytes` from `p` on into L2, a 64-byte line at a time (a row kernel's next row, while it computes on this
+// one). Only a hint: no fault for any address, and no effect on results.
+static inline void asc_prefetch_l2(const void* p, int64_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  const char* c = (const char*)p;
+  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off, 0, 2);
+#else
+  (void)p; (void)bytes;
+#endif
+}
 // Iterations per thread of a parallel element loop: an even split rounded up to `grain` iterations, so that the
 // chunks start on cache-line boundaries (64 iterations cover a line for any element size) and no two threads
 // write the same line at a chunk's edge.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import sys
@@ -17,9 +18,32 @@ def cache_dir() -> str:
     return d
 
 
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_fingerprint() -> str:
+    """The passes and renderers that turn the IR into C++, by file size and modification time (a few stats, no
+    reads): a kernel cached by an edited or upgraded asc of the same version is not loaded for a new one."""
+    parts = []
+    for sub in ("ir", "passes", "backends"):
+        d = os.path.join(_PKG, sub)
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".py"))
+        except OSError:
+            continue
+        for n in names:
+            try:
+                st = os.stat(os.path.join(d, n))
+            except OSError:
+                continue
+            parts.append(f"{sub}/{n}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
 def key(normalized_ir: str, options: dict) -> str:
     h = hashlib.sha256()
-    for part in (__version__, toolchain.identity(options), normalized_ir):
+    for part in (__version__, compiler_fingerprint(), toolchain.identity(options), normalized_ir):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

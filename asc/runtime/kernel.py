@@ -167,14 +167,16 @@ class Specialization:
         launcher.start()
         try:
             from .. import passes
-            from ..backends import cpu
             from . import cache
             lowered = passes.for_native(self.ir, checked=len(self.opts) > 2)
             self.lowered = lowered
             opts = self.opts
             normalized = ir.format_kernel(lowered, locs=False)
-            lib, path, compiled, reason = cache.load_or_build(self.ir.entry.name, normalized,
-                                                              lambda: cpu.render(lowered, opts), opts, reason,
+
+            def render():            # only on a cache miss: a warm first call never imports the renderer
+                from ..backends import cpu
+                return cpu.render(lowered, opts)
+            lib, path, compiled, reason = cache.load_or_build(self.ir.entry.name, normalized, render, opts, reason,
                                                               self.describe())
             fn = lib.asc_entry
         except BaseException:

@@ -110,3 +110,22 @@ def test_clang_builds_the_same_kernel(tmp_path):
     r = run(tmp_path, KERNEL, ASC_LOG="compile", CXX="clang++")
     assert r.returncode == 0, r.stderr
     assert "compiling twice" in r.stderr and "stats 1 0" in r.stdout
+
+
+def test_the_key_follows_the_compiler_sources(tmp_path, monkeypatch):
+    """A kernel cached by an edited (or upgraded, same-version) asc is not loaded: the key covers the IR, passes and
+    renderer sources (by size and modification time)."""
+    from asc.runtime import cache as disk
+    for sub in ("ir", "passes", "backends"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "m.py").write_text("x = 1\n")
+    monkeypatch.setattr(disk, "_PKG", str(tmp_path))
+    disk.compiler_fingerprint.cache_clear()
+    try:
+        k1 = disk.key("ir text", {})
+        assert disk.key("ir text", {}) == k1
+        (tmp_path / "backends" / "m.py").write_text("x = 12\n")
+        disk.compiler_fingerprint.cache_clear()
+        assert disk.key("ir text", {}) != k1
+    finally:
+        disk.compiler_fingerprint.cache_clear()

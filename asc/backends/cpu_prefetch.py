@@ -1,0 +1,75 @@
+"""Which row loops prefetch their next row, and into which of their passes.
+
+A row kernel (softmax, layernorm: a parallel loop over rows whose body makes several passes over one row) reads its
+row from memory in its first pass and then computes on it in cache: while it does, memory sits idle. Its last
+element pass (one without a reduction) therefore runs in chunks of CHUNK iterations, each of which first asks for
+the same columns of the next row (into L2: prefetching into L1 would evict the row being worked on). Measured on
+layernorm 4096 x 4096 float32, two threads, Zen 4: 4.8 -> 3.7 ms (70% -> 91% of the same-size triad); softmax
+gains 0-10%. Reductions are not chunked: that would change the order of their sums.
+
+The rows prefetched are those of the kernel's inputs (tensors it never writes) read as x[i, j], i the row loop's
+variable and j an inner loop's: contiguous rows of a 2-D tensor.
+"""
+from __future__ import annotations
+
+from .. import ir
+
+CHUNK = 512     # iterations per chunk of the prefetching pass: one prefetch per 64-byte line of the next row's part
+
+
+class RowPrefetch:
+    __slots__ = ("target", "row", "loads")
+
+    def __init__(self, target: ir.For, row: ir.For, loads: tuple):
+        self.target = target    # the pass that prefetches (the last inner element loop without a reduction)
+        self.row = row          # the row loop
+        self.loads = loads      # (tensor Var, (row index, column index)): one per input tensor
+
+
+def written_tensors(kernel: ir.Kernel) -> frozenset:
+    """Names of the tensors any code of the kernel writes (stores, products, calls that may write)."""
+    out = set()
+    for f in kernel.funcs + (kernel.entry,):
+        for s in ir.walk_stmts(f.body):
+            if isinstance(s, ir.Store):
+                out.add(s.tensor.name)
+            elif isinstance(s, ir.MatMul):
+                out.add(s.dst.tensor.name)
+            for e in ir.stmt_exprs(s):
+                if isinstance(e, ir.FuncCall):
+                    out.update(a.name for a in e.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TensorType))
+    return frozenset(out)
+
+
+def _unit_step(loop: ir.For) -> bool:
+    return isinstance(loop.step, ir.Const) and loop.step.value == 1
+
+
+def row_prefetch(row: ir.For, written: frozenset, checks: bool) -> RowPrefetch | None:
+    """The prefetch plan of parallel loop `row`, or None when it is not a row kernel of that shape."""
+    if checks or row.kind != "parallel" or row.reduce or not _unit_step(row):
+        return None
+    assigned = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, (ir.Assign, ir.For))}
+    if any(isinstance(e, ir.Var) and e.name in assigned for e in ir.walk_expr(row.stop)):
+        return None
+    inner = [s for s in row.body if isinstance(s, ir.For)]
+    if len(inner) < 2:                   # one pass: the hardware prefetcher streams it
+        return None
+    target = None
+    for s in inner:
+        if (s.kind == "simd" and not s.reduce and _unit_step(s)
+                and not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))):
+            target = s
+    if target is None:
+        return None
+    cols = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, ir.For)}
+    loads = {}
+    for s in ir.walk_stmts(row.body):
+        for e in ir.stmt_exprs(s):
+            if (isinstance(e, ir.Load) and len(e.indices) == 2 and e.tensor.name not in written
+                    and isinstance(e.indices[0], ir.Var) and e.indices[0].name == row.var.name
+                    and isinstance(e.indices[1], ir.Var) and e.indices[1].name in cols):
+                loads.setdefault(e.tensor.name, (e.tensor, tuple(e.indices)))
+    if not loads:
+        return None
+    return RowPrefetch(target, row, tuple(loads.values()))
