@@ -38,6 +38,12 @@ def saxpy_out(a: lang.float32, x: lang.float32[N], y: lang.float32[N], out: lang
         out[i] = a * x[i] + y[i]
 
 
+@lang.kernel
+def saxpy_f16_out(a: lang.float16, x: lang.float16[N], y: lang.float16[N], out: lang.float16[N]):
+    for i in range(N):
+        out[i] = a * x[i] + y[i]
+
+
 @lang.parallel(num_workers=THREADS)
 def parallel_sum(arr: lang.float32[N]) -> lang.float32:
     """The seed's parallel_sum, for any size."""

@@ -187,10 +187,12 @@ def dispatch_times(torch, numba_mod, calls=20000, repeats=7):
     """Seconds per call of a 16-element SAXPY: the steady-state cost of a call (argument checks, shape binding,
     output allocation, launch), asc beside Numba's dispatcher and torch eager."""
     x, y, out = (np.ones(16, np.float32) for _ in range(3))
+    hx, hy, hout = (np.ones(16, np.float16) for _ in range(3))
     a32 = np.float32(2.0)
     cases = {"asc saxpy(out=), Python float scalar": lambda: K.saxpy_out(2.0, x, y, out),
              "asc saxpy(out=), np.float32 scalar": lambda: K.saxpy_out(a32, x, y, out),
-             "asc saxpy, allocating its output": lambda: K.saxpy(a32, x, y)}
+             "asc saxpy, allocating its output": lambda: K.saxpy(a32, x, y),
+             "asc float16 saxpy(out=), Python float scalar": lambda: K.saxpy_f16_out(2.0, hx, hy, hout)}
     if numba_mod:
         cases["numba @njit saxpy(out=), np.float32 scalar"] = lambda: numba_mod.saxpy_serial(a32, x, y, out)
     if torch:
@@ -251,7 +253,7 @@ def main():
                                 median_s=harness.median(c), min_s=min(c.times), first_s=c.first, gbs=g,
                                 ref_gbs=ref_gbs, pct_ref=100 * g / ref_gbs, runs=len(c.times)))
     disp = dispatch_times(torch, numba_mod)
-    print("\ncall overhead, three 16-element float32 arrays and a scalar (median of 7 x 20,000 calls):")
+    print("\ncall overhead, three 16-element arrays and a scalar (median of 7 x 20,000 calls):")
     for k, v in disp.items():
         print(f"  {k:44s} {v * 1e6:6.3f} us")
     ct = compile_times()
