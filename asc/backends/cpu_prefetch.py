@@ -7,8 +7,9 @@ the same columns of the next row (into L2: prefetching into L1 would evict the r
 layernorm 4096 x 4096 float32, two threads, Zen 4: 4.8 -> 3.7 ms (70% -> 91% of the same-size triad); softmax
 gains 0-10%. Reductions are not chunked: that would change the order of their sums.
 
-The rows prefetched are those of the kernel's inputs (tensors it never writes) read as x[i, j], i the row loop's
-variable and j an inner loop's: contiguous rows of a 2-D tensor.
+The rows prefetched are those of the kernel's inputs (tensors it never writes, not allocated inside the row loop)
+read as x[i, j], i the row loop's variable and j an inner loop's: contiguous rows of a 2-D tensor. The row loop's
+bound is evaluated again at each chunk, so it must be pure (no loads, no calls) and not changed by the body.
 """
 from __future__ import annotations
 
@@ -50,7 +51,9 @@ def row_prefetch(row: ir.For, written: frozenset, checks: bool) -> RowPrefetch |
     if checks or row.kind != "parallel" or row.reduce or not _unit_step(row):
         return None
     assigned = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, (ir.Assign, ir.For))}
-    if any(isinstance(e, ir.Var) and e.name in assigned for e in ir.walk_expr(row.stop)):
+    # the bound is evaluated again at each chunk: only a pure one that the body does not change
+    if any(isinstance(e, ir.Var) and e.name in assigned or isinstance(e, (ir.Load, ir.FuncCall, ir.View))
+           for e in ir.walk_expr(row.stop)):
         return None
     inner = [s for s in row.body if isinstance(s, ir.For)]
     if len(inner) < 2:                   # one pass: the hardware prefetcher streams it
@@ -63,10 +66,12 @@ def row_prefetch(row: ir.For, written: frozenset, checks: bool) -> RowPrefetch |
     if target is None:
         return None
     cols = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, ir.For)}
+    local = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, ir.Alloc)}   # not in scope everywhere
     loads = {}
     for s in ir.walk_stmts(row.body):
         for e in ir.stmt_exprs(s):
             if (isinstance(e, ir.Load) and len(e.indices) == 2 and e.tensor.name not in written
+                    and e.tensor.name not in local
                     and isinstance(e.indices[0], ir.Var) and e.indices[0].name == row.var.name
                     and isinstance(e.indices[1], ir.Var) and e.indices[1].name in cols):
                 loads.setdefault(e.tensor.name, (e.tensor, tuple(e.indices)))

@@ -139,3 +139,94 @@ def test_dynamic_shapes_prefetch_within_the_rows():
     np.testing.assert_allclose(center_rows(x), x - x.mean(axis=1, keepdims=True), rtol=1e-5, atol=1e-4)
     y = x[:7, :700].copy()                                              # another size, the same build
     np.testing.assert_allclose(center_rows(y), y - y.mean(axis=1, keepdims=True), rtol=1e-5, atol=1e-4)
+
+
+# ---- found in review: tensors allocated inside the row loop are not fetched (they are not in scope at the
+# prefetching pass), and a row bound with calls or loads is not evaluated again (range() evaluates it once)
+
+
+@lang.func
+def _rows_counting(x, c) -> int:
+    c[0] = c[0] + 1
+    return x.shape[0]
+
+
+def _local_after_last_pass(x):
+    R, C = x.shape
+    out = lang.empty_like(x)
+    out2 = lang.empty((R,), dtype=lang.float32)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        for j in range(C):                  # the last element pass: prefetches the inputs' next row
+            out[i, j] = x[i, j] - s
+        t = lang.full((R, C), 1.0, dtype=lang.float32)   # declared after that pass
+        acc = 0.0
+        for j in range(C):
+            acc += t[i, j]
+        out2[i] = acc
+    return out, out2
+
+
+def _local_in_branch(x, flag: int):
+    R, C = x.shape
+    out = lang.empty_like(x)
+    for i in range(R):
+        s = 0.0
+        if flag > 0:
+            t = lang.full((R, C), 2.0, dtype=lang.float32)  # scoped to the if
+            for j in range(C):
+                s += t[i, j]
+        for j in range(C):
+            s += x[i, j]
+        for j in range(C):
+            out[i, j] = x[i, j] - s
+    return out
+
+
+def _impure_row_bound(x, c):
+    R, C = x.shape
+    out = lang.empty_like(x)
+    for i in range(_rows_counting(x, c)):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        for j in range(C):
+            out[i, j] = x[i, j] - s
+    return out
+
+
+def _x(shape=(128, 600)):   # large enough for a parallel row loop
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+def _close(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-2)
+
+
+def test_row_local_tensor_declared_after_the_prefetching_pass_compiles():
+    # the prefetch names `t` before its declaration: "'t' was not declared in this scope"
+    x = _x()
+    _close(lang.kernel(_local_after_last_pass)(x), lang.kernel(target="interpret")(_local_after_last_pass)(x))
+
+
+def test_row_local_tensor_scoped_to_a_branch_compiles():
+    x = _x()
+    _close(lang.kernel(_local_in_branch)(x, 1), lang.kernel(target="interpret")(_local_in_branch)(x, 1))
+
+
+def test_row_loop_bound_is_evaluated_once():
+    # range() is evaluated once; the prefetch guard re-evaluates the row loop's stop (a device-function call) in
+    # every chunk of every row
+    x = _x()
+    c = np.zeros(1, np.int64)
+    got = lang.kernel(_impure_row_bound)(x, c)
+    ci = np.zeros(1, np.int64)
+    want = lang.kernel(target="interpret")(_impure_row_bound)(x, ci)
+    assert ci[0] == 1
+    assert c[0] == 1
+    _close(got, want)
