@@ -2,6 +2,12 @@
 with the machine's memory bandwidth (an in-process C triad) measured in the same rounds.
 
     python benchmarks/run.py [--quick] [--compile] [--out FILE.json]      (also: asc bench ...)
+
+Reading the figures on a VM: its memory bandwidth flips between states (on the development machine ~36 and ~60 GB/s
+for the triad) within one run, and compute-bound kernels (GELU, softmax) keep their time while the triad's changes.
+The `out` rows also depend on where the preallocated output lies in physical memory: the same kernel and input
+writing into eight `np.empty_like` arrays took 3.7-5.0 ms (GELU-erf, 16M float32), the arrays allocated right after
+the input being the slow ones; every peer's `out` row uses the same array.
 """
 from __future__ import annotations
 
