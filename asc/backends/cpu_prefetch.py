@@ -27,27 +27,13 @@ class RowPrefetch:
         self.loads = loads      # (tensor Var, (row index, column index)): one per input tensor
 
 
-def written_tensors(kernel: ir.Kernel) -> frozenset:
-    """Names of the tensors any code of the kernel writes (stores, products, calls that may write)."""
-    out = set()
-    for f in kernel.funcs + (kernel.entry,):
-        for s in ir.walk_stmts(f.body):
-            if isinstance(s, ir.Store):
-                out.add(s.tensor.name)
-            elif isinstance(s, ir.MatMul):
-                out.add(s.dst.tensor.name)
-            for e in ir.stmt_exprs(s):
-                if isinstance(e, ir.FuncCall):
-                    out.update(a.name for a in e.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TensorType))
-    return frozenset(out)
-
-
 def _unit_step(loop: ir.For) -> bool:
     return isinstance(loop.step, ir.Const) and loop.step.value == 1
 
 
-def row_prefetch(row: ir.For, written: frozenset, checks: bool) -> RowPrefetch | None:
-    """The prefetch plan of parallel loop `row`, or None when it is not a row kernel of that shape."""
+def row_prefetch(row: ir.For, written, checks: bool) -> RowPrefetch | None:
+    """The prefetch plan of parallel loop `row`, or None when it is not a row kernel of that shape. `written`: the
+    tensors the function writes (directly or through device functions: ir.written_params)."""
     if checks or row.kind != "parallel" or row.reduce or not _unit_step(row):
         return None
     assigned = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, (ir.Assign, ir.For))}

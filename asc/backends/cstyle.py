@@ -42,11 +42,9 @@ class CStyleRenderer:
         "minimum": "asc_minimum_{s}({}, {})", "pow": "asc_pow_{s}({}, {})",
     }
     # f(x / c) and f(x * c) for a constant c, evaluated as one function with the argument x/c never rounded:
-    # (name, suffix) -> template of (x, the scale 1/c or c), and the constants whose error bound was measured over
-    # every input (docs/math.md): GELU's erf(x / sqrt(2)) and erf(x * sqrt(0.5))
-    scaled_math_fn = {("erf", "f32"): "asc_erf_scaled_f32({}, {})"}
-    scaled_divisors = {("erf", "f32"): (1.4142135381698608,)}       # float32(sqrt(2))
-    scaled_factors = {("erf", "f32"): (0.7071067690849304,)}        # float32(sqrt(0.5))
+    # (name, suffix) -> (template of (x, the scale 1/c or c), divisors c, factors c), the constants whose error bound
+    # was measured over every input (docs/math.md): GELU's erf(x / float32(sqrt 2)) and erf(x * float32(sqrt 0.5))
+    scaled_math_fn = {("erf", "f32"): ("asc_erf_scaled_f32({}, {})", (1.4142135381698608,), (0.7071067690849304,))}
     int_math_fn = {"abs": "asc_abs_i({})", "maximum": "asc_max_i({}, {})", "minimum": "asc_min_i({}, {})",
                    "pow": "asc_ipow({}, {})"}
     index_type = "int64_t"
@@ -201,18 +199,20 @@ class CStyleRenderer:
 
     def scaled_call(self, e):
         """`erf(x / c)` as one call erf(x * (1/c)) with x/c never rounded, for the measured constants c."""
-        key = (e.fn, self.suffix(e.type))
-        tmpl = self.scaled_math_fn.get(key)
-        a = e.args[0] if tmpl and len(e.args) == 1 else None
-        if not isinstance(a, ir.Binary) or self.suffix(a.type) != key[1]:
+        suffix = self.suffix(e.type)
+        entry = self.scaled_math_fn.get((e.fn, suffix))
+        a = e.args[0] if entry and len(e.args) == 1 else None
+        if not isinstance(a, ir.Binary) or self.suffix(a.type) != suffix:
             return None
+        tmpl, divisors, factors = entry
+
         def value(c):  # the constant as the float32 the C code would use
             return float(np.float32(c.value)) if isinstance(c, ir.Const) and c.type.dtype.kind == "f" else None
-        if a.op == "truediv" and value(a.b) in self.scaled_divisors[key]:
+        if a.op == "truediv" and value(a.b) in divisors:
             return tmpl.format(self.expr(a.a), repr(1.0 / value(a.b)))
         if a.op == "mul":
             for x, c in ((a.a, a.b), (a.b, a.a)):
-                if value(c) in self.scaled_factors[key]:
+                if value(c) in factors:
                     return tmpl.format(self.expr(x), repr(value(c)))
         return None
 

@@ -406,21 +406,13 @@ static int d2bf_bits(double v, uint16_t *out) {
 static int numpy_scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
     if (Py_TYPE(o) != p->src) return 0;
     union { double d; float f; int64_t q; int32_t i; int16_t h; int8_t b; uint8_t B; npy_bool t; npy_half e; } raw;
+    PyArray_ScalarAsCtype(o, &raw);
     if (p->kind == 'e' || p->kind == 'E') {        /* 16-bit float parameters: from float16 / 32 / 64 scalars */
-        double v;
-        switch (p->type_num) {
-        case NPY_HALF:
-            if (p->kind != 'e') return 0;
-            PyArray_ScalarAsCtype(o, &raw);
-            memcpy(slot, &raw.e, 2);
-            return 1;
-        case NPY_FLOAT: PyArray_ScalarAsCtype(o, &raw); v = raw.f; break;
-        case NPY_DOUBLE: PyArray_ScalarAsCtype(o, &raw); v = raw.d; break;
-        default: return 0;
-        }
+        if (p->type_num == NPY_HALF && p->kind == 'e') { memcpy(slot, &raw.e, 2); return 1; }
+        if (p->type_num != NPY_FLOAT && p->type_num != NPY_DOUBLE) return 0;
+        double v = p->type_num == NPY_FLOAT ? raw.f : raw.d;
         return p->kind == 'e' ? d2h_bits(v, (uint16_t *)slot) : d2bf_bits(v, (uint16_t *)slot);
     }
-    PyArray_ScalarAsCtype(o, &raw);
     int is_float = 0;
     double dv = 0;
     long long iv = 0;

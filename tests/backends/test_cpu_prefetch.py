@@ -205,7 +205,7 @@ def _close(got, want):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
     for a, b in zip(got, want):
-        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-2)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)   # row sums of 600 values: order differs
 
 
 def test_row_local_tensor_declared_after_the_prefetching_pass_compiles():

@@ -110,9 +110,6 @@ ASC_T_EXPORT void t_erf_gelu_div_f32(const float *restrict x, float *restrict y,
 ASC_T_EXPORT void t_erf_gelu_mul_f32(const float *restrict x, float *restrict y, long n) {
   for (long i = 0; i < n; i++) y[i] = asc_erf_scaled_f32(x[i], ASC_GELU_MUL);
 }
-ASC_T_EXPORT void t_erf_unit_f32(const float *restrict x, float *restrict y, long n) {
-  for (long i = 0; i < n; i++) y[i] = asc_erf_scaled_f32(x[i], 1.0);
-}
 ASC_T_EXPORT void t_pow_f32(const float *restrict x, const float *restrict z,
                float *restrict y, long n) {
   for (long i = 0; i < n; i++) y[i] = asc_pow_f32(x[i], z[i]);
@@ -443,13 +440,6 @@ def test_f32_sweep(lib, name):
     bound = BOUND_F32_SCALED.get(name) or BOUND_F32[name]
     assert err <= bound, f"asc_{name}_f32: {err:.4g} ulp at {worst.value!r} ({worst.value.hex()})"
 
-
-def test_erf_scaled_unit_is_erf(lib):
-    """asc_erf_scaled_f32(x, 1) is asc_erf_f32 bit for bit (erf is defined through it): a strided sweep of all
-    float32 patterns, NaN payloads included."""
-    u = np.arange(0, 1 << 32, 257, dtype=np.uint64).astype(np.uint32)
-    x = u.view(np.float32)
-    assert np.array_equal(lib("erf_unit", np.float32, x).view(np.uint32), lib("erf", np.float32, x).view(np.uint32))
 
 
 @pytest.mark.parametrize("name", UNARY)

@@ -14,91 +14,31 @@ import asc.language as lang
 BF16 = ml_dtypes.bfloat16
 
 
-# one identity kernel per kind of scalar parameter: the result is the value the kernel received
-@lang.kernel
-def p_f64(s: lang.float64):
-    return s
-
-
-@lang.kernel
-def p_f32(s: lang.float32):
-    return s
-
-
-@lang.kernel
-def p_f16(s: lang.float16):
-    return s
-
-
-@lang.kernel
-def p_bf16(s: lang.bfloat16):
-    return s
-
-
-@lang.kernel
-def p_i64(s: lang.int64):
-    return s
-
-
-@lang.kernel
-def p_i32(s: lang.int32):
-    return s
-
-
-@lang.kernel
-def p_i16(s: lang.int16):
-    return s
-
-
-@lang.kernel
-def p_i8(s: lang.int8):
-    return s
-
-
-@lang.kernel
-def p_u8(s: lang.uint8):
-    return s
-
-
-@lang.kernel
-def p_b(s: lang.bool_):
-    return s
-
-
-@lang.kernel
-def w_float(s: float):
-    return s
-
-
-@lang.kernel
-def w_int(s: int):
-    return s
-
-
-@lang.kernel
-def w_bool(s: bool):
-    return s
-
-
-@lang.kernel
-def p_any(s):
-    return s
-
-
-ANNOTATED = {p_f64: np.float64, p_f32: np.float32, p_f16: np.float16, p_bf16: BF16, p_i64: np.int64,
-             p_i32: np.int32, p_i16: np.int16, p_i8: np.int8, p_u8: np.uint8, p_b: np.bool_,
-             w_float: np.float64, w_int: np.int64, w_bool: np.bool_}
-
-def fresh(annotation):
-    """A new identity kernel (its own launcher table) for a parameter annotated `annotation` (None: unannotated)."""
+def fresh(annotation, name="ident"):
+    """A new identity kernel `name` (its own launcher table) for a parameter annotated `annotation` (None:
+    unannotated): the result is the value the kernel received."""
     if annotation is None:
         def ident(s):
             return s
     else:
         def ident(s: annotation):
             return s
+    ident.__name__ = ident.__qualname__ = name
     return lang.kernel(ident)
 
+
+# one identity kernel per kind of scalar parameter
+p_f64, p_f32, p_f16, p_bf16, p_i64, p_i32, p_i16, p_i8, p_u8, p_b, w_float, w_int, w_bool, p_any = (
+    fresh(t, n) for n, t in (
+        ("p_f64", lang.float64), ("p_f32", lang.float32), ("p_f16", lang.float16), ("p_bf16", lang.bfloat16),
+        ("p_i64", lang.int64), ("p_i32", lang.int32), ("p_i16", lang.int16), ("p_i8", lang.int8),
+        ("p_u8", lang.uint8), ("p_b", lang.bool_), ("w_float", float), ("w_int", int), ("w_bool", bool),
+        ("p_any", None)))
+
+
+ANNOTATED = {p_f64: np.float64, p_f32: np.float32, p_f16: np.float16, p_bf16: BF16, p_i64: np.int64,
+             p_i32: np.int32, p_i16: np.int16, p_i8: np.int8, p_u8: np.uint8, p_b: np.bool_,
+             w_float: np.float64, w_int: np.int64, w_bool: np.bool_}
 
 BIG = 2 ** 60 + 2 ** 36 + 1      # float32 rounds it up directly, down through float64 (NumPy: int64 direct, int via double)
 ARGS = [
