@@ -2,7 +2,7 @@
 
     import asc.language as lang
 """
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
 
 from .errors import (AscError, ArgumentError, CacheMissError, CompileError, KernelTypeError,  # noqa: E402,F401
                      MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError)

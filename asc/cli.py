@@ -26,7 +26,7 @@ def _load_kernel(ref: str):
 def _example_args(kernel, shapes: dict, dtypes: dict):
     """Zero arrays shaped by the annotations, with sizes from --shape and dtypes from --dtype."""
     import numpy as np
-    from .language.dtypes import as_dtype
+    from .dtypes import as_dtype
     args = []
     for spec in kernel.specs:
         dt = dtypes.get(spec.name) or (spec.dtype.np_name if spec.dtype is not None else "float32")

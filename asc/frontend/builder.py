@@ -11,8 +11,9 @@ import numpy as np
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError, UnsupportedError
-from ..language.builtins import BUILTINS, Builtin
-from ..language.dtypes import Dim, DTypeHandle, HANDLES, as_dtype
+from ..builtins import BUILTINS, Builtin
+from ..marks import DeviceCallable
+from ..dtypes import Dim, DTypeHandle, HANDLES, as_dtype
 from .source import get_source
 from .tensors import TensorMixin, TMap, TMatMul, TReduce, TSoftmax, TValue, TView, fmt_shape
 
@@ -937,8 +938,7 @@ class FunctionBuilder(TensorMixin):
         handler = _PY_BUILTINS.get(fn) if _hashable(fn) else None
         if handler is not None:
             return handler(self, node)
-        from ..runtime.kernel import Kernel, Func
-        if isinstance(fn, (Func, Kernel)):
+        if isinstance(fn, DeviceCallable):
             return self.call_device(fn.pyfunc, node)
         if isinstance(fn, DeviceFunc):
             return self.call_device(fn.pyfunc, node)
@@ -1098,7 +1098,7 @@ def _convert_const(value, t: ir.ScalarType, explicit: bool):
     name = t.dtype.np_name
     if t.dtype.is_16bit_float and not explicit:
         name = "float32"
-    from ..language.dtypes import HANDLES
+    from ..dtypes import HANDLES
     npdt = HANDLES[t.dtype].np if name != "float32" else np.dtype(np.float32)
     with np.errstate(all="ignore"):
         r = np.array(value, dtype=np.float64 if isinstance(value, float) else None).astype(npdt)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..errors import CompileError
-from ..language.dtypes import Dim, DTypeHandle, TensorAnnotation
+from ..dtypes import Dim, DTypeHandle, TensorAnnotation
 from .source import get_source
 
 NO_DEFAULT = inspect.Parameter.empty

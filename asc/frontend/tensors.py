@@ -741,7 +741,7 @@ class TensorMixin:
             def pexp(iv):
                 e = self.new_scalar("_t_e", ct)
                 d = self.binary("sub", self.elem(x, full(iv[0])), m, node)
-                from ..language.builtins import BUILTINS
+                from ..builtins import BUILTINS
                 ex = self.math_call(BUILTINS["exp"], [d], node)
                 return [ir.Assign(e, self.cast(ex, ct, node), loc),
                         ir.Store(dst.base, self.elem(dst, full(iv[0])).indices,
@@ -761,8 +761,8 @@ class TensorMixin:
     # ------------------------------------------------------------------ builtins of the tensor level
 
     def tensor_builtin(self, b, node):
-        from ..language.builtins import BUILTINS
-        from ..language.dtypes import as_dtype
+        from ..builtins import BUILTINS
+        from ..dtypes import as_dtype
         from .builder import _Alloc
         loc = self.loc(node)
         if b.kind == "reduce":

@@ -194,7 +194,7 @@ def device_empty(nbytes: int) -> np.ndarray:
 
 
 def run_spec(spec, bound, symbols):
-    from ..language.dtypes import HANDLES
+    from ..dtypes import HANDLES
     src = spec.ascend
     k: ir.Kernel = spec.ir
     keep, ptrs, back = [], [], []

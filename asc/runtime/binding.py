@@ -9,7 +9,7 @@ import numpy as np
 from .. import ir
 from ..errors import ArgumentError, ShapeError
 from ..frontend.signature import NO_DEFAULT
-from ..language.dtypes import HANDLES, as_dtype
+from ..dtypes import HANDLES, as_dtype
 
 _PY_SCALARS = (bool, int, float)
 

@@ -7,7 +7,8 @@ import hashlib
 import os
 import sys
 
-from .. import __version__, config as _config
+from .. import config as _config
+from ..version import __version__
 from ..errors import CacheMissError
 from . import toolchain
 

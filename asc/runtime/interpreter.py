@@ -12,8 +12,8 @@ import os
 
 from .. import ir
 from ..errors import MemoryCheckError, NumericCheckError
-from ..language.dtypes import HANDLES, _bound_dims
-from ..language.interpreter_array import KernelArray, finite_stores
+from ..dtypes import HANDLES, _bound_dims
+from ..builtins.array import KernelArray, finite_stores
 from . import binding
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import config as _config, ir
 from ..errors import ToolchainError
-from ..language.dtypes import HANDLES
+from ..dtypes import HANDLES
 from . import cache, toolchain
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.c")

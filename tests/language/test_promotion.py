@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from asc import ir
-from asc.language.dtypes import HANDLES
+from asc.dtypes import HANDLES
 
 NP_DTYPES = [d for d in ir.ALL_DTYPES if d != ir.bfloat16]
 

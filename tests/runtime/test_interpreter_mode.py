@@ -10,7 +10,7 @@ import textwrap
 import numpy as np
 
 import asc.language as lang
-from asc.language.builtins import BUILTINS
+from asc.builtins import BUILTINS
 
 SCRIPT = textwrap.dedent('''
     from __future__ import annotations

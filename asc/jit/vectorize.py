@@ -15,9 +15,9 @@ import functools
 
 import numpy as np
 
-from . import ir
-from .errors import ArgumentError
-from .language.dtypes import HANDLES, as_dtype
+from .. import ir
+from ..errors import ArgumentError
+from ..dtypes import HANDLES, as_dtype
 
 
 def _is_array(v) -> bool:
@@ -58,8 +58,8 @@ class Vectorized:
             out_shape = np.broadcast_shapes(*[s for s in shapes if s is not None])
         except ValueError as e:
             raise ArgumentError(f"{self.fn.__name__}(): {e}") from None
-        from .frontend import build_kernel
-        from .frontend.signature import read_signature
+        from ..frontend import build_kernel
+        from ..frontend.signature import read_signature
         _, ret = read_signature(self.fn)
         elem = build_kernel(self.fn, types, {}, False, None)     # types the element function (and checks it)
         if len(elem.outputs) != 1 or elem.outputs[0].kind != "scalar":
@@ -103,8 +103,8 @@ class Vectorized:
         return "\n".join(lines) + "\n", name
 
     def _load(self, src, name):
-        from .language import func
-        from .runtime import cache
+        from .kernel import func
+        from ..runtime import cache
         return getattr(cache.generated_module("vectorize", name, src, {"_element": func(self.fn)}), name)
 
     def __call__(self, *args):

@@ -6,7 +6,7 @@ import contextvars
 import ml_dtypes
 import numpy as np
 
-from .. import ir
+from . import ir
 
 # the sizes bound by the running interpreted kernel, for Dim.__index__
 _bound_dims: contextvars.ContextVar = contextvars.ContextVar("asc_bound_dims", default=None)
@@ -33,8 +33,7 @@ class DTypeHandle:
         return TensorAnnotation(self, dims)
 
     def __call__(self, x):
-        from .builtins import cast
-        return cast(x, self)
+        return convert(x, self)
 
     def __eq__(self, other) -> bool:
         if isinstance(other, DTypeHandle):
@@ -170,3 +169,14 @@ class TensorAnnotation:
 
 
 Tensor = TensorAnnotation(None, None)
+
+
+def convert(x, h: DTypeHandle):
+    """x (a scalar or an array) converted to dtype `h`, as compiled code converts: float to int truncates toward
+    zero, to 16-bit floats rounds to nearest even, and 16-bit values are carried in float32."""
+    a = np.asarray(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = a.astype(h.np)
+    if h.ir.name in ("float16", "bfloat16"):
+        r = r.astype(np.float32)
+    return r[()] if r.ndim == 0 else r

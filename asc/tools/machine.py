@@ -8,14 +8,15 @@ import time
 
 import numpy as np
 
-from .. import language as lang
-from . import cache, toolchain
+from .. import dtypes as lang
+from ..jit import kernel
+from ..runtime import cache, toolchain
 
 _limits = None
 
 
 def _triad_gbs() -> float:
-    @lang.kernel
+    @kernel
     def _asc_triad(a: lang.float32[N], b: lang.float32[N], c: lang.float32[N], s: float):  # noqa: F821
         for i in range(N):  # noqa: F821 - N: a size symbol of the annotations
             a[i] = b[i] + s * c[i]

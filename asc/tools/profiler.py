@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 
 from ..passes.cost import call_cost
-from . import kernel as _kernel
+from ..jit import kernel as _kernel
 
 
 class Profiler:

@@ -10,8 +10,9 @@ import numpy as np
 
 from .. import config as _config
 from .. import ir
+from ..marks import DeviceCallable
 from ..errors import AscError, ArgumentError, CompileError, MemoryCheckError, NumericCheckError
-from . import binding, launcher
+from ..runtime import binding, launcher
 
 TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
 AVAILABLE_TARGETS = ("cpu", "interpret", "ascend-sim")
@@ -159,7 +160,7 @@ class Specialization:
         if self.entry is not None:
             return
         if self.kernel.options.target == "ascend-sim":
-            from . import ascend_sim
+            from ..runtime import ascend_sim
             return ascend_sim.compile_spec(self, reason)
         t0 = time.perf_counter()
         # every compiled call needs the launcher next (Kernel._install, _empty): when it is not built yet, it
@@ -167,7 +168,7 @@ class Specialization:
         launcher.start()
         try:
             from .. import passes
-            from . import cache
+            from ..runtime import cache
             lowered = passes.for_native(self.ir, checked=len(self.opts) > 2)
             self.lowered = lowered
             opts = self.opts
@@ -212,7 +213,7 @@ class Specialization:
     # ---- run
     def run_compiled(self, bound, symbols):
         if self.kernel.options.target == "ascend-sim":
-            from . import ascend_sim
+            from ..runtime import ascend_sim
             return ascend_sim.run_spec(self, bound, symbols)
         slots = self._slots
         keep = []
@@ -285,13 +286,13 @@ class Specialization:
 
 
 def _np_dtype(d: ir.DType):
-    from ..language.dtypes import HANDLES
+    from ..dtypes import HANDLES
     return HANDLES[d].np
 
 
 def _empty(shape, dtype: ir.DType, use_torch: bool):
     """An output array (from the launcher's output cache when it is built), as NumPy or torch."""
-    from ..language.dtypes import HANDLES
+    from ..dtypes import HANDLES
     mod = launcher.module()
     npdt = HANDLES[dtype].np
     if use_torch:
@@ -310,7 +311,7 @@ def _ptr(arr) -> int:
     return arr.data_ptr()
 
 
-class Kernel:
+class Kernel(DeviceCallable):
     """A compiled kernel. Call it like the Python function; it compiles once per argument signature."""
 
     def __init__(self, pyfunc, mode="kernel", **options):
@@ -372,7 +373,7 @@ class Kernel:
             self._install(spec)
         t0 = time.perf_counter()
         if interpret:
-            from .interpreter import run
+            from ..runtime.interpreter import run
             result = run(spec, bound, symbols)
         else:
             result = spec.run_compiled(bound, symbols)
@@ -385,7 +386,7 @@ class Kernel:
             obs.on_call(self, spec, bound, symbols, "interpret" if interpret else self.options.target,
                         time.perf_counter() - t0)
         if self.options.numeric() is not None:
-            from .numeric import check_outputs
+            from ..runtime.numeric import check_outputs
             check_outputs(self, spec, bound, result)
         return result
 
@@ -485,7 +486,7 @@ class Kernel:
                 "libraries": [s.path for s in self._cache.values() if s.path]}
 
 
-class Func:
+class Func(DeviceCallable):
     """A device function (`@lang.func`): callable from kernels (compiled inline per argument types, recursion
     allowed), and from Python (runs the function itself)."""
 

@@ -11,7 +11,7 @@ import math as _math
 import numpy as np
 
 from .. import ir
-from .dtypes import as_dtype, float32
+from ..dtypes import as_dtype, convert, float32
 
 BUILTINS: dict = {}
 
@@ -72,7 +72,7 @@ def _math1(npfn, x):
 def _tensor_result(r, dt):
     """A math function of a whole 16-bit tensor (tensor-level code) comes back in its dtype, as in NumPy."""
     if dt in _16BIT and isinstance(r, np.ndarray) and r.ndim:
-        from .interpreter_array import KernelArray
+        from .array import KernelArray
         return r.astype(dt).view(KernelArray)
     return r
 
@@ -274,35 +274,35 @@ def _np_dtype(dtype):
 @builtin("alloc")
 def empty(shape, dtype=float32):
     """A new tensor of `shape` (an int or a tuple), contents undefined. dtype defaults to float32."""
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     return np.empty(_shape_tuple(shape), _np_dtype(dtype)).view(KernelArray)
 
 
 @builtin("alloc")
 def zeros(shape, dtype=float32):
     """A new tensor of `shape` filled with zeros. dtype defaults to float32."""
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     return np.zeros(_shape_tuple(shape), _np_dtype(dtype)).view(KernelArray)
 
 
 @builtin("alloc")
 def full(shape, fill_value, dtype=float32):
     """A new tensor of `shape` filled with `fill_value`. dtype defaults to float32."""
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     return np.full(_shape_tuple(shape), fill_value, _np_dtype(dtype)).view(KernelArray)
 
 
 @builtin("alloc")
 def empty_like(x, dtype=None):
     """A new tensor with the shape (and, unless given, the dtype) of `x`, contents undefined."""
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     return np.empty(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
 
 
 @builtin("alloc")
 def zeros_like(x, dtype=None):
     """A new tensor with the shape (and, unless given, the dtype) of `x`, filled with zeros."""
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     return np.zeros(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
 
 
@@ -313,12 +313,7 @@ def cast(x, dtype):
     h = as_dtype(dtype)
     if h is None:
         raise TypeError(f"lang.cast: not a dtype: {dtype!r}")
-    a = np.asarray(x)
-    with np.errstate(invalid="ignore", over="ignore"):
-        r = a.astype(h.np)
-    if h.np in _16BIT:      # 16-bit values are carried in float32 (the compiled rule)
-        r = r.astype(np.float32)
-    return r[()] if r.ndim == 0 else r
+    return convert(x, h)
 
 
 @builtin("range")
@@ -337,7 +332,7 @@ def range_(start, stop=None, step=1):
 # precision, not bit for bit.
 
 def _kernel_array(r):
-    from .interpreter_array import KernelArray
+    from .array import KernelArray
     if isinstance(r, np.ndarray):
         return r[()] if r.ndim == 0 else r.view(KernelArray)
     return r

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import UnsupportedError
-from ..runtime.kernel import Options, kernel
+from .kernel import Options, kernel
 
 
 def parallel(fn=None, *, num_workers: int | None = None, **options):

@@ -46,16 +46,16 @@ class KernelArray(np.ndarray):
         return str(self.view(np.ndarray))
 
     def __matmul__(self, other):
-        from .builtins import matmul
+        from .core import matmul
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        from .builtins import matmul
+        from .core import matmul
         return matmul(other, self)
 
     @property
     def T(self):
-        from .builtins import transpose
+        from .core import transpose
         return transpose(self)
 
     def __getitem__(self, idx):
