@@ -70,6 +70,9 @@ def main(argv=None) -> int:
     c.add_argument("--soc", default="Ascend910B1", help="ascend target: the SoC (SOC_VERSION) to tile for")
     c.add_argument("--shape", action="append", help="a size, e.g. N=4096")
     c.add_argument("--dtype", action="append", help="a parameter's dtype, e.g. x=float16")
+    c.add_argument("--stage", default="source",
+                   help="print this stage of the pipeline instead of the source: frontend, a pass's name (see "
+                        "asc.compiler.stages(target)), or source")
     c.add_argument("-o", "--output", help="write to this file instead of printing (ascend: the project directory)")
     b = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (from a checkout of asc)")
     b.add_argument("suite", nargs="?", default="elementwise", choices=sorted(BENCH_SUITES),
@@ -88,11 +91,15 @@ def main(argv=None) -> int:
         k = _load_kernel(a.kernel)
         args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str))
         if a.target == "ascend" and a.output:
-            from .backends.ascend_project import write_project
-            for path in write_project(k, tuple(args), a.output, a.soc):
+            for path in k.write_project(tuple(args), a.output, a.soc):
                 print(path)
             return 0
-        src = k.source(a.target, *args)
+        if a.stage != "source" and a.target == "ir":
+            raise SystemExit("asc compile: --stage needs a compiled target (--target cpu or ascend)")
+        try:
+            src = k.source(a.target, *args, stage=a.stage)
+        except ValueError as e:
+            raise SystemExit(f"asc compile: {e}")
         if a.output:
             with open(a.output, "w") as f:
                 f.write(src)

@@ -16,9 +16,9 @@ import numpy as np
 
 def _kernel_sources() -> set:
     """(file, function name) of every kernel and device function defined so far."""
-    from .runtime import kernel as k
-    out = {(kk.pyfunc.__code__.co_filename, kk.pyfunc.__name__) for kk in list(k._kernels)}
-    out |= {(f.pyfunc.__code__.co_filename, f.pyfunc.__name__) for f in list(k._funcs)}
+    from .jit.state import STATE
+    out = {(kk.pyfunc.__code__.co_filename, kk.pyfunc.__name__) for kk in list(STATE.kernels)}
+    out |= {(f.pyfunc.__code__.co_filename, f.pyfunc.__name__) for f in list(STATE.funcs)}
     return out
 
 

@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import contextvars
+import math
 
 import ml_dtypes
 import numpy as np
 
 from . import ir
 
-# the sizes bound by the running interpreted kernel, for Dim.__index__
-_bound_dims: contextvars.ContextVar = contextvars.ContextVar("asc_bound_dims", default=None)
+# the sizes bound by the running interpreted kernel, for Dim.__index__ (set by asc.runtime.interpreter)
+BOUND_DIMS: contextvars.ContextVar = contextvars.ContextVar("ascBOUND_DIMS", default=None)
 
 _NP = {"bfloat16": np.dtype(ml_dtypes.bfloat16)}
 
@@ -102,7 +103,7 @@ class Dim:
         return f"lang.dim({self.name!r})"
 
     def __index__(self) -> int:
-        bound = _bound_dims.get()
+        bound = BOUND_DIMS.get()
         if bound is None or self.name not in bound:
             raise TypeError(f"size {self.name} is only known inside a running kernel")
         return bound[self.name]
@@ -180,3 +181,44 @@ def convert(x, h: DTypeHandle):
     if h.ir.name in ("float16", "bfloat16"):
         r = r.astype(np.float32)
     return r[()] if r.ndim == 0 else r
+
+
+def _round_to_odd_f32(v: float) -> np.float32:
+    """v as float32 rounded toward zero with the lowest bit set when inexact (round to odd): rounding that to a
+    narrower float gives the correctly rounded result of v itself (float32 keeps 16 more bits than bfloat16)."""
+    f = np.float32(v)
+    if not math.isfinite(v) or float(f) == v:
+        return f
+    bits = np.array(f).view(np.uint32)
+    if abs(float(f)) > abs(v):
+        bits = bits - np.uint32(1)            # one step toward zero (inf becomes the largest finite float32)
+    return (bits | np.uint32(1)).view(np.float32)[()]
+
+
+def to_bfloat16(value):
+    """A Python or NumPy number as bfloat16, rounded once to nearest even from its exact value (as NumPy rounds
+    float64 to float16; ml_dtypes before 0.7 rounded through float32, twice). Ints of any size are exact."""
+    bf16 = _NP["bfloat16"]
+    if isinstance(value, np.floating) and value.dtype.itemsize <= 4:
+        return np.array(value).astype(bf16)[()]       # float16 / float32 / bfloat16: one rounding already
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        n = int(value)
+        shift = max(abs(n).bit_length() - 53, 0)
+        m = abs(n) >> shift
+        m |= 1 if abs(n) & ((1 << shift) - 1) else 0          # round to odd into 53 bits: exact in a double
+        try:
+            v = math.ldexp(-m if n < 0 else m, shift)
+        except OverflowError:
+            v = -math.inf if n < 0 else math.inf
+    else:
+        v = float(value)
+    if math.isnan(v):
+        return bf16.type(v)
+    return np.array(_round_to_odd_f32(v)).astype(bf16)[()]
+
+
+def scalar_as(value, d: ir.DType):
+    """A Python or NumPy number as a NumPy scalar of dtype `d`, as a kernel parameter of that dtype receives it."""
+    if d.name == "bfloat16":
+        return to_bfloat16(value)
+    return HANDLES[d].np.type(value)

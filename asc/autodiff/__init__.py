@@ -46,8 +46,8 @@ class Grad:
         if hit is not None:
             return hit
         types, syms = binding.arg_types(kern.specs, bound, symbols, kern.options.dynamic_shape)
-        from ..frontend import build_kernel
-        k = build_kernel(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern._ret)
+        from .. import compiler
+        k = compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern.return_spec)
         src, name, wrt = backward_source(k, kern.__name__)
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)

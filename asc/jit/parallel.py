@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..errors import UnsupportedError
-from .kernel import Options, kernel
+from .decorators import kernel
+from .options import Options
 
 
 def parallel(fn=None, *, num_workers: int | None = None, **options):

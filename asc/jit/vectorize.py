@@ -58,10 +58,10 @@ class Vectorized:
             out_shape = np.broadcast_shapes(*[s for s in shapes if s is not None])
         except ValueError as e:
             raise ArgumentError(f"{self.fn.__name__}(): {e}") from None
-        from ..frontend import build_kernel
+        from .. import compiler
         from ..frontend.signature import read_signature
         _, ret = read_signature(self.fn)
-        elem = build_kernel(self.fn, types, {}, False, None)     # types the element function (and checks it)
+        elem = compiler.frontend(self.fn, types, {}, False, None)     # types the element function (and checks it)
         if len(elem.outputs) != 1 or elem.outputs[0].kind != "scalar":
             raise ArgumentError(f"{self.fn.__name__}(): a vectorized function returns one number")
         out_dt = elem.outputs[0].type.dtype
@@ -103,7 +103,7 @@ class Vectorized:
         return "\n".join(lines) + "\n", name
 
     def _load(self, src, name):
-        from .kernel import func
+        from .decorators import func
         from ..runtime import cache
         return getattr(cache.generated_module("vectorize", name, src, {"_element": func(self.fn)}), name)
 

@@ -19,3 +19,14 @@ def for_native(k: ir.Kernel, checked: bool = False) -> ir.Kernel:
         k = ir.Kernel(promote.promote(k.entry), tuple(promote.promote(f) for f in k.funcs), k.outputs,
                       k.returns_tuple, k.symbols, k.file, k.conversions)
     return for_cpu(k)
+
+
+def promote_kernel(k: ir.Kernel) -> ir.Kernel:
+    """Scalar promotion of loop accumulators in every function of the kernel."""
+    return ir.Kernel(promote.promote(k.entry), tuple(promote.promote(f) for f in k.funcs), k.outputs,
+                     k.returns_tuple, k.symbols, k.file, k.conversions)
+
+
+def classify_kernel(k: ir.Kernel) -> ir.Kernel:
+    """Loop classification (parallel, vectorizable, serial) of every function of the kernel."""
+    return for_cpu(k)

@@ -12,7 +12,6 @@ import re
 import shlex
 import subprocess
 import tempfile
-import time
 
 import numpy as np
 
@@ -151,23 +150,6 @@ def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, 
 
 
 # ------------------------------------------------------------------ kernels called from Python
-
-def compile_spec(spec, reason: str):
-    """Renders the ascend kernel of a specialization and builds it for ascend-sim."""
-    from .. import passes
-    from ..backends import ascend
-    t0 = time.perf_counter()
-    lowered = passes.for_cpu(spec.ir)
-    src = ascend.render(lowered)
-    lib, path, compiled = build(src.text, src.name, src.entry_params)
-    spec.ascend = src
-    spec.lowered = lowered
-    spec.lib, spec.path = lib, path
-    spec.entry = lib.asc_sim_run
-    spec.from_disk = not compiled
-    spec.reason = reason
-    spec.compile_seconds = time.perf_counter() - t0
-
 
 def tiling_words(src, symbols: dict):
     from ..backends import ascend

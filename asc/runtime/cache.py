@@ -24,21 +24,25 @@ _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @functools.lru_cache(maxsize=None)
 def compiler_fingerprint() -> str:
-    """The passes and renderers that turn the IR into C++, by file size and modification time (a few stats, no
-    reads): a kernel cached by an edited or upgraded asc of the same version is not loaded for a new one."""
+    """The IR, the builtin table, the passes, the renderers and the pipeline that turn the IR into C++, by file size
+    and modification time (a few stats, no reads): a kernel cached by an edited or upgraded asc of the same version
+    is not loaded for a new one."""
     parts = []
-    for sub in ("ir", "passes", "backends"):
-        d = os.path.join(_PKG, sub)
-        try:
-            names = sorted(n for n in os.listdir(d) if n.endswith(".py"))
-        except OSError:
-            continue
-        for n in names:
-            try:
-                st = os.stat(os.path.join(d, n))
-            except OSError:
-                continue
-            parts.append(f"{sub}/{n}:{st.st_size}:{st.st_mtime_ns}")
+    for sub in ("ir", "builtins", "passes", "backends"):
+        for dirpath, dirnames, names in sorted(os.walk(os.path.join(_PKG, sub))):
+            dirnames.sort()
+            for n in sorted(n for n in names if n.endswith(".py")):
+                path = os.path.join(dirpath, n)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                parts.append(f"{os.path.relpath(path, _PKG)}:{st.st_size}:{st.st_mtime_ns}")
+    try:
+        st = os.stat(os.path.join(_PKG, "compiler.py"))
+        parts.append(f"compiler.py:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        pass
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 

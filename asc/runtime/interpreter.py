@@ -12,7 +12,7 @@ import os
 
 from .. import ir
 from ..errors import MemoryCheckError, NumericCheckError
-from ..dtypes import HANDLES, _bound_dims
+from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
 from ..builtins.array import KernelArray, finite_stores
 from . import binding
 
@@ -33,7 +33,7 @@ def _to_kernel_array(a):
 def _scalar_in(value, t: ir.ScalarType):
     if t.weak:
         return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind](value)
-    v = HANDLES[t.dtype].np.type(value)
+    v = scalar_as(value, t.dtype)
     if t.dtype.is_16bit_float:
         return np.float32(v)        # 16-bit values are carried in float32
     return v
@@ -134,7 +134,7 @@ def run(spec, bound, symbols):
     else:
         run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
     run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    token = _bound_dims.set(dict(symbols))
+    token = BOUND_DIMS.set(dict(symbols))
     finite = finite_stores.set(bool(spec.key[-1][1]))
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
@@ -145,7 +145,7 @@ def run(spec, bound, symbols):
             except FloatingPointError as e:
                 raise _located(e, spec.kernel.__name__, NumericCheckError) from e
     finally:
-        _bound_dims.reset(token)
+        BOUND_DIMS.reset(token)
         finite_stores.reset(finite)
     use_torch = any(a.kind == "torch" for a in bound)
     elems = result if k.returns_tuple else (result,)

@@ -13,6 +13,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -389,13 +390,18 @@ static int d2h_bits(double v, uint16_t *out) {
     return 1;
 }
 
-/* double -> bfloat16 bits as ml_dtypes casts (np.array(v, bfloat16)): to float32 first, then rounded to nearest
- * even; 0 for NaN and beyond float32's range (the Python path decides) */
+/* double -> bfloat16 bits rounded once to nearest even, as the Python path (asc.dtypes.to_bfloat16): to float32
+ * rounded to odd (toward zero, the lowest bit set when inexact: float32 keeps 16 more bits, so the final rounding
+ * is that of v itself), then to nearest even; 0 for NaN and beyond float32's range (the Python path decides) */
 static int d2bf_bits(double v, uint16_t *out) {
     if (v != v || v > 3.4028234663852886e38 || v < -3.4028234663852886e38) return 0;
     float f = (float)v;
     uint32_t u;
     memcpy(&u, &f, 4);
+    if ((double)f != v) {
+        if (fabs((double)f) > fabs(v)) u -= 1u;     /* one step toward zero */
+        u |= 1u;
+    }
     *out = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     return 1;
 }

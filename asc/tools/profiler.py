@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 
 from ..passes.cost import call_cost
-from ..jit import kernel as _kernel
+from ..jit import state as _state
 
 
 class Profiler:
@@ -32,16 +32,16 @@ class Profiler:
         self._lock = threading.Lock()
 
     def __enter__(self):
-        self._prev = _kernel._observer[0]
+        self._prev = _state.STATE.observer
         self._t0 = time.perf_counter()
-        _kernel.set_observer(self)
+        _state.set_observer(self)
         return self
 
     def __exit__(self, *exc):
-        _kernel.set_observer(self._prev)
+        _state.set_observer(self._prev)
         return False
 
-    # ---- observer protocol (runtime.kernel)
+    # ---- observer protocol (asc.jit.state.set_observer)
     def on_call(self, kernel, spec, bound, symbols, target, seconds):
         key = (id(spec), tuple(sorted(symbols.items())))
         cost = self._costs.get(key)
@@ -166,12 +166,9 @@ class Profiler:
 def _npu_estimate(spec, symbols):
     """Estimated Ascend 910B1 seconds of one call of this specialization (None where the model has none)."""
     from ..errors import AscError
+    from .. import compiler
     try:
-        from .. import passes
-        from ..backends import ascend
-        from ..backends.ascend_cost import estimate
-        src = ascend.render(passes.for_cpu(spec.ir), warn=False)
-        return estimate(src, dict(symbols), "Ascend910B1").seconds
+        return compiler.ascend_estimate(spec.ir, dict(symbols), "Ascend910B1").seconds
     except AscError:        # a kernel the Ascend lowering refuses: no estimate, the call is still profiled
         return None
 

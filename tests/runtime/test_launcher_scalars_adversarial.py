@@ -224,7 +224,7 @@ def _grid_points(view_dtype):
 def test_16bit_float_parameters_on_the_fast_path():
     """float16 / bfloat16 parameters take Python floats and ints and float16 / float32 / float64 NumPy scalars on
     the fast path, rounded exactly as the Python path rounds (np.array(v, dtype)): once, to nearest even, for
-    float16; through float32 for bfloat16 (as ml_dtypes casts). Ties, their neighbours, subnormals, overflow and
+    float16 and bfloat16 (asc.dtypes.to_bfloat16, whatever ml_dtypes does). Ties, their neighbours, subnormals, overflow and
     infinities agree bit for bit; NaN, and ints beyond 2^53, take the Python path."""
     rng = np.random.default_rng(16)
     values = [65504.0, 65519.99, 65520.0, 65536.0, 1e300, -1e300, float("inf"), float("-inf"), 0.0, -0.0,

@@ -1,0 +1,177 @@
+"""The pipeline in one place.
+
+    Python function --frontend--> typed IR --passes (named stages)--> target IR --render--> source --build--> library
+
+`TARGETS` is the table of compiled targets: for each, its passes (in order, each a named stage that can be printed),
+its renderer and its builder. Every caller (the jit layer, the profiler, the cost model, the project writer,
+autodiff, the CLI) goes through the functions of this module; none of them strings passes and renderers together.
+
+    compiler.frontend(...)                  the typed IR of a kernel (the "frontend" stage)
+    compiler.lower(k, "cpu", options)       the IR after the target's passes
+    compiler.show(k, "cpu", options, stage) any stage as text ("frontend", a pass's name, or "source")
+    compiler.render(k, "ascend", options)   the target's source
+    compiler.build(k, "cpu", options, ...)  the loaded library (from the disk cache, else compiled)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import ir, passes
+from .errors import CompileError
+
+FRONTEND = "frontend"        # the first stage: the typed IR as the frontend built it
+SOURCE = "source"            # the last stage: the rendered source
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What the compiled code of a specialization depends on besides its IR."""
+    fastmath: bool = False
+    num_threads: int | None = None
+    memory_check: bool = False       # every index checked (asc.MemoryCheckError)
+    finite_check: bool = False       # every stored float checked (asc.NumericCheckError, intermediates)
+
+    @property
+    def checked(self) -> bool:
+        return self.memory_check or self.finite_check
+
+    def as_dict(self) -> dict:
+        """The renderer's and the toolchain's view (only the checks that are on appear: the cache key)."""
+        d = {"fastmath": self.fastmath, "num_threads": self.num_threads}
+        if self.memory_check:
+            d["memory_check"] = True
+        if self.finite_check:
+            d["finite_check"] = True
+        return d
+
+
+def _render_cpu(k: ir.Kernel, options: BuildOptions) -> str:
+    from .backends import cpu                  # only on a cache miss: a warm first call never imports it
+    return cpu.render(k, options.as_dict())
+
+
+def _render_ascend(k: ir.Kernel, options: BuildOptions, warn: bool = True):
+    from .backends import ascend
+    return ascend.render(k, warn=warn)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    passes: tuple                     # ((stage name, fn(k, options) -> k), ...), run in order
+    render: Callable                  # (lowered k, options) -> source (str, or the backend's source object)
+    language: str                     # what the source is written in
+    runs_here: bool                   # whether kernels of this target run in this process
+
+
+def _promote(k: ir.Kernel, options: BuildOptions) -> ir.Kernel:
+    return k if options.checked else passes.promote_kernel(k)
+
+
+def _classify(k: ir.Kernel, options: BuildOptions) -> ir.Kernel:
+    return passes.classify_kernel(k)
+
+
+TARGETS = {
+    "cpu": Target("cpu", (("promote", _promote), ("classify", _classify)), _render_cpu, "C++ (OpenMP)", True),
+    "ascend": Target("ascend", (("classify", _classify),), _render_ascend, "Ascend C", False),
+    "ascend-sim": Target("ascend-sim", (("classify", _classify),), _render_ascend, "Ascend C", True),
+}
+
+
+def target(name: str) -> Target:
+    t = TARGETS.get(name)
+    if t is None:
+        raise ValueError(f"unknown target {name!r}; compiled targets: {', '.join(TARGETS)}")
+    return t
+
+
+def stages(target_name: str) -> tuple:
+    """The names of the stages of a target, in order."""
+    return (FRONTEND,) + tuple(n for n, _ in target(target_name).passes) + (SOURCE,)
+
+
+def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, mode: str = "kernel") -> ir.Kernel:
+    """The typed IR of `pyfunc` for these argument types (mode: "kernel", "fused" or "cube")."""
+    from .frontend import build_kernel
+    return build_kernel(pyfunc, arg_types, symbols, dynamic, ret_spec, fused=mode == "fused", cube=mode == "cube")
+
+
+def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), until: str | None = None):
+    """The IR after the target's passes (or after stage `until`)."""
+    if until is not None and until not in stages(target_name)[:-1]:
+        raise ValueError(f"no stage {until!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
+    if until == FRONTEND:
+        return k
+    for name, fn in target(target_name).passes:
+        k = fn(k, options)
+        if name == until:
+            break
+    return k
+
+
+def render(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), warn: bool = True):
+    """The target's source of an IR kernel straight from the frontend (its passes run first)."""
+    t = target(target_name)
+    lowered = lower(k, target_name, options)
+    if t.render is _render_ascend:
+        return _render_ascend(lowered, options, warn)
+    return t.render(lowered, options)
+
+
+def show(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), stage: str = SOURCE) -> str:
+    """Stage `stage` of the kernel for a target, as text: the IR after that stage, or the source."""
+    if stage == SOURCE:
+        src = render(k, target_name, options)
+        return src if isinstance(src, str) else src.text
+    return ir.format_kernel(lower(k, target_name, options, until=stage))
+
+
+def build(k: ir.Kernel, target_name: str, options: BuildOptions, reason: str, signature: str):
+    """The compiled library of an IR kernel for a target that runs here, from the disk cache or compiled.
+    Returns a Build (what the jit layer keeps of a specialization)."""
+    t = target(target_name)
+    if not t.runs_here:
+        raise CompileError(f"kernels of target {target_name!r} do not run here")
+    lowered = lower(k, target_name, options)
+    if target_name == "ascend-sim":
+        from .runtime import ascend_sim
+        src = _render_ascend(lowered, options)
+        lib, path, compiled = ascend_sim.build(src.text, src.name, src.entry_params)
+        return Build(lowered, lib, path, lib.asc_sim_run, compiled, reason, src)
+    from .runtime import cache
+    opts = options.as_dict()
+    normalized = ir.format_kernel(lowered, locs=False)
+    lib, path, compiled, reason = cache.load_or_build(k.entry.name, normalized, lambda: t.render(lowered, options),
+                                                      opts, reason, signature)
+    return Build(lowered, lib, path, lib.asc_entry, compiled, reason, None)
+
+
+@dataclass(frozen=True)
+class Build:
+    lowered: ir.Kernel        # the IR the source was rendered from
+    lib: object               # the loaded library (ctypes.CDLL)
+    path: str
+    entry: object             # the library's entry point
+    compiled: bool            # False: loaded from the disk cache
+    reason: str               # why it was built (or looked up)
+    source: object            # the rendered source object, where the target keeps one (ascend-sim)
+
+
+def memory_check_sites(lowered: ir.Kernel, options: BuildOptions) -> list:
+    """(loc, tensor, shape) of each checked access of a cpu kernel, by the site number its error reports."""
+    from .backends import cpu
+    return cpu.memory_check_sites(lowered, options.as_dict())
+
+
+def ascend_estimate(k: ir.Kernel, symbols: dict, soc: str):
+    """The cost model's estimate of the ascend kernel of an IR kernel (docs/ascend.md)."""
+    from .backends import ascend_cost
+    return ascend_cost.estimate(render(k, "ascend", warn=False), symbols, soc)
+
+
+def ascend_project(k: ir.Kernel, symbols: dict, scalars: dict, out_dir: str, soc: str) -> list:
+    """Writes the CANN project of the ascend kernel of an IR kernel; returns the files written."""
+    from .backends import ascend_project as project
+    return project.write_project(render(k, "ascend"), symbols, scalars, out_dir, soc)

@@ -1,0 +1,44 @@
+"""The decorators: `@lang.kernel`, `@lang.func`, `@lang.cube_kernel`, `@lang.fused_kernel`."""
+from __future__ import annotations
+
+from .kernels import Func, Kernel
+from .options import Options
+
+
+def _kernel_of_mode(mode, fn, options, name):
+    if fn is not None and callable(fn):
+        return Kernel(fn, mode, **options)
+    if fn is not None:
+        raise TypeError(f"use the decorator bare or with options: @lang.{name} or @lang.{name}(option=...)")
+    Options(**options)  # validate now, at the decorator's line
+    return lambda f: Kernel(f, mode, **options)
+
+
+def kernel(fn=None, **options):
+    """Decorator: `@lang.kernel` or `@lang.kernel(target="cpu", dynamic_shape=False, precision="default",
+    fastmath=False, num_threads=None)`."""
+    if fn is not None and not callable(fn):
+        raise TypeError("use @lang.kernel or @lang.kernel(option=...)")
+    return _kernel_of_mode("kernel", fn, options, "kernel")
+
+
+def func(fn):
+    """Decorator: a device function callable from kernels."""
+    return Func(fn)
+
+
+def cube_kernel(fn=None, **options):
+    """Decorator for tensor-level matrix kernels (`return A @ B`, tile loops around `@`): the products run on the
+    matrix unit (on the cpu target, asc's packed, register-blocked, multi-threaded GEMM; float32 accumulation for
+    16-bit inputs), and an elementwise expression of a product (`lang.relu(A @ B + bias)`) runs as its epilogue,
+    on each tile in cache. The output dtype follows the return annotation. Options as @lang.kernel."""
+    return _kernel_of_mode("cube", fn, options, "cube_kernel")
+
+
+def fused_kernel(fn=None, **options):
+    """Decorator for tensor-level kernels whose operations fuse (`h = lang.matmul(x, w1); h = lang.gelu(h);
+    return lang.matmul(h, w2)`): tensor expressions are inlined where they are used, and a 2-D expression around
+    matrix products is computed by blocks of rows, each product followed at once by its elementwise epilogue
+    (bias, activation, residual, scaling) and by the product that consumes it, so intermediates never make a pass
+    over memory. `kernel.source("ir")` shows what was fused. Options as @lang.kernel."""
+    return _kernel_of_mode("fused", fn, options, "fused_kernel")

@@ -1,0 +1,90 @@
+"""asc.compiler: the target table, the stages in order, every stage printable, and the callers going through it."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import asc.language as lang
+from asc import compiler, ir
+from asc.math import erf, sqrt
+
+
+@lang.kernel
+def gelu(x: lang.float32[N]) -> lang.float32[N]:  # noqa: F821
+    out = lang.empty_like(x)
+    for i in range(N):  # noqa: F821
+        out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0)))
+    return out
+
+
+@lang.kernel
+def row_sum(x: lang.float32[R, C]) -> lang.float32[R]:  # noqa: F821
+    out = lang.empty((R,), dtype=lang.float32)  # noqa: F821
+    for r in range(R):  # noqa: F821
+        acc = 0.0
+        for c in range(C):  # noqa: F821
+            acc += x[r, c]
+        out[r] = acc
+    return out
+
+
+X = np.linspace(-3, 3, 1000, dtype=np.float32)
+
+
+@pytest.mark.parametrize("target", sorted(compiler.TARGETS))
+def test_stages_start_with_the_frontend_and_end_with_the_source(target):
+    names = compiler.stages(target)
+    assert names[0] == compiler.FRONTEND and names[-1] == compiler.SOURCE
+    assert len(set(names)) == len(names)
+    assert names[1:-1] == tuple(n for n, _ in compiler.TARGETS[target].passes)
+
+
+@pytest.mark.parametrize("target", ["cpu", "ascend"])
+def test_every_stage_prints(target):
+    texts = [gelu.source(target, X, stage=s) for s in compiler.stages(target)]
+    assert texts[0] == gelu.source("ir", X)                  # the frontend stage is what source("ir") shows
+    assert texts[-1] == gelu.source(target, X)               # the last stage is the source
+    for t in texts:
+        assert t.strip()
+    assert "def gelu" in texts[0] or "gelu" in texts[0]
+
+
+def test_lower_runs_the_passes_in_order():
+    spec, _, _ = row_sum.specialization((np.ones((512, 128), np.float32),), {})   # IR only: not compiled
+    k = spec.ir
+    step = k
+    for name, fn in compiler.TARGETS["cpu"].passes:
+        step = fn(step, spec.options)
+        assert ir.format_kernel(compiler.lower(k, "cpu", spec.options, until=name)) == ir.format_kernel(step)
+    assert ir.format_kernel(compiler.lower(k, "cpu", spec.options)) == ir.format_kernel(step)
+    # classification is visible from its stage on, not before
+    assert "[parallel" not in compiler.show(k, "cpu", spec.options, compiler.FRONTEND)
+    assert "[parallel" in compiler.show(k, "cpu", spec.options, "classify")
+
+
+def test_unknown_stage_and_target_are_clear_errors():
+    with pytest.raises(ValueError, match="no stage 'nope' for target 'cpu'; stages: frontend"):
+        gelu.source("cpu", X, stage="nope")
+    with pytest.raises(ValueError, match="unknown target 'gpu'"):
+        compiler.target("gpu")
+
+
+def test_compiled_result_is_the_interpreters():
+    ref = lang.kernel(target="interpret")(gelu.pyfunc)(X)
+    np.testing.assert_allclose(gelu(X), ref, rtol=3e-7, atol=1e-7)
+
+
+def test_cli_prints_a_stage(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text("from __future__ import annotations\nimport asc.language as lang\n\n@lang.kernel\ndef neg(x: lang.float32[N]) -> lang.float32[N]:\n"
+                   "    out = lang.empty_like(x)\n    for i in range(N):\n        out[i] = -x[i]\n    return out\n")
+    r = subprocess.run([sys.executable, "-m", "asc", "compile", f"{src}::neg", "--shape", "N=64", "--stage",
+                        "classify"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "for i in range(0:int, 64:int, 1:int) [simd]:  # line 7" in r.stdout, r.stdout
+    r = subprocess.run([sys.executable, "-m", "asc", "compile", f"{src}::neg", "--shape", "N=64", "--stage",
+                        "nope"], capture_output=True, text=True)
+    assert r.returncode != 0 and "no stage 'nope'" in r.stderr
