@@ -13,20 +13,20 @@ from __future__ import annotations
 
 from .. import ir
 from .errors import refuse
-from .expr import _add, _dtype, _is_zero, _mul, _neg, derivative, leaves, py
+from .expr import add, derivative, is_zero, lang_dtype, leaves, mul, neg, py
 from .rows import RowProgram, covers, rename
 
 _BOOL = ir.ScalarType(ir.bool_)
 
 
 def _typed_zero(t: ir.ScalarType) -> str:
-    return f"{_dtype(t)}(0.0)" if t.dtype.kind == "f" else f"{_dtype(t)}(0)"
+    return f"{lang_dtype(t)}(0.0)" if t.dtype.kind == "f" else f"{lang_dtype(t)}(0)"
 
 
 def _typed(e, t: ir.ScalarType):
     """`e` as a value of type `t` (a literal becomes a typed constant, so the variable keeps the forward's type)."""
     if isinstance(e, ir.Const):
-        return f"{_dtype(t)}({float(e.value) if t.dtype.kind == 'f' else int(e.value)!r})"
+        return f"{lang_dtype(t)}({float(e.value) if t.dtype.kind == 'f' else int(e.value)!r})"
     if isinstance(e.type, ir.ScalarType) and e.type != t and not e.type.weak:
         return ir.Cast(e, t, explicit=True)
     return e
@@ -122,7 +122,7 @@ class Backward:
         seed = self.seed.get(ver)
         if ver in self.has_bar:
             acc = ir.Var(f"{ver}__bar", self.bar_t)
-            return acc if seed is None else _add(seed, acc)
+            return acc if seed is None else add(seed, acc)
         return seed
 
     def _accumulate(self, ver, term, stmts):
@@ -142,11 +142,11 @@ class Backward:
         `own`: the variable that holds e's value (reused where the derivative recomputes e)."""
         for key, leaf in leaves(e, self._is_row_leaf).items():
             d = derivative(e, key, self.memo)
-            if _is_zero(d):
+            if is_zero(d):
                 continue
             if own is not None and not isinstance(e, (ir.Var, ir.Load, ir.Const)):
                 d = _replace_expr(d, e, own)
-            term = _mul(mult, d)
+            term = mul(mult, d)
             if isinstance(leaf, ir.Var):
                 self._accumulate(leaf.name, term, stmts)
             else:
@@ -182,7 +182,7 @@ class Backward:
                 acc = ir.Var(red.ver, self.p.types[red.ver])
                 prev_wins = None
                 if red.op in ("add", "sub"):
-                    mult = b if red.op == "add" else _neg(b)
+                    mult = b if red.op == "add" else neg(b)
                 else:
                     arg = f"{red.ver}__arg"
                     it = d.var.type
@@ -223,14 +223,14 @@ class Backward:
             elif loop is None:
                 row_terms.setdefault((t, tuple(py(i) for i in idx)), [t, idx, None])
                 e = row_terms[(t, tuple(py(i) for i in idx))]
-                e[2] = term if e[2] is None else _add(e[2], term)
+                e[2] = term if e[2] is None else add(e[2], term)
             else:
                 key = py(loop.stop)
                 gl, per = groups.setdefault(key, (loop, {}))
                 idx = tuple(rename(i, loop.var.name, gl.var) for i in idx)
                 term = rename(term, loop.var.name, gl.var)
                 e = per.setdefault((t, tuple(py(i) for i in idx)), [t, idx, None])
-                e[2] = term if e[2] is None else _add(e[2], term)
+                e[2] = term if e[2] is None else add(e[2], term)
         # a gradient may be assigned (not added) only where its tensor has one index pattern in the whole row:
         # with another (`x[i, j]` and `x[j, i]`, or `x[i]` and `x[N - 1 - i]`), an assignment would overwrite what
         # another iteration, or another loop of this one, added
@@ -345,7 +345,7 @@ def stage_code(prog: RowProgram, wrt: list, grads: dict, tag: str) -> tuple:
     save_stmts = [("store", sv, outer_idx, ir.Var(name, bw.rowvars[name]), "=") for name, sv in saves.items()]
     row = _dce(recompute(prog) + inits + adjoint + phase1 + save_stmts)
     extents = ", ".join(py(f.stop) for f in prog.outer)
-    allocs = [f"    {sv} = lang.empty(({extents},), dtype={_dtype(bw.rowvars[n])})" for n, sv in saves.items()]
+    allocs = [f"    {sv} = lang.empty(({extents},), dtype={lang_dtype(bw.rowvars[n])})" for n, sv in saves.items()]
     nest = row
     for f in reversed(prog.outer):
         nest = [("for", f.var, f.stop, nest)]
@@ -367,10 +367,10 @@ def _rename_stores(stmts, ren):
     return out
 
 
-def _annotation(t) -> str:
+def annotation(t) -> str:
     if isinstance(t, ir.TensorType):
         return f"lang.{t.dtype.name}[{', '.join(str(d) if isinstance(d, int) else d.name for d in t.shape)}]"
-    return "float" if t.weak and t.dtype.kind == "f" else ("int" if t.weak else _dtype(t))
+    return "float" if t.weak and t.dtype.kind == "f" else ("int" if t.weak else lang_dtype(t))
 
 
 def backward_source(k: ir.Kernel, pyname: str, prog: RowProgram) -> tuple:
@@ -401,13 +401,13 @@ def backward_source(k: ir.Kernel, pyname: str, prog: RowProgram) -> tuple:
     save_stmts = [("store", sv, outer_idx, ir.Var(name, bw.rowvars[name]), "=") for name, sv in saves.items()]
     row = _dce(recompute(prog) + inits + adjoint + phase1 + save_stmts)
 
-    ann = {v.name: _annotation(v.type) for v in params}
+    ann = {v.name: annotation(v.type) for v in params}
     shapes = {o: None for o in grads}
     for s in ir.walk_stmts(k.entry.body):
         if isinstance(s, ir.Alloc) and s.var.name in grads:
             shapes[s.var.name] = s.var.type
     for o, g in grads.items():
-        ann[g] = _annotation(shapes[o])
+        ann[g] = annotation(shapes[o])
     name = f"{pyname}__backward"
     sig = ", ".join(f"{n}: {ann[n]}" for n in [v.name for v in params] + list(grads.values()))
     lines = ["from __future__ import annotations", "import asc.language as lang", "", "", "@lang.kernel",
@@ -419,7 +419,7 @@ def backward_source(k: ir.Kernel, pyname: str, prog: RowProgram) -> tuple:
             lines.append(f"    d_{w}__f32 = lang.{start[w]}(({dims},), dtype=lang.float32)")
     extents = ", ".join(py(f.stop) for f in prog.outer)
     for n, sv in saves.items():
-        lines.append(f"    {sv} = lang.empty(({extents},), dtype={_dtype(bw.rowvars[n])})")
+        lines.append(f"    {sv} = lang.empty(({extents},), dtype={lang_dtype(bw.rowvars[n])})")
     nest = row
     for f in reversed(prog.outer):
         nest = [("for", f.var, f.stop, nest)]

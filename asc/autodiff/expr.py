@@ -2,7 +2,9 @@
 derivatives with respect to one leaf (a tensor element read, or a row scalar)."""
 from __future__ import annotations
 
-from .. import ir
+from types import SimpleNamespace
+
+from .. import builtins, ir
 from .errors import AutodiffError
 
 # ------------------------------------------------------------------ expressions as Python source
@@ -11,7 +13,7 @@ _PY_BIN = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 _PY_CMP = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
 
 
-def _dtype(t: ir.ScalarType) -> str:
+def lang_dtype(t: ir.ScalarType) -> str:
     return f"lang.{t.dtype.name if t.dtype.name != 'bool' else 'bool_'}"
 
 
@@ -20,7 +22,7 @@ def py(e) -> str:
     if isinstance(e, ir.Const):     # a float constant was already converted to its operand's type: a literal
         if e.type.weak or e.type.dtype.kind in "bf":
             return repr(e.value)
-        return f"{_dtype(e.type)}({e.value!r})"
+        return f"{lang_dtype(e.type)}({e.value!r})"
     if isinstance(e, ir.Var):
         return e.name
     if isinstance(e, ir.Load):
@@ -36,7 +38,7 @@ def py(e) -> str:
     if isinstance(e, ir.Select):
         return f"({py(e.a)} if {py(e.cond)} else {py(e.b)})"
     if isinstance(e, ir.Cast):
-        return f"lang.cast({py(e.x)}, {_dtype(e.type)})"
+        return f"lang.cast({py(e.x)}, {lang_dtype(e.type)})"
     if isinstance(e, ir.Call):
         return f"lang.{e.fn}({', '.join(py(a) for a in e.args)})"
     if isinstance(e, ir.Binary):
@@ -47,16 +49,16 @@ def py(e) -> str:
 
 # ------------------------------------------------------------------ symbolic derivatives
 
-def _c(v, like):
+def const(v, like):
     t = like.type if isinstance(like.type, ir.ScalarType) else ir.WEAK_FLOAT
     return ir.Const(float(v), ir.ScalarType(t.dtype, weak=True) if t.dtype.kind == "f" else ir.WEAK_FLOAT)
 
 
-def _is_zero(e):
+def is_zero(e):
     return isinstance(e, ir.Const) and e.value == 0
 
 
-def _is_one(e):
+def is_one(e):
     return isinstance(e, ir.Const) and e.value == 1
 
 
@@ -64,56 +66,65 @@ def _both_const(a, b):
     return isinstance(a, ir.Const) and isinstance(b, ir.Const) and a.type.weak and b.type.weak
 
 
-def _mul(a, b):
+def mul(a, b):
     if _both_const(a, b):
-        return _c(a.value * b.value, a)
-    if _is_zero(a) or _is_zero(b):
-        return _c(0, a)
-    if _is_one(a):
+        return const(a.value * b.value, a)
+    if is_zero(a) or is_zero(b):
+        return const(0, a)
+    if is_one(a):
         return b
-    if _is_one(b):
+    if is_one(b):
         return a
     return ir.Binary("mul", a, b, _rt(a, b))
 
 
-def _add(a, b):
+def add(a, b):
     if _both_const(a, b):
-        return _c(a.value + b.value, a)
-    if _is_zero(a):
+        return const(a.value + b.value, a)
+    if is_zero(a):
         return b
-    if _is_zero(b):
+    if is_zero(b):
         return a
     return ir.Binary("add", a, b, _rt(a, b))
 
 
-def _sub(a, b):
+def sub(a, b):
     if _both_const(a, b):
-        return _c(a.value - b.value, a)
-    if _is_zero(a):
-        return _neg(b)
-    if _is_zero(b):
+        return const(a.value - b.value, a)
+    if is_zero(a):
+        return neg(b)
+    if is_zero(b):
         return a
     return ir.Binary("sub", a, b, _rt(a, b))
 
 
-def _div(a, b):
-    if _is_zero(a):
+def div(a, b):
+    if is_zero(a):
         return a
     return ir.Binary("truediv", a, b, _rt(a, b))
 
 
-def _neg(a):
+def neg(a):
     if isinstance(a, ir.Const) and a.type.weak:
-        return _c(-a.value, a)
-    return a if _is_zero(a) else ir.Unary("neg", a, a.type)
+        return const(-a.value, a)
+    return a if is_zero(a) else ir.Unary("neg", a, a.type)
 
 
-def _call(fn, *args):
+def call(fn, *args):
     return ir.Call(fn, args, args[0].type)
 
 
 def _rt(a, b):
     return ir.promote(a.type, b.type)
+
+
+def _raise(message: str, loc=None):
+    raise AutodiffError(message, loc)
+
+
+# what a builtin's derivative rule builds with (asc/builtins/table.py, Builtin.derivative)
+ALGEBRA = SimpleNamespace(const=const, add=add, sub=sub, mul=mul, div=div, neg=neg, call=call, is_zero=is_zero,
+                          refuse=_raise)
 
 
 def leaf_key(e):
@@ -156,70 +167,41 @@ def derivative(e, wrt: tuple, memo: dict):
 def _derivative(e, wrt, memo):
     D = lambda x: derivative(x, wrt, memo)  # noqa: E731
     if isinstance(e, (ir.Load, ir.Var)):
-        return _c(1, e) if leaf_key(e) == wrt else _c(0, e)
+        return const(1, e) if leaf_key(e) == wrt else const(0, e)
     if isinstance(e, ir.Const):
-        return _c(0, e)
+        return const(0, e)
     if isinstance(e, ir.Cast):
-        return D(e.x) if e.type.dtype.kind == "f" else _c(0, e)
+        return D(e.x) if e.type.dtype.kind == "f" else const(0, e)
     if isinstance(e, ir.Unary):
-        return _neg(D(e.x)) if e.op == "neg" else _c(0, e)
+        return neg(D(e.x)) if e.op == "neg" else const(0, e)
     if isinstance(e, (ir.Compare, ir.Logical)):
-        return _c(0, e)
+        return const(0, e)
     if isinstance(e, ir.Select):
         return ir.Select(e.cond, D(e.a), D(e.b), e.type)
     if isinstance(e, ir.Binary):
         a, b = e.a, e.b
         if e.op == "add":
-            return _add(D(a), D(b))
+            return add(D(a), D(b))
         if e.op == "sub":
-            return _sub(D(a), D(b))
+            return sub(D(a), D(b))
         if e.op == "mul":
-            return _add(_mul(D(a), b), _mul(a, D(b)))
+            return add(mul(D(a), b), mul(a, D(b)))
         if e.op == "truediv":       # (a' b - a b') / b^2
-            return _sub(_div(D(a), b), _div(_mul(a, D(b)), _mul(b, b)))
+            return sub(div(D(a), b), div(mul(a, D(b)), mul(b, b)))
         if e.op == "pow":
             db = D(b)
-            if not _is_zero(db):
+            if not is_zero(db):
                 raise AutodiffError("a power with a varying exponent is not differentiated yet", e.loc)
-            return _mul(_mul(b, ir.Binary("pow", a, _sub(b, _c(1, b)), e.type)), D(a))
+            return mul(mul(b, ir.Binary("pow", a, sub(b, const(1, b)), e.type)), D(a))
         raise AutodiffError(f"the operator {e.op!r} has no derivative", e.loc)
-    if isinstance(e, ir.Call):
-        x = e.args[0]
-        dx = D(x)
-        if _is_zero(dx) and e.fn not in ("maximum", "minimum", "pow"):
+    if isinstance(e, ir.Call):          # the rule is the builtin's declaration (asc/builtins/math.py)
+        dx = D(e.args[0])
+        if is_zero(dx) and len(e.args) == 1:
             return dx
-        if e.fn == "exp":
-            return _mul(e, dx)
-        if e.fn == "log":
-            return _div(dx, x)
-        if e.fn == "sqrt":
-            return _div(dx, _mul(_c(2, x), e))
-        if e.fn == "rsqrt":
-            return _mul(_mul(_c(-0.5, x), _mul(e, _mul(e, e))), dx)
-        if e.fn == "tanh":
-            return _mul(_sub(_c(1, x), _mul(e, e)), dx)
-        if e.fn == "sigmoid":
-            return _mul(_mul(e, _sub(_c(1, x), e)), dx)
-        if e.fn == "erf":           # 2/sqrt(pi) exp(-x^2)
-            return _mul(_mul(_c(1.1283791670955126, x), _call("exp", _neg(_mul(x, x)))), dx)
-        if e.fn == "sin":
-            return _mul(_call("cos", x), dx)
-        if e.fn == "cos":
-            return _neg(_mul(_call("sin", x), dx))
-        if e.fn == "abs":           # sign(x): 0 at x == 0, as torch and jax
-            b = ir.ScalarType(ir.bool_)
-            return ir.Select(ir.Compare("lt", x, _c(0, x), b), _neg(dx),
-                             ir.Select(ir.Compare("gt", x, _c(0, x), b), dx, _c(0, dx), e.type), e.type)
-        if e.fn in ("maximum", "minimum"):
-            a, b = e.args
-            cond = ir.Compare("ge" if e.fn == "maximum" else "le", a, b, ir.ScalarType(ir.bool_))
-            return ir.Select(cond, D(a), D(b), e.type)
-        if e.fn == "pow":
-            a, b = e.args
-            if not _is_zero(D(b)):
-                raise AutodiffError("a power with a varying exponent is not differentiated yet", e.loc)
-            return _mul(_mul(b, _call("pow", a, _sub(b, _c(1, b)))), D(a))
-        raise AutodiffError(f"lang.{e.fn} has no derivative", e.loc)
+        rule = builtins.derivative(e.fn)
+        if rule is None:
+            raise AutodiffError(f"lang.{e.fn} has no derivative", e.loc)
+        return rule(ALGEBRA, e, D)
     raise AutodiffError(f"cannot differentiate {type(e).__name__}", getattr(e, "loc", None))
 
 

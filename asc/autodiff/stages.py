@@ -15,9 +15,9 @@ Refused: products inside loops or of slices (tiles), batched products, writes to
 from __future__ import annotations
 
 from .. import ir
-from .emit import _annotation, _dtype, stage_code
+from .emit import annotation, stage_code
 from .errors import refuse
-from .expr import py
+from .expr import lang_dtype, py
 from .rows import kernel_allocs, read_stage
 
 
@@ -257,9 +257,9 @@ def _emit(k, pyname, params, stages, outputs, cur, vtypes, first_alloc):
             emit_fwd[i] = True
             needed |= reads[i] | ({st.old} if isinstance(st, _Product) and st.old else set()) | set(
                 st.old.values() if isinstance(st, _Rows) else ())
-    ann = {v.name: _annotation(v.type) for v in params}
+    ann = {v.name: annotation(v.type) for v in params}
     for o in outputs:
-        ann[f"grad_{o}"] = _annotation(vtypes[cur[o]])
+        ann[f"grad_{o}"] = annotation(vtypes[cur[o]])
     name = f"{pyname}__backward"
     sig = ", ".join(f"{n}: {ann[n]}" for n in pnames + [f"grad_{o}" for o in outputs])
     lines = ["from __future__ import annotations", "import asc.language as lang", "", "", "@lang.kernel",
@@ -277,19 +277,19 @@ def _emit(k, pyname, params, stages, outputs, cur, vtypes, first_alloc):
             prod = f"lang.matmul({operand(st.a)}, {operand(st.b)})"
             t = vtypes[st.dst]
             if st.old:
-                lines.append(f"    {st.dst} = lang.empty({_dims(t)}, dtype={_dtype(ir.ScalarType(t.dtype))})")
+                lines.append(f"    {st.dst} = lang.empty({_dims(t)}, dtype={lang_dtype(ir.ScalarType(t.dtype))})")
                 lines.append(f"    {st.dst}__p = {prod}")
                 lines += _add_loops(st.dst, f"{st.old}[i0__, i1__] + {st.dst}__p[i0__, i1__]", t, "=")
             elif ir.promote(ir.ScalarType(vtypes[st.a[0]].dtype), ir.ScalarType(vtypes[st.b[0]].dtype)).dtype == t.dtype:
                 lines.append(f"    {st.dst} = {prod}")
             else:
-                lines.append(f"    {st.dst} = lang.cast({prod}, {_dtype(ir.ScalarType(t.dtype))})")
+                lines.append(f"    {st.dst} = lang.cast({prod}, {lang_dtype(ir.ScalarType(t.dtype))})")
             continue
         for new in st.writes.values():
             t = vtypes[new]
             init = first_alloc[new].init if new in first_alloc else "empty"
             init = init if init in ("zeros", "empty") else "empty"
-            lines.append(f"    {new} = lang.{init}({_dims(t)}, dtype={_dtype(ir.ScalarType(t.dtype))})")
+            lines.append(f"    {new} = lang.{init}({_dims(t)}, dtype={lang_dtype(ir.ScalarType(t.dtype))})")
         lines += _py_stmts(st.stmts, "    ")
     lines.append("    # the gradients")
     for v, g in sorted(grad_of.items()):
@@ -299,7 +299,7 @@ def _emit(k, pyname, params, stages, outputs, cur, vtypes, first_alloc):
             lines.append(f"    {g} = lang.zeros_like({v})")
         else:
             t = vtypes[v]
-            lines.append(f"    {g} = lang.zeros({_dims(t)}, dtype={_dtype(ir.ScalarType(t.dtype))})")
+            lines.append(f"    {g} = lang.zeros({_dims(t)}, dtype={lang_dtype(ir.ScalarType(t.dtype))})")
     for w in wrt:
         if w not in grad_of:
             lines.append(f"    d_{w} = lang.zeros_like({w})")

@@ -1,5 +1,17 @@
-"""The builtin table: every function a kernel can call, declared once."""
-from .core import (BUILTINS, MATH_NAMES, Builtin, abs_, builtin, cast, ceil, cos, empty, empty_like, erf,  # noqa: F401
-                   exp, floor, full, gelu, global_buffer, load_2d, local_buffer, log, matmul, max_, maximum, min_,
-                   minimum, pi, pow_, range_, relu, rsqrt, sigmoid, silu, sin, softmax, sqrt, store_2d, sum_, tanh,
-                   transpose, zeros, zeros_like)
+"""The builtin layer: every function a kernel can call, declared once (asc/builtins/table.py says what a
+declaration holds), and the tables other layers read, derived from the declarations (asc/builtins/queries.py).
+Imports only the bottom layer."""
+from .array import KernelArray, finite_stores  # noqa: F401
+from .composites import INTERPRETER, InterpreterOps, IROps, SourceOps, gelu, relu, silu, softmax  # noqa: F401
+from .math import (abs_, ceil, cos, erf, exp, floor, log, maximum, minimum, pi, pow_, rsqrt, sigmoid,  # noqa: F401
+                   sin, sqrt, tanh)
+from .memory import (cast, empty, empty_like, full, global_buffer, load_2d, local_buffer, range_,  # noqa: F401
+                     store_2d, zeros, zeros_like)
+from .queries import (ascend_adv_costs, ascend_ops, ascend_scalar_ops, ascend_tensor_scalar_ops,  # noqa: F401
+                      composites, costly, cpu_int_templates, cpu_scaled_templates, cpu_templates, derivative,
+                      math_names, python_aliases)
+from .reductions import matmul, max_, min_, sum_, transpose  # noqa: F401
+from .table import (ADVANCED, BASIC, BINARY, BUILTINS, CHEAP, COSTLY, Ascend, Builtin, Cpu,  # noqa: F401
+                    builtin)
+
+MATH_NAMES = math_names()

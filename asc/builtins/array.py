@@ -1,15 +1,18 @@
-"""The array type that interpreted kernels see: a NumPy array with the kernel language's indexing rules."""
+"""The array type that interpreted kernels see: a NumPy array with the kernel language's indexing rules, and the
+array-level interpreter numerics that it and the builtins share (16-bit floats computed wide, the matrix product,
+the transpose). Imports no other module of asc.builtins."""
 from __future__ import annotations
 
 import contextvars
 import sys
 
+import ml_dtypes
 import numpy as np
 
 # numeric check of intermediates in the interpreter: every stored float value must be finite
 finite_stores: contextvars.ContextVar = contextvars.ContextVar("asc_finite_stores", default=False)
 
-_16BIT = (np.dtype(np.float16), np.dtype("bfloat16"))
+SIXTEEN_BIT = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 class KernelArray(np.ndarray):
@@ -46,29 +49,72 @@ class KernelArray(np.ndarray):
         return str(self.view(np.ndarray))
 
     def __matmul__(self, other):
-        from .core import matmul
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        from .core import matmul
         return matmul(other, self)
 
     @property
     def T(self):
-        from .core import transpose
         return transpose(self)
 
     def __getitem__(self, idx):
         self._check(idx)
         v = np.ndarray.__getitem__(self, idx)
-        if self.dtype in _16BIT and not isinstance(v, np.ndarray):
+        if self.dtype in SIXTEEN_BIT and not isinstance(v, np.ndarray):
             return np.float32(v)
         return v
 
     def __setitem__(self, idx, value):
         self._check(idx)
-        if finite_stores.get() and self.dtype.kind == "f" or (finite_stores.get() and self.dtype in _16BIT):
+        if finite_stores.get() and self.dtype.kind == "f" or (finite_stores.get() and self.dtype in SIXTEEN_BIT):
             if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
                 raise FloatingPointError(f"this line first produced {value} (stored to {self._name()!r} at index "
                                          f"{idx if isinstance(idx, tuple) else (idx,)})")
         np.ndarray.__setitem__(self, idx, value)
+
+
+# ------------------------------------------------------------------ array-level numerics
+# Semantics follow NumPy: results have NumPy's dtypes (float16 op float16 is float16); matmul and reductions of
+# 16-bit floats accumulate in float32. The compiled code computes 16-bit values in float32 and rounds once when
+# it stores them; the interpreter may round after each operation (NumPy's way): results agree to the dtype's
+# precision, not bit for bit.
+
+def kernel_array(r):
+    """A NumPy result as the interpreter hands it back: a KernelArray, or a scalar for a 0-d result."""
+    if isinstance(r, np.ndarray):
+        return r[()] if r.ndim == 0 else r.view(KernelArray)
+    return r
+
+
+def wide(x):
+    """x as a NumPy array computed in float32 when it is a 16-bit float (and its dtype to come back to)."""
+    a = np.asarray(x).view(np.ndarray)
+    if a.dtype in SIXTEEN_BIT:
+        return a.astype(np.float32), a.dtype
+    return a, a.dtype
+
+
+def back(r, dt):
+    """A reduction or product computed wide, back in the input's 16-bit dtype (a 0-d result stays a float32
+    value: 16-bit scalars are carried in float32)."""
+    r = np.asarray(r)
+    if dt in SIXTEEN_BIT:
+        if r.ndim == 0:
+            return np.float32(np.float32(r).astype(dt))
+        r = r.astype(dt)
+    return kernel_array(r)
+
+
+def matmul(a, b):
+    """The interpreter's matrix product (lang.matmul and the @ operator)."""
+    x, dx = wide(a)
+    y, dy = wide(b)
+    r = np.matmul(x, y)
+    out = np.result_type(dx, dy) if (dx in SIXTEEN_BIT or dy in SIXTEEN_BIT) else r.dtype
+    return kernel_array(r.astype(out) if r.dtype != out else r)
+
+
+def transpose(x, axes=None):
+    """The interpreter's transpose (lang.transpose and x.T): a view, no copy."""
+    return kernel_array(np.transpose(np.asarray(x).view(np.ndarray), axes))

@@ -1,0 +1,75 @@
+"""The tables other layers read, derived from the declarations (each replaces a table a consumer kept by hand):
+
+    math_names()            the elementwise math builtins, in declaration order (MATH_NAMES)
+    python_aliases()        Python function -> builtin name: math.exp -> "exp" (frontend's PYMATH)
+    cpu_templates()         name -> C template by suffix {s} (cstyle's math_fn)
+    cpu_int_templates()     name -> C template for integer operands (cstyle's int_math_fn)
+    cpu_scaled_templates()  (name, suffix) -> (template, divisors, factors) (cstyle's scaled_math_fn)
+    ascend_ops(form)        name -> Ascend C API of that form: BASIC (ascend_lower's UNARY_API), ADVANCED
+                            (ADV_API), BINARY (maximum/minimum: Max/Min)
+    ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
+    ascend_scalar_ops()     name -> API the row path computes a scalar with (ascend_row's SCALAR_MATH)
+    ascend_adv_costs()      advanced API -> cost in basic instructions (ascend_cost's ADV_COST)
+    costly()                the calls that make a loop compute-bound (cpu_blocks' _COSTLY_CALLS)
+    derivative(name)        the derivative rule of a builtin, or None (autodiff/expr.py applies it)
+    composites()            name -> the composite builtins (gelu, silu, relu, softmax)
+"""
+from __future__ import annotations
+
+from . import composites as _declared_composites, math as _declared_math  # noqa: F401 (all declared)
+from .table import ADVANCED, BASIC, BINARY, BUILTINS, COSTLY
+
+
+def _math():
+    return [b for b in BUILTINS.values() if b.kind == "math"]
+
+
+def math_names() -> tuple:
+    return tuple(b.name for b in _math())
+
+
+def python_aliases() -> dict:
+    return {f: b.name for b in _math() for f in b.python}
+
+
+def cpu_templates() -> dict:
+    return {b.name: b.cpu.template for b in _math() if b.cpu}
+
+
+def cpu_int_templates() -> dict:
+    return {b.name: b.cpu.int_template for b in _math() if b.cpu and b.cpu.int_template}
+
+
+def cpu_scaled_templates() -> dict:
+    return {(b.name, b.cpu.scaled[0]): b.cpu.scaled[1:] for b in _math() if b.cpu and b.cpu.scaled}
+
+
+def ascend_ops(form: str) -> dict:
+    if form not in (BASIC, ADVANCED, BINARY):
+        raise ValueError(f"no Ascend form {form!r}")
+    return {b.name: b.ascend.api for b in _math() if b.ascend and b.ascend.form == form}
+
+
+def ascend_tensor_scalar_ops() -> dict:
+    return {b.name: b.ascend.tensor_scalar for b in _math() if b.ascend and b.ascend.tensor_scalar}
+
+
+def ascend_scalar_ops() -> dict:
+    return {b.name: b.ascend.api for b in _math() if b.ascend and b.ascend.scalar}
+
+
+def ascend_adv_costs() -> dict:
+    return {b.ascend.api: b.ascend.cost for b in _math() if b.ascend and b.ascend.form == ADVANCED}
+
+
+def costly() -> frozenset:
+    return frozenset(b.name for b in _math() if b.cost == COSTLY)
+
+
+def derivative(name: str):
+    b = BUILTINS.get(name)
+    return b.derivative if b is not None else None
+
+
+def composites() -> dict:
+    return {b.name: b for b in BUILTINS.values() if b.expand is not None}
