@@ -8,16 +8,13 @@ renders."""
 from __future__ import annotations
 
 from .. import ir
-from .cpu_blocks import cpu_blocks
-from .cpu_prefetch import cpu_prefetch
-from .loops import classify_kernel
-from .promote import promote_kernel
-from .reduce_split import reduce_split
-from .scaled_math import scaled_math_ascend, scaled_math_cpu
+from . import cpu_blocks, cpu_prefetch, loops, promote, reduce_split, scaled_math
 
-CPU_PASSES = (("promote", promote_kernel), ("classify", classify_kernel), ("scaled_math", scaled_math_cpu),
-              ("cpu_blocks", cpu_blocks), ("cpu_prefetch", cpu_prefetch), ("reduce_split", reduce_split))
-ASCEND_PASSES = (("classify", classify_kernel), ("scaled_math", scaled_math_ascend))
+# (the modules stay the package's attributes: asc.passes.cpu_blocks is the module, its pass cpu_blocks.cpu_blocks)
+CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),
+              ("scaled_math", scaled_math.scaled_math_cpu), ("cpu_blocks", cpu_blocks.cpu_blocks),
+              ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split))
+ASCEND_PASSES = (("classify", loops.classify_kernel), ("scaled_math", scaled_math.scaled_math_ascend))
 
 
 def run(passes: tuple, k: ir.Kernel, options: dict | None = None) -> ir.Kernel:
