@@ -18,8 +18,12 @@ def checked(options: dict) -> bool:
 
 
 def each_function(k: ir.Kernel, fn) -> ir.Kernel:
-    """`k` with `fn(function)` for each of its functions (the entry and the device functions)."""
-    return replace(k, entry=fn(k.entry), funcs=tuple(fn(f) for f in k.funcs))
+    """`k` with `fn(function)` for each of its functions (the entry and the device functions); `k` itself when
+    `fn` returned every function unchanged."""
+    entry, funcs = fn(k.entry), tuple(fn(f) for f in k.funcs)
+    if entry is k.entry and all(a is b for a, b in zip(funcs, k.funcs)):
+        return k
+    return replace(k, entry=entry, funcs=funcs)
 
 
 def with_body(fn: ir.Function, body: tuple) -> ir.Function:
