@@ -59,24 +59,16 @@ def _render_ascend(k: ir.Kernel, options: BuildOptions, warn: bool = True):
 @dataclass(frozen=True)
 class Target:
     name: str
-    passes: tuple                     # ((stage name, fn(k, options) -> k), ...), run in order
+    passes: tuple                     # ((stage name, fn(k, options: dict) -> k), ...), run in order (asc/passes)
     render: Callable                  # (lowered k, options) -> source (str, or the backend's source object)
     language: str                     # what the source is written in
     runs_here: bool                   # whether kernels of this target run in this process
 
 
-def _promote(k: ir.Kernel, options: BuildOptions) -> ir.Kernel:
-    return k if options.checked else passes.promote_kernel(k)
-
-
-def _classify(k: ir.Kernel, options: BuildOptions) -> ir.Kernel:
-    return passes.classify_kernel(k)
-
-
 TARGETS = {
-    "cpu": Target("cpu", (("promote", _promote), ("classify", _classify)), _render_cpu, "C++ (OpenMP)", True),
-    "ascend": Target("ascend", (("classify", _classify),), _render_ascend, "Ascend C", False),
-    "ascend-sim": Target("ascend-sim", (("classify", _classify),), _render_ascend, "Ascend C", True),
+    "cpu": Target("cpu", passes.CPU_PASSES, _render_cpu, "C++ (OpenMP)", True),
+    "ascend": Target("ascend", passes.ASCEND_PASSES, _render_ascend, "Ascend C", False),
+    "ascend-sim": Target("ascend-sim", passes.ASCEND_PASSES, _render_ascend, "Ascend C", True),
 }
 
 
@@ -104,8 +96,9 @@ def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions()
         raise ValueError(f"no stage {until!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
     if until == FRONTEND:
         return k
+    opts = options.as_dict()
     for name, fn in target(target_name).passes:
-        k = fn(k, options)
+        k = fn(k, opts)
         if name == until:
             break
     return k

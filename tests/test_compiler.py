@@ -57,7 +57,7 @@ def test_lower_runs_the_passes_in_order():
     k = spec.ir
     step = k
     for name, fn in compiler.TARGETS["cpu"].passes:
-        step = fn(step, spec.options)
+        step = fn(step, spec.options.as_dict())
         assert ir.format_kernel(compiler.lower(k, "cpu", spec.options, until=name)) == ir.format_kernel(step)
     assert ir.format_kernel(compiler.lower(k, "cpu", spec.options)) == ir.format_kernel(step)
     # classification is visible from its stage on, not before

@@ -3,18 +3,16 @@ from __future__ import annotations
 
 from .. import ir
 from ..passes.loops import PARALLEL_MIN_WORK, UNKNOWN_TRIP, trip_count
-from .cpu_blocks import BLOCK, blocked_accesses, write_only_tensors
-from .cpu_prefetch import CHUNK, row_prefetch
+from .cpu_loops import ScheduledLoops
 from .cstyle import CStyleRenderer, prepare
 
 ENTRY = "asc_entry"
-REDUCE_BLOCK = 4096      # elements per partial of a parallel reduction (fixed: results do not depend on threads)
 _OMP_OP = {"add": "+", "mul": "*", "max": "max", "min": "min"}
-_COMBINE = {"add": "{a} + {p}", "mul": "{a} * {p}", "max": "({p} > {a} ? {p} : {a})",
-            "min": "({p} < {a} ? {p} : {a})"}
 
 
-class CPURenderer(CStyleRenderer):
+class CPURenderer(ScheduledLoops, CStyleRenderer):
+    """Renders a kernel that went through the cpu pipeline (asc.passes.CPU_PASSES): the loops' schedules are the
+    passes' decisions, rendered by ScheduledLoops (cpu_loops.py)."""
     header = '#include "asc_cpu.h"'
 
     def parallel_clauses(self, s: ir.For) -> tuple:
@@ -73,214 +71,9 @@ class CPURenderer(CStyleRenderer):
     def reduction_clauses(self, s: ir.For) -> str:
         return "".join(f" reduction({_OMP_OP[op]}:{self.cname(v.name)})" for v, op in s.reduce)
 
-    # ---- row loops: the last element pass asks for the next row (cpu_prefetch.py says which loops and why)
-    _prefetch = None
-    _chunk_bounds = None
-
-    def prefetch_next_row(self, pf, start: str, count: str):
-        """Prefetch into L2 of columns [start, start + count) of the next row of each input the row loop reads."""
-        i = self.cname(pf.row.var.name)
-        self.emit(f"if ({i} + 1 < {self.expr(pf.row.stop)}) {{")
-        self.depth += 1
-        for tensor, (ri, ci) in pf.loads:
-            saved, self._rename = self._rename, {ri.name: f"({i} + 1)", ci.name: start}
-            addr = f"{self.cname(tensor.name)} + ({self.index(tensor, (ri, ci))})"
-            self._rename = saved
-            st = self.storage_type[tensor.type.dtype.name]
-            self.emit(f"asc_prefetch_l2({addr}, ({count}) * (int64_t)sizeof({st}));")
-        self.depth -= 1
-        self.emit("}")
-
-    def loop_header(self, s):
-        if self._chunk_bounds and self._chunk_bounds[0] is s:
-            v = self.cname(s.var.name)
-            return [], f"for (int64_t {v} = {self._chunk_bounds[1]}; {v} < {self._chunk_bounds[2]}; ++{v}) {{"
-        return super().loop_header(s)
-
-    def chunked_loop(self, s: ir.For, pf):
-        """Loop `s` in chunks of CHUNK iterations, each first prefetching its columns of the next row."""
-        v = self.cname(s.var.name)
-        c, ce, hi = f"asc_{v}_c", f"asc_{v}_ce", f"asc_{v}_hi"
-        self.emit("{")
-        self.depth += 1
-        self.emit(f"// in chunks of {CHUNK}, each asking for the same columns of the next row while this one computes")
-        self.emit(f"const int64_t {hi} = {self.expr(s.stop)};")
-        self.emit(f"for (int64_t {c} = {self.expr(s.start)}; {c} < {hi}; {c} += {CHUNK}LL) {{")
-        self.depth += 1
-        self.emit(f"const int64_t {ce} = asc_min_i({c} + {CHUNK}LL, {hi});")
-        self.prefetch_next_row(pf, c, f"{ce} - {c}")
-        saved, self._chunk_bounds = self._chunk_bounds, (s, c, ce)
-        super().stmt_For(s)
-        self._chunk_bounds = saved
-        self.depth -= 1
-        self.emit("}")
-        self.depth -= 1
-        self.emit("}")
-
-    def stmt_For(self, s: ir.For):
-        blocked = None if self._plain_loops else blocked_accesses(s, self.checks, self.write_only)
-        if blocked:
-            return self.blocked_loop(s, blocked)
-        pf = self._prefetch
-        if pf is not None and pf.target is s:
-            return self.chunked_loop(s, pf)
-        if s.kind == "parallel" and not s.reduce:
-            plan = row_prefetch(s, self.written, bool(self.checks))
-            if plan is not None:
-                saved, self._prefetch = self._prefetch, plan
-                super().stmt_For(s)
-                self._prefetch = saved
-                return None
-        if not (s.kind == "parallel" and s.reduce):
-            return super().stmt_For(s)
-        # A parallel reduction, the same bits for every thread count: fixed blocks of the range, each reduced
-        # (vectorized) into its own partial, then the partials combined in block order on one thread.
-        v = self.cname(s.var.name)
-        start, stop, step = (self.expr(x) for x in (s.start, s.stop, s.step))
-        block = max(1, REDUCE_BLOCK // _inner_work(s))       # iterations per partial: about REDUCE_BLOCK elements
-        innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
-        self.emit("{")
-        self.depth += 1
-        self.emit(f"const int64_t asc_{v}_lo = {start}, asc_{v}_step = {step};")
-        self.emit(f"const int64_t asc_{v}_n = {stop} > asc_{v}_lo ? ({stop} - asc_{v}_lo + asc_{v}_step - 1) / asc_{v}_step : 0;")
-        self.emit(f"const int64_t asc_{v}_blocks = (asc_{v}_n + {block - 1}) / {block};")
-        for acc, _ in s.reduce:
-            t = self.ctype(self._locals_all.get(acc.name, acc.type))
-            self.emit(f"asc::Buffer<{t}> asc_{self.cname(acc.name)}_part(asc_{v}_blocks);")
-        threads = self.options.get("num_threads")
-        self.emit(f"#pragma omp parallel for schedule(static)" + (f" num_threads({int(threads)})" if threads else ""))
-        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
-        self.depth += 1
-        for acc, op in s.reduce:
-            t = self._locals_all.get(acc.name, acc.type)
-            self.emit(f"{self.ctype(t)} {self.cname(acc.name)} = {self.identity(op, t)};  // this block's partial")
-        self.emit(f"const int64_t asc_{v}_end = asc_{v}_lo + asc_min_i((asc_{v}_b + 1) * {block}LL, asc_{v}_n) * asc_{v}_step;")
-        if innermost and not self.checks:
-            self.emit("#pragma omp simd" + self.reduction_clauses(s))
-        self.emit(f"for (int64_t {v} = asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step; {v} < asc_{v}_end; {v} += asc_{v}_step) {{")
-        self.depth += 1
-        self.block(s.body)
-        self.depth -= 1
-        self.emit("}")
-        for acc, _ in s.reduce:
-            self.emit(f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b] = {self.cname(acc.name)};")
-        self.depth -= 1
-        self.emit("}")
-        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
-        self.depth += 1
-        for acc, op in s.reduce:
-            a, part = self.cname(acc.name), f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b]"
-            self.emit(f"{a} = {_COMBINE[op].format(a=a, p=part)};")
-        self.depth -= 1
-        self.emit("}")
-        self.depth -= 1
-        self.emit("}")
-
-    # ---- element loops in blocks: float16 conversion and streaming stores (cpu_blocks.py says which loops and why)
-    _block_bufs: dict = {}
-    _rename: dict = {}
-    _plain_loops = False
-    uses_blocks = False
-    write_only: frozenset = frozenset()
-
-    def blocked_loop(self, s: ir.For, accesses: list):
-        """The loop in blocks of BLOCK iterations: float16 inputs widened into float32 buffers, the body vectorized
-        over the buffers, outputs narrowed back and/or streamed (asc_blocks.h). A loop blocked only to stream runs as
-        written when its outputs turn out small."""
-        self.uses_blocks = True
-        v = self.cname(s.var.name)
-        lo, hi, nb, b, bs, bn, k = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n", "k"))
-        names = [self.cname(a.tensor.name) for a in accesses]
-        bufs, starts, flags = [], {}, {}          # bufs[k]: the buffer of accesses[k]
-        self._rename = {s.var.name: bs}
-        for a, name in zip(accesses, names):
-            buf = f"asc_{name}_blk"
-            if names.count(name) > 1:
-                buf += str(sum(1 for x in bufs if x.startswith(buf)))
-            bufs.append(buf)
-            starts[buf] = f"{name} + ({self.index(a.tensor, a.indices)})"
-            if a.stream:
-                flags[buf] = f"asc_{name}_nt"
-        self._rename = {}
-        half = any(a.half for a in accesses)
-        self.emit("{")
-        self.depth += 1
-        what = ["float16 converted around the body"] if half else []
-        what += ["outputs of 16 MiB or more streamed past the cache"] if flags else []
-        self.emit(f"// in blocks of {BLOCK}: {', '.join(what)}")
-        self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
-        for a, buf in zip(accesses, bufs):
-            if buf in flags:
-                st = self.storage_type[a.tensor.type.dtype.name]
-                self.emit(f"const bool {flags[buf]} = asc_stream_ok({self.numel(a.tensor.type)} * "
-                          f"(int64_t)sizeof({st}), {hi} - {lo});")
-        if not half:
-            self.emit(f"if ({' || '.join(flags.values())}) {{")
-            self.depth += 1
-        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {BLOCK - 1}) / {BLOCK} : 0;")
-        if s.kind == "parallel":
-            nt, cond = self.parallel_clauses(s)
-            self.emit(f"#pragma omp parallel{nt}{cond}")
-            self.emit("{")
-            self.depth += 1
-            self.emit("#pragma omp for schedule(static) nowait")
-        self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
-        self.depth += 1
-        self.emit(f"const int64_t {bs} = {lo} + {b} * {BLOCK}LL, {bn} = asc_min_i({BLOCK}LL, {hi} - {bs});")
-        if self._prefetch is not None and self._prefetch.target is s:
-            self.prefetch_next_row(self._prefetch, bs, bn)
-        for a, buf in zip(accesses, bufs):
-            t = "float" if a.half else self.storage_type[a.tensor.type.dtype.name]
-            self.emit(f"alignas(64) {t} {buf}[{BLOCK}];")
-            if not a.store:
-                self.emit(f"asc_h2f_block({starts[buf]}, {buf}, {bn});")
-        self.emit("#pragma omp simd")
-        self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
-        self.depth += 1
-        self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
-        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)): (f"{buf}[{k}]", a.half)
-                                                     for a, buf in zip(accesses, bufs)}
-        self.block(s.body)
-        self._block_bufs = saved
-        self.depth -= 1
-        self.emit("}")
-        for a, buf in zip(accesses, bufs):
-            if a.store:
-                fn = "asc_f2h_store" if a.half else "asc_store_block"
-                self.emit(f"{fn}({starts[buf]}, {buf}, {bn}, {flags.get(buf, 'false')});")
-        self.depth -= 1
-        self.emit("}")
-        if flags:
-            self.emit("asc_sfence();   // this thread's streamed stores, before the loop's end")
-        if s.kind == "parallel":
-            self.depth -= 1
-            self.emit("}")
-        if not half:
-            self.depth -= 1
-            self.emit("} else {")
-            self.depth += 1
-            self._plain_loops, saved_plain = True, self._plain_loops
-            self.stmt_For(s)
-            self._plain_loops = saved_plain
-            self.depth -= 1
-            self.emit("}")
-        self.depth -= 1
-        self.emit("}")
-
-    def expr_Var(self, e):
-        return self._rename.get(e.name) or super().expr_Var(e)
-
-    def expr_Load(self, e):
-        ref = self._block_bufs.get((e.tensor.name, tuple(e.indices))) if self._block_bufs else None
-        return ref[0] if ref else super().expr_Load(e)
-
-    def stmt_Store(self, s):
-        ref = self._block_bufs.get((s.tensor.name, tuple(s.indices))) if self._block_bufs else None
-        if ref is None:
-            return super().stmt_Store(s)
-        value = self.expr(s.value)
-        conv = None if ref[1] else self.store_conv.get(s.tensor.type.dtype.name)
-        self.emit(f"{ref[0]} = {conv.format(value) if conv else value};")
+    def local_type(self, v: ir.Var) -> ir.ScalarType:
+        """The type a scalar is declared with in the function being rendered."""
+        return self._locals_all.get(v.name, v.type)
 
     # ---- tensor level
     MATMUL_CODE = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3}
@@ -435,7 +228,6 @@ class CPURenderer(CStyleRenderer):
     def render(self) -> str:
         k = self.kernel
         self.all_written = ir.written_params(k)
-        self.write_only = write_only_tensors(k)
         sig = ", ".join(f"{p.var.name}: {p.var.type!r}" for p in k.entry.params)
         self.emit(f"// generated by asc from {k.file.rsplit('/', 1)[-1]}: kernel {k.entry.pyname}({sig})")
         if self.checks:
@@ -465,17 +257,6 @@ class CPURenderer(CStyleRenderer):
             at = self.lines.index(self.header)
             self.lines.insert(at + 1, '#include "asc_blocks.h"')
         return "\n".join(self.lines) + "\n"
-
-
-def _inner_work(loop: ir.For) -> int:
-    work = 1
-    for s in loop.body:
-        if isinstance(s, ir.For):
-            n = trip_count(s)
-            work = max(work, (n if n is not None else UNKNOWN_TRIP) * _inner_work(s))
-        elif isinstance(s, ir.While):
-            work = max(work, UNKNOWN_TRIP)
-    return work
 
 
 def render(kernel: ir.Kernel, options: dict | None = None) -> str:

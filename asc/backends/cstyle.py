@@ -4,8 +4,6 @@ from __future__ import annotations
 import linecache
 import math
 
-import numpy as np
-
 from .. import ir
 from ..passes.scopes import declaration_blocks
 
@@ -40,11 +38,9 @@ class CStyleRenderer:
         "rsqrt": "asc_rsqrt_{s}({})", "sqrt": "asc_sqrt_{s}({})", "floor": "asc_floor_{s}({})",
         "ceil": "asc_ceil_{s}({})", "abs": "asc_abs_{s}({})", "maximum": "asc_maximum_{s}({}, {})",
         "minimum": "asc_minimum_{s}({}, {})", "pow": "asc_pow_{s}({}, {})",
+        # f(x * s) with x * s never rounded (asc/passes/scaled_math.py: only where the error bound was measured)
+        "erf_scaled": "asc_erf_scaled_{s}({}, {})",
     }
-    # f(x / c) and f(x * c) for a constant c, evaluated as one function with the argument x/c never rounded:
-    # (name, suffix) -> (template of (x, the scale 1/c or c), divisors c, factors c), the constants whose error bound
-    # was measured over every input (docs/math.md): GELU's erf(x / float32(sqrt 2)) and erf(x * float32(sqrt 0.5))
-    scaled_math_fn = {("erf", "f32"): ("asc_erf_scaled_f32({}, {})", (1.4142135381698608,), (0.7071067690849304,))}
     int_math_fn = {"abs": "asc_abs_i({})", "maximum": "asc_max_i({}, {})", "minimum": "asc_min_i({}, {})",
                    "pow": "asc_ipow({}, {})"}
     index_type = "int64_t"
@@ -197,29 +193,7 @@ class CStyleRenderer:
             return inner
         return f"({self.ctype(e.type)})({inner})"
 
-    def scaled_call(self, e):
-        """`erf(x / c)` as one call erf(x * (1/c)) with x/c never rounded, for the measured constants c."""
-        suffix = self.suffix(e.type)
-        entry = self.scaled_math_fn.get((e.fn, suffix))
-        a = e.args[0] if entry and len(e.args) == 1 else None
-        if not isinstance(a, ir.Binary) or self.suffix(a.type) != suffix:
-            return None
-        tmpl, divisors, factors = entry
-
-        def value(c):  # the constant as the float32 the C code would use
-            return float(np.float32(c.value)) if isinstance(c, ir.Const) and c.type.dtype.kind == "f" else None
-        if a.op == "truediv" and value(a.b) in divisors:
-            return tmpl.format(self.expr(a.a), repr(1.0 / value(a.b)))
-        if a.op == "mul":
-            for x, c in ((a.a, a.b), (a.b, a.a)):
-                if value(c) in factors:
-                    return tmpl.format(self.expr(x), repr(value(c)))
-        return None
-
     def expr_Call(self, e):
-        scaled = self.scaled_call(e)
-        if scaled is not None:
-            return scaled
         args = [self.expr(a) for a in e.args]
         if e.type.dtype.kind != "f" and e.fn in self.int_math_fn:
             return self.narrow(e.type, self.int_math_fn[e.fn].format(*args))

@@ -181,6 +181,7 @@ class For(Stmt):
     kind: str = "serial"   # serial | parallel | simd  (set by passes.loops)
     loc: Optional[Loc] = field(default=None, compare=False)
     reduce: tuple = ()     # ((accumulator Var, op), ...): op "add" | "mul" | "max" | "min" (set by passes.loops)
+    schedule: Optional[object] = None   # how a target runs it: an ir.Schedule (asc/ir/schedule.py), set by its passes
 
 
 @dataclass(frozen=True)

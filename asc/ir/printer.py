@@ -59,7 +59,7 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
         elif isinstance(s, n.For):
             red = "".join(f" {op}:{v.name}" for v, op in s.reduce)
             out.append(f"{pad}for {s.var.name} in range({format_expr(s.start)}, {format_expr(s.stop)}, "
-                       f"{format_expr(s.step)}) [{s.kind}{red}]:{where}")
+                       f"{format_expr(s.step)}) [{s.kind}{red}{format_schedule(s.schedule)}]:{where}")
             out += format_stmts(s.body, indent + 1, locs)
         elif isinstance(s, n.While):
             out.append(f"{pad}while {format_expr(s.cond)}:{where}")
@@ -91,6 +91,24 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
         else:
             raise TypeError(f"not an IR statement: {s!r}")
     return out
+
+
+def format_schedule(sc) -> str:
+    """A loop's schedule (asc/ir/schedule.py) as it follows the loop's kind: "" when it has none."""
+    if sc is None:
+        return ""
+    parts = []
+    if sc.blocked is not None:
+        accesses = ", ".join(f"{'store' if a.store else 'load'} {a.tensor.name}[{', '.join(map(format_expr, a.indices))}]"
+                             f"{' f16' if a.half else ''}{' may stream' if a.stream else ''}" for a in sc.blocked.accesses)
+        parts.append(f"blocked {sc.blocked.size} ({accesses})")
+    if sc.prefetch is not None:
+        pf = sc.prefetch
+        rows = ", ".join(f"{t.name}[{pf.row.name} + 1, {c.name}]" for t, (_, c) in pf.loads)
+        parts.append(f"chunked {pf.chunk}, prefetch {rows} while {pf.row.name} + 1 < {format_expr(pf.stop)}")
+    if sc.split is not None:
+        parts.append(f"partials of {sc.split}")
+    return "".join("; " + p for p in parts)
 
 
 def format_function(fn: n.Function, locs: bool = True) -> str:

@@ -1,32 +1,25 @@
-"""IR -> IR rewrites, each a named function. `for_cpu` is the cpu target's pipeline."""
+"""IR -> IR rewrites, each a named function `(k: ir.Kernel, options: dict) -> ir.Kernel`, and the targets'
+pipelines: tuples of (stage name, pass), run in order by `run`. `options` are the kernel's build options
+("memory_check", "finite_check", "fastmath", "num_threads"; asc/passes/rewrite.py reads them).
+
+The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions) are
+passes too: they set each loop's schedule (asc/ir/schedule.py), which the printed IR shows and the renderer only
+renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import loops, promote
+from . import cpu_blocks, cpu_prefetch, loops, promote, reduce_split, scaled_math
+
+# (the modules stay the package's attributes: asc.passes.cpu_blocks is the module, its pass cpu_blocks.cpu_blocks)
+CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),
+              ("scaled_math", scaled_math.scaled_math_cpu), ("cpu_blocks", cpu_blocks.cpu_blocks),
+              ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split))
+ASCEND_PASSES = (("classify", loops.classify_kernel), ("scaled_math", scaled_math.scaled_math_ascend))
 
 
-def for_cpu(k: ir.Kernel) -> ir.Kernel:
-    impure = loops.impure_functions(k)
-    funcs = tuple(loops.classify(f, impure) for f in k.funcs)
-    entry = loops.classify(k.entry, impure)
-    return ir.Kernel(entry, funcs, k.outputs, k.returns_tuple, k.symbols, k.file, k.conversions)
-
-
-def for_native(k: ir.Kernel, checked: bool = False) -> ir.Kernel:
-    """The cpu target's pipeline: scalar promotion of loop accumulators (not when bounds or values are checked at
-    every store), then loop classification."""
-    if not checked:
-        k = ir.Kernel(promote.promote(k.entry), tuple(promote.promote(f) for f in k.funcs), k.outputs,
-                      k.returns_tuple, k.symbols, k.file, k.conversions)
-    return for_cpu(k)
-
-
-def promote_kernel(k: ir.Kernel) -> ir.Kernel:
-    """Scalar promotion of loop accumulators in every function of the kernel."""
-    return ir.Kernel(promote.promote(k.entry), tuple(promote.promote(f) for f in k.funcs), k.outputs,
-                     k.returns_tuple, k.symbols, k.file, k.conversions)
-
-
-def classify_kernel(k: ir.Kernel) -> ir.Kernel:
-    """Loop classification (parallel, vectorizable, serial) of every function of the kernel."""
-    return for_cpu(k)
+def run(passes: tuple, k: ir.Kernel, options: dict | None = None) -> ir.Kernel:
+    """`k` through each (stage name, pass) of `passes`, in order."""
+    options = options or {}
+    for _, p in passes:
+        k = p(k, options)
+    return k

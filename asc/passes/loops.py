@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir.printer import format_expr
+from .rewrite import each_function
 from .scopes import declaration_blocks
 
 PARALLEL_MIN_WORK = 1 << 15     # iterations x inner work below which a loop stays on one thread
@@ -25,6 +26,12 @@ def impure_functions(k: ir.Kernel) -> set:
                 impure.add(name)
                 changed = True
     return impure
+
+
+def classify_kernel(k: ir.Kernel, options: dict) -> ir.Kernel:
+    """The pass `classify`: every loop of `k` marked parallel, simd or serial (with its reductions)."""
+    impure = impure_functions(k)
+    return each_function(k, lambda f: classify(f, impure))
 
 
 def classify(fn: ir.Function, impure: set) -> ir.Function:
@@ -146,7 +153,7 @@ def _is_var(e, name):
     return isinstance(e, ir.Var) and e.name == name
 
 
-def _update_op(value, name):
+def update_op(value, name):
     """The reduction operator if `value` is acc + e, e + acc, acc * e, max(acc, e) or min(acc, e) (Python's
     max/min, as selects) with e free of acc; else None."""
     def free(e):
@@ -165,6 +172,9 @@ def _update_op(value, name):
     return None
 
 
+_update_op = update_op   # the old name, until asc/backends/ascend_row.py imports update_op
+
+
 def _same(a, b):
     return format_expr(a) == format_expr(b)
 
@@ -175,7 +185,7 @@ def _reduction_op(body, name):
     for s in ir.walk_stmts(body):
         uses = [e for e in ir.stmt_exprs(s) if _is_var(e, name)]
         if isinstance(s, ir.Assign) and s.var.name == name:
-            op = _update_op(s.value, name)
+            op = update_op(s.value, name)
             if op is None:
                 return None
             ops.add(op)

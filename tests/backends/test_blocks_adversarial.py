@@ -14,7 +14,7 @@ import pytest
 import asc
 import asc.config as cfg
 import asc.language as lang
-from asc.backends.cpu_blocks import BLOCK
+from asc.passes.cpu_blocks import BLOCK
 
 from helpers import interpreted
 

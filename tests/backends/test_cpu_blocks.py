@@ -11,7 +11,7 @@ import pytest
 
 import asc.config as cfg
 import asc.language as lang
-from asc.backends.cpu_blocks import BLOCK as HALF_BLOCK
+from asc.passes.cpu_blocks import BLOCK as HALF_BLOCK
 from asc.examples import seed
 
 from helpers import close, interpreted

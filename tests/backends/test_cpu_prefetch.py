@@ -8,7 +8,7 @@ import pytest
 
 import asc.config
 import asc.language as lang
-import asc.backends.cpu as cpu
+import asc.passes.cpu_prefetch as cpu_prefetch
 from asc.examples import seed
 from helpers import BF16
 
@@ -109,7 +109,7 @@ def test_prefetch_changes_no_result(shape, dtype, monkeypatch):
     with_pf = [sm(x), ln(x, w, b)]
     if x.size >= 1 << 17:                      # a parallel row loop (small ones run on one thread, as written)
         assert "asc_prefetch_l2(" in _src(ln, x, w, b) and "asc_prefetch_l2(" in _src(sm, x)
-    monkeypatch.setattr(cpu, "row_prefetch", lambda *a: None)
+    monkeypatch.setattr(cpu_prefetch, "row_prefetch", lambda *a: None)
     monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, cache_dir=tempfile.mkdtemp()))
     sm, ln = lang.kernel(softmax_any), lang.kernel(layernorm_any)
     assert "asc_prefetch_l2(" not in _src(ln, x, w, b)

@@ -1,4 +1,5 @@
-"""Which element loops of the cpu target run in blocks (asc_blocks.h), and over which accesses.
+"""The pass `cpu_blocks`: which element loops of the cpu target run in blocks (asc_blocks.h), and over which
+accesses. It sets their schedule's `blocked` (ir.Blocked); asc/backends/cpu_loops.py renders it.
 
 Two things are done a block at a time, around a vectorized body that runs on small float32 buffers in L1:
 
@@ -25,31 +26,32 @@ a value reaches memory, never what is computed. A loop qualifies when that is pl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import ir
+from .rewrite import checked, each_function, map_loops, with_body
+from .scaled_math import SCALED
 
 BLOCK = 512               # iterations per block: 2 KiB of float32 per buffer, in L1 beside the loop's other data
 _PLAIN_STMTS = (ir.Assign, ir.Store, ir.ExprStmt)
 
 
-@dataclass
-class Access:
-    tensor: ir.Var
-    indices: tuple        # as written, in terms of the loop variable
-    store: bool
-    stream: bool = False  # a store that may stream (decided at run time by the output's size)
+def cpu_blocks(k: ir.Kernel, options: dict) -> ir.Kernel:
+    """`k` with the element loops that run in blocks scheduled so (none in checked builds: the checks are per
+    access)."""
+    if checked(options):
+        return k
+    write_only = write_only_tensors(k)
 
-    @property
-    def half(self) -> bool:
-        return _is_half(self.tensor)
+    def annotate(loop: ir.For) -> ir.For:
+        accesses = blocked_accesses(loop, write_only)
+        return ir.scheduled(loop, blocked=ir.Blocked(BLOCK, tuple(accesses))) if accesses else loop
+    return each_function(k, lambda f: with_body(f, map_loops(f.body, annotate)))
 
 
-def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list | None:
-    """The accesses to run in blocks, one per distinct (tensor, index): float16 loads and stores, and stores to
-    the tensors in `write_only` (those the kernel never reads: candidates for streaming). None when the loop does
-    not qualify (the module docstring says when it does) or has nothing to block."""
-    if checks or loop.reduce or loop.kind not in ("parallel", "simd"):
+def blocked_accesses(loop: ir.For, write_only: frozenset) -> list | None:
+    """The accesses to run in blocks (ir.BlockedAccess), one per distinct (tensor, index): float16 loads and stores,
+    and stores to the tensors in `write_only` (those the kernel never reads: candidates for streaming). None when
+    the loop does not qualify (the module docstring says when it does) or has nothing to block."""
+    if loop.reduce or loop.kind not in ("parallel", "simd"):
         return None
     if not (isinstance(loop.step, ir.Const) and loop.step.value == 1):
         return None
@@ -77,7 +79,7 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
             if conditional:                 # fine if the same element is also read unconditionally (checked below)
                 conditional_loads.add(key)
             else:
-                found.setdefault(key, Access(e.tensor, e.indices, False))
+                found.setdefault(key, ir.BlockedAccess(e.tensor, e.indices, False))
         if isinstance(e, ir.Select):
             visit(e.cond, conditional)
             visit(e.a, True)
@@ -106,7 +108,8 @@ def blocked_accesses(loop: ir.For, checks: bool, write_only: frozenset) -> list 
                     direct.add(s.tensor.name)
                     continue
                 stream = s.tensor.name in write_only and memory_bound
-                found.setdefault((s.tensor.name, tuple(s.indices), True), Access(s.tensor, s.indices, True, stream))
+                found.setdefault((s.tensor.name, tuple(s.indices), True),
+                                 ir.BlockedAccess(s.tensor, s.indices, True, stream))
         else:
             visit(s.value if isinstance(s, ir.Assign) else s.expr, False)
         if not ok[0]:
@@ -145,7 +148,7 @@ def write_only_tensors(kernel: ir.Kernel) -> frozenset:
     return frozenset((set(written) | allocs) - read)
 
 
-_COSTLY_CALLS = {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "pow"}
+_COSTLY_CALLS = {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "pow"} | set(SCALED.values())
 
 
 def _cheap(body) -> bool:

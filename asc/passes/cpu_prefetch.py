@@ -1,4 +1,5 @@
-"""Which row loops prefetch their next row, and into which of their passes.
+"""The pass `cpu_prefetch`: which row loops prefetch their next row, and into which of their passes. It sets the
+schedule's `prefetch` (ir.Prefetch) of that pass; asc/backends/cpu_loops.py renders it.
 
 A row kernel (softmax, layernorm: a parallel loop over rows whose body makes several passes over one row) reads its
 row from memory in its first pass and then computes on it in cache: while it does, memory sits idle. Its last
@@ -13,28 +14,42 @@ bound is evaluated again at each chunk, so it must be pure (no loads, no calls) 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
+from .rewrite import checked, each_function, map_loops, with_body
 
 CHUNK = 512     # iterations per chunk of the prefetching pass: one prefetch per 64-byte line of the next row's part
 
 
-class RowPrefetch:
-    __slots__ = ("target", "row", "loads")
+def cpu_prefetch(k: ir.Kernel, options: dict) -> ir.Kernel:
+    """`k` with the last element pass of each row kernel's row loop scheduled to prefetch the next row (none in
+    checked builds)."""
+    if checked(options):
+        return k
+    written = ir.written_params(k)
 
-    def __init__(self, target: ir.For, row: ir.For, loads: tuple):
-        self.target = target    # the pass that prefetches (the last inner element loop without a reduction)
-        self.row = row          # the row loop
-        self.loads = loads      # (tensor Var, (row index, column index)): one per input tensor
+    def function(f: ir.Function) -> ir.Function:
+        def annotate(loop: ir.For) -> ir.For:
+            plan = row_prefetch(loop, written[f.name])
+            if plan is None:
+                return loop
+            target, pf = plan
+            body = tuple(ir.scheduled(s, prefetch=pf) if s is target else s for s in loop.body)
+            return replace(loop, body=body)
+        return with_body(f, map_loops(f.body, annotate))
+    return each_function(k, function)
 
 
 def _unit_step(loop: ir.For) -> bool:
     return isinstance(loop.step, ir.Const) and loop.step.value == 1
 
 
-def row_prefetch(row: ir.For, written, checks: bool) -> RowPrefetch | None:
-    """The prefetch plan of parallel loop `row`, or None when it is not a row kernel of that shape. `written`: the
-    tensors the function writes (directly or through device functions: ir.written_params)."""
-    if checks or row.kind != "parallel" or row.reduce or not _unit_step(row):
+def row_prefetch(row: ir.For, written) -> tuple | None:
+    """(the pass of parallel loop `row` that prefetches, its ir.Prefetch), or None when `row` is not a row kernel of
+    that shape. `written`: the tensors the function writes (directly or through device functions:
+    ir.written_params)."""
+    if row.kind != "parallel" or row.reduce or not _unit_step(row):
         return None
     assigned = {s.var.name for s in ir.walk_stmts(row.body) if isinstance(s, (ir.Assign, ir.For))}
     # the bound is evaluated again at each chunk: only a pure one that the body does not change
@@ -63,4 +78,4 @@ def row_prefetch(row: ir.For, written, checks: bool) -> RowPrefetch | None:
                 loads.setdefault(e.tensor.name, (e.tensor, tuple(e.indices)))
     if not loads:
         return None
-    return RowPrefetch(target, row, tuple(loads.values()))
+    return target, ir.Prefetch(CHUNK, row.var, row.stop, tuple(loads.values()))

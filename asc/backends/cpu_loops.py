@@ -1,0 +1,223 @@
+"""How the cpu target renders a loop's schedule (asc/ir/schedule.py): element loops in blocks (float16 conversion
+and streaming stores, asc_blocks.h), the chunked pass of a row loop that prefetches the next row, and a parallel
+reduction in fixed blocks of partials. Which loops get which schedule is decided by the passes cpu_blocks,
+cpu_prefetch and reduce_split (asc/passes/); this only renders what they decided.
+
+ScheduledLoops is a mixin of the cpu renderer (asc/backends/cpu.py: CPURenderer), which provides the clauses,
+types and names it uses."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import ir
+
+_COMBINE = {"add": "{a} + {p}", "mul": "{a} * {p}", "max": "({p} > {a} ? {p} : {a})",
+            "min": "({p} < {a} ? {p} : {a})"}
+
+
+class ScheduledLoops:
+    _chunk_bounds = None        # (loop, first, end) while a chunk of a chunked loop renders
+    _block_bufs: dict = {}      # (tensor name, indices) -> (buffer element, float16) while a blocked body renders
+    _rename: dict = {}          # variable name -> C expression
+    uses_blocks = False
+
+    def stmt_For(self, s: ir.For):
+        sc = s.schedule
+        if sc is not None and sc.blocked is not None:
+            return self.blocked_loop(s, sc.blocked)
+        if sc is not None and sc.prefetch is not None:
+            return self.chunked_loop(s, sc.prefetch)
+        if s.kind == "parallel" and s.reduce:
+            if sc is None or sc.split is None:
+                raise AssertionError(f"parallel reduction over {s.var.name} without its split: run the cpu "
+                                     f"pipeline's reduce_split (asc/passes/reduce_split.py) first")
+            return self.split_reduction(s, sc.split)
+        return super().stmt_For(s)
+
+    # ---- row loops: the last element pass asks for the next row
+    def prefetch_next_row(self, pf: ir.Prefetch, start: str, count: str):
+        """Prefetch into L2 of columns [start, start + count) of the next row of each input the row loop reads."""
+        i = self.cname(pf.row.name)
+        self.emit(f"if ({i} + 1 < {self.expr(pf.stop)}) {{")
+        self.depth += 1
+        for tensor, (ri, ci) in pf.loads:
+            saved, self._rename = self._rename, {ri.name: f"({i} + 1)", ci.name: start}
+            addr = f"{self.cname(tensor.name)} + ({self.index(tensor, (ri, ci))})"
+            self._rename = saved
+            st = self.storage_type[tensor.type.dtype.name]
+            self.emit(f"asc_prefetch_l2({addr}, ({count}) * (int64_t)sizeof({st}));")
+        self.depth -= 1
+        self.emit("}")
+
+    def loop_header(self, s):
+        if self._chunk_bounds and self._chunk_bounds[0] is s:
+            v = self.cname(s.var.name)
+            return [], f"for (int64_t {v} = {self._chunk_bounds[1]}; {v} < {self._chunk_bounds[2]}; ++{v}) {{"
+        return super().loop_header(s)
+
+    def chunked_loop(self, s: ir.For, pf: ir.Prefetch):
+        """Loop `s` in chunks of pf.chunk iterations, each first prefetching its columns of the next row."""
+        v = self.cname(s.var.name)
+        c, ce, hi = f"asc_{v}_c", f"asc_{v}_ce", f"asc_{v}_hi"
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"// in chunks of {pf.chunk}, each asking for the same columns of the next row while this one "
+                  f"computes")
+        self.emit(f"const int64_t {hi} = {self.expr(s.stop)};")
+        self.emit(f"for (int64_t {c} = {self.expr(s.start)}; {c} < {hi}; {c} += {pf.chunk}LL) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {ce} = asc_min_i({c} + {pf.chunk}LL, {hi});")
+        self.prefetch_next_row(pf, c, f"{ce} - {c}")
+        saved, self._chunk_bounds = self._chunk_bounds, (s, c, ce)
+        super().stmt_For(s)
+        self._chunk_bounds = saved
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    # ---- a parallel reduction, the same bits for every thread count
+    def split_reduction(self, s: ir.For, block: int):
+        """Fixed blocks of `block` iterations of the range, each reduced (vectorized) into its own partial, then the
+        partials combined in block order on one thread."""
+        v = self.cname(s.var.name)
+        start, stop, step = (self.expr(x) for x in (s.start, s.stop, s.step))
+        innermost = not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body))
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"const int64_t asc_{v}_lo = {start}, asc_{v}_step = {step};")
+        self.emit(f"const int64_t asc_{v}_n = {stop} > asc_{v}_lo ? ({stop} - asc_{v}_lo + asc_{v}_step - 1) / "
+                  f"asc_{v}_step : 0;")
+        self.emit(f"const int64_t asc_{v}_blocks = (asc_{v}_n + {block - 1}) / {block};")
+        for acc, _ in s.reduce:
+            t = self.ctype(self.local_type(acc))
+            self.emit(f"asc::Buffer<{t}> asc_{self.cname(acc.name)}_part(asc_{v}_blocks);")
+        threads = self.options.get("num_threads")
+        self.emit("#pragma omp parallel for schedule(static)" + (f" num_threads({int(threads)})" if threads else ""))
+        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
+        self.depth += 1
+        for acc, op in s.reduce:
+            t = self.local_type(acc)
+            self.emit(f"{self.ctype(t)} {self.cname(acc.name)} = {self.identity(op, t)};  // this block's partial")
+        self.emit(f"const int64_t asc_{v}_end = asc_{v}_lo + asc_min_i((asc_{v}_b + 1) * {block}LL, asc_{v}_n) * "
+                  f"asc_{v}_step;")
+        if innermost and not self.checks:
+            self.emit("#pragma omp simd" + self.reduction_clauses(s))
+        self.emit(f"for (int64_t {v} = asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step; {v} < asc_{v}_end; "
+                  f"{v} += asc_{v}_step) {{")
+        self.depth += 1
+        self.block(s.body)
+        self.depth -= 1
+        self.emit("}")
+        for acc, _ in s.reduce:
+            self.emit(f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b] = {self.cname(acc.name)};")
+        self.depth -= 1
+        self.emit("}")
+        self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
+        self.depth += 1
+        for acc, op in s.reduce:
+            a, part = self.cname(acc.name), f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b]"
+            self.emit(f"{a} = {_COMBINE[op].format(a=a, p=part)};")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    # ---- element loops in blocks: float16 conversion and streaming stores
+    def blocked_loop(self, s: ir.For, blocked: ir.Blocked):
+        """The loop in blocks of blocked.size iterations: float16 inputs widened into float32 buffers, the body
+        vectorized over the buffers, outputs narrowed back and/or streamed (asc_blocks.h). A loop blocked only to
+        stream runs as written when its outputs turn out small."""
+        self.uses_blocks = True
+        accesses, size = blocked.accesses, blocked.size
+        v = self.cname(s.var.name)
+        lo, hi, nb, b, bs, bn, k = (f"asc_{v}_{x}" for x in ("lo", "hi", "nb", "b", "s", "n", "k"))
+        names = [self.cname(a.tensor.name) for a in accesses]
+        bufs, starts, flags = [], {}, {}          # bufs[k]: the buffer of accesses[k]
+        self._rename = {s.var.name: bs}
+        for a, name in zip(accesses, names):
+            buf = f"asc_{name}_blk"
+            if names.count(name) > 1:
+                buf += str(sum(1 for x in bufs if x.startswith(buf)))
+            bufs.append(buf)
+            starts[buf] = f"{name} + ({self.index(a.tensor, a.indices)})"
+            if a.stream:
+                flags[buf] = f"asc_{name}_nt"
+        self._rename = {}
+        half = any(a.half for a in accesses)
+        self.emit("{")
+        self.depth += 1
+        what = ["float16 converted around the body"] if half else []
+        what += ["outputs of 16 MiB or more streamed past the cache"] if flags else []
+        self.emit(f"// in blocks of {size}: {', '.join(what)}")
+        self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
+        for a, buf in zip(accesses, bufs):
+            if buf in flags:
+                st = self.storage_type[a.tensor.type.dtype.name]
+                self.emit(f"const bool {flags[buf]} = asc_stream_ok({self.numel(a.tensor.type)} * "
+                          f"(int64_t)sizeof({st}), {hi} - {lo});")
+        if not half:
+            self.emit(f"if ({' || '.join(flags.values())}) {{")
+            self.depth += 1
+        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {size - 1}) / {size} : 0;")
+        if s.kind == "parallel":
+            nt, cond = self.parallel_clauses(s)
+            self.emit(f"#pragma omp parallel{nt}{cond}")
+            self.emit("{")
+            self.depth += 1
+            self.emit("#pragma omp for schedule(static) nowait")
+        self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {bs} = {lo} + {b} * {size}LL, {bn} = asc_min_i({size}LL, {hi} - {bs});")
+        if s.schedule.prefetch is not None:
+            self.prefetch_next_row(s.schedule.prefetch, bs, bn)
+        for a, buf in zip(accesses, bufs):
+            t = "float" if a.half else self.storage_type[a.tensor.type.dtype.name]
+            self.emit(f"alignas(64) {t} {buf}[{size}];")
+            if not a.store:
+                self.emit(f"asc_h2f_block({starts[buf]}, {buf}, {bn});")
+        self.emit("#pragma omp simd")
+        self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
+        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)): (f"{buf}[{k}]", a.half)
+                                                     for a, buf in zip(accesses, bufs)}
+        self.block(s.body)
+        self._block_bufs = saved
+        self.depth -= 1
+        self.emit("}")
+        for a, buf in zip(accesses, bufs):
+            if a.store:
+                fn = "asc_f2h_store" if a.half else "asc_store_block"
+                self.emit(f"{fn}({starts[buf]}, {buf}, {bn}, {flags.get(buf, 'false')});")
+        self.depth -= 1
+        self.emit("}")
+        if flags:
+            self.emit("asc_sfence();   // this thread's streamed stores, before the loop's end")
+        if s.kind == "parallel":
+            self.depth -= 1
+            self.emit("}")
+        if not half:
+            self.depth -= 1
+            self.emit("} else {")
+            self.depth += 1
+            self.stmt_For(ir.scheduled(s, blocked=None))     # small outputs: the loop as written
+            self.depth -= 1
+            self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def expr_Var(self, e):
+        return self._rename.get(e.name) or super().expr_Var(e)
+
+    def expr_Load(self, e):
+        ref = self._block_bufs.get((e.tensor.name, tuple(e.indices))) if self._block_bufs else None
+        return ref[0] if ref else super().expr_Load(e)
+
+    def stmt_Store(self, s):
+        ref = self._block_bufs.get((s.tensor.name, tuple(s.indices))) if self._block_bufs else None
+        if ref is None:
+            return super().stmt_Store(s)
+        value = self.expr(s.value)
+        conv = None if ref[1] else self.store_conv.get(s.tensor.type.dtype.name)
+        self.emit(f"{ref[0]} = {conv.format(value) if conv else value};")

@@ -1,0 +1,92 @@
+"""The cpu target's loop decisions as passes: the schedules they set (asc/ir/schedule.py), how the IR prints them,
+which options turn them off, the scaled-math rewrite, and the pipelines. Nothing here compiles C++."""
+from __future__ import annotations
+
+import asc.language as lang
+from asc import compiler, ir, passes
+from asc.examples import seed
+from asc.frontend import build_kernel
+from asc.passes import scaled_math
+
+
+def built(kernel, *types):
+    return build_kernel(kernel.pyfunc, list(types), {"R": 4096, "C": 1000}, False)
+
+
+def lowered(kernel, *types, **options):
+    return passes.run(passes.CPU_PASSES, built(kernel, *types), options)
+
+
+def loops(k):
+    return [s for f in k.funcs + (k.entry,) for s in ir.walk_stmts(f.body) if isinstance(s, ir.For)]
+
+
+F16 = ir.TensorType(ir.float16, (100_000,))
+F32_ROWS = ir.TensorType(ir.float32, (4096, 1000))
+F32_ROW = ir.TensorType(ir.float32, (1000,))
+
+
+def test_pipelines_name_their_stages():
+    assert [n for n, _ in passes.CPU_PASSES] == ["promote", "classify", "scaled_math", "cpu_blocks", "cpu_prefetch",
+                                                 "reduce_split"]
+    assert [n for n, _ in passes.ASCEND_PASSES] == ["classify", "scaled_math"]
+    k = built(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW, ir.ScalarType(ir.float64, True))
+    assert compiler.lower(k, "cpu") == passes.run(passes.CPU_PASSES, k, {"fastmath": False, "num_threads": None})
+    checked = compiler.BuildOptions(memory_check=True)
+    assert compiler.lower(k, "cpu", checked) == passes.run(passes.CPU_PASSES, k, checked.as_dict())
+    assert compiler.lower(k, "ascend") == passes.run(passes.ASCEND_PASSES, k, {})
+
+
+def test_float16_gelu_is_blocked_and_its_erf_scaled():
+    k = lowered(seed.gelu_any, F16)
+    (loop,) = loops(k)
+    b = loop.schedule.blocked
+    assert b.size == passes.cpu_blocks.BLOCK
+    assert [(a.tensor.name, a.store, a.half, a.stream) for a in b.accesses] == [("x", False, True, False),
+                                                                                ("out", True, True, False)]
+    text = ir.format_kernel(k)
+    assert "[parallel; blocked 512 (load x[i] f16, store out[i] f16)]" in text
+    assert "erf_scaled(x[i], 0.7071067932881648:float64)" in text
+    for opt in ("memory_check", "finite_check"):           # checked builds: loops as written
+        (plain,) = loops(lowered(seed.gelu_any, F16, **{opt: True}))
+        assert plain.schedule is None
+
+
+def test_row_kernel_prefetches_in_its_last_pass_only():
+    k = lowered(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW, ir.ScalarType(ir.float64, True))
+    row, *passes_ = loops(k)
+    assert row.kind == "parallel" and row.schedule is None
+    assert [p.schedule is not None and p.schedule.prefetch is not None for p in passes_] == [False, False, True]
+    pf = passes_[-1].schedule.prefetch
+    assert pf.chunk == passes.cpu_prefetch.CHUNK and pf.row.name == "i" and [t.name for t, _ in pf.loads] == ["x"]
+    assert passes_[-1].schedule.blocked.accesses[0].stream             # out: written only, a cheap body
+    assert "chunked 512, prefetch x[i + 1, j] while i + 1 < 4096:int]" in ir.format_kernel(k)
+    assert all(s.schedule is None for s in loops(lowered(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW,
+                                                         ir.ScalarType(ir.float64, True), memory_check=True)))
+
+
+@lang.kernel
+def total(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            s += x[i, j]
+    return s
+
+
+def test_parallel_reductions_are_split_in_every_build():
+    for options in ({}, {"memory_check": True}):
+        outer, inner = loops(lowered(total, F32_ROWS, **options))
+        assert outer.kind == "parallel" and outer.schedule == ir.Schedule(split=4)    # 4096 // 1000 iterations
+        assert inner.schedule is None
+    assert "[parallel add:s; partials of 4]" in ir.format_kernel(lowered(total, F32_ROWS))
+
+
+def test_scaled_math_rewrites_only_measured_constants_and_not_for_ascend():
+    k = built(seed.gelu_any, ir.TensorType(ir.float32, (64,)))
+    calls = [e for s in ir.walk_stmts(passes.run(passes.CPU_PASSES, k).entry.body) for e in ir.stmt_exprs(s)
+             if isinstance(e, ir.Call)]
+    assert [(c.fn, c.args[1].value) for c in calls] == [("erf_scaled", 1 / 1.4142135381698608)]
+    assert scaled_math.scaled_math_ascend(k, {}) is k
+    k64 = built(seed.gelu_any, ir.TensorType(ir.float64, (64,)))
+    assert scaled_math.scaled_math_cpu(k64, {}) is k64                 # no measured float64 form
