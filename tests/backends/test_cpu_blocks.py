@@ -282,7 +282,11 @@ def test_row_kernel_streams_its_last_pass(shape):
     assert "asc_store_block(out + " in src
     np.testing.assert_array_equal(rownorm(x).view(np.uint32), not_streamed(rownorm, x).view(np.uint32))
     x64 = x.astype(np.float64)     # (not the interpreter: its serial float32 sum of 4M squares is off by 1e-3)
-    close(rownorm(x), x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6), ulps=4)
+    # the float32 sum of a row's squares is vectorized in 8 lanes (AVX2) or 16 (AVX-512): each lane adds C / lanes
+    # positive terms, whose rounding errors grow with that count (measured: 1.6e-4 relative for the 4M-element row
+    # on AVX2, so 8e-5 in the output); 4 ulps hold for rows of up to 64K elements
+    ulps = 4 if shape[1] <= 65536 else 12
+    close(rownorm(x), x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6), ulps=ulps)
 
 
 def test_float16_and_bool_outputs_stream():
