@@ -33,7 +33,7 @@ def declaration_blocks(fn: ir.Function) -> dict:
 
     visit(fn.body, ())
     out = {p.var.name: id(fn.body) for p in fn.params}   # parameters live for the whole function
-    for name in local_names - set(out):
+    for name in [v.name for v in fn.locals if v.name not in out]:     # in declaration order: stable C++ text
         ps = paths.get(name)
         if not ps:
             out[name] = id(fn.body)
