@@ -5,6 +5,7 @@ import linecache
 import math
 
 from .. import ir
+from ..builtins import cpu_int_templates, cpu_scaled_templates, cpu_templates, scaled_name
 from ..passes.scopes import declaration_blocks
 
 C_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
@@ -32,17 +33,10 @@ class CStyleRenderer:
                  ("mod", "i"): "asc_mod_i({}, {})", ("pow", "i"): "asc_ipow({}, {})",
                  ("lshift", "i"): "asc_shl<{t}>({}, {})", ("rshift", "i"): "asc_shr<{t}>({}, {})"}
     # builtin math: name -> template by suffix (f32 / f64 / i)
-    math_fn = {
-        "exp": "asc_exp_{s}({})", "log": "asc_log_{s}({})", "tanh": "asc_tanh_{s}({})", "erf": "asc_erf_{s}({})",
-        "sigmoid": "asc_sigmoid_{s}({})", "sin": "asc_sin_{s}({})", "cos": "asc_cos_{s}({})",
-        "rsqrt": "asc_rsqrt_{s}({})", "sqrt": "asc_sqrt_{s}({})", "floor": "asc_floor_{s}({})",
-        "ceil": "asc_ceil_{s}({})", "abs": "asc_abs_{s}({})", "maximum": "asc_maximum_{s}({}, {})",
-        "minimum": "asc_minimum_{s}({}, {})", "pow": "asc_pow_{s}({}, {})",
-        # f(x * s) with x * s never rounded (asc/passes/scaled_math.py: only where the error bound was measured)
-        "erf_scaled": "asc_erf_scaled_{s}({}, {})",
-    }
-    int_math_fn = {"abs": "asc_abs_i({})", "maximum": "asc_max_i({}, {})", "minimum": "asc_min_i({}, {})",
-                   "pow": "asc_ipow({}, {})"}
+    # builtin math: name -> template by suffix {s} (f32 / f64), from the builtin declarations (asc/builtins), and
+    # f_scaled(x, s) = f(x * s) with x * s never rounded (asc/passes/scaled_math.py: where the bound was measured)
+    math_fn = {**cpu_templates(), **{scaled_name(f): t for (f, _), (t, _, _) in cpu_scaled_templates().items()}}
+    int_math_fn = cpu_int_templates()
     index_type = "int64_t"
     indent_unit = "  "
 

@@ -4,7 +4,8 @@
     python_aliases()        Python function -> builtin name: math.exp -> "exp" (frontend's PYMATH)
     cpu_templates()         name -> C template by suffix {s} (cstyle's math_fn)
     cpu_int_templates()     name -> C template for integer operands (cstyle's int_math_fn)
-    cpu_scaled_templates()  (name, suffix) -> (template, divisors, factors) (cstyle's scaled_math_fn)
+    cpu_scaled_templates()  (name, suffix) -> (template, divisors, factors): the measured scaled forms
+    scaled_name(name)       the IR name of a scaled form ("erf" -> "erf_scaled")
     ascend_ops(form)        name -> Ascend C API of that form: BASIC (ascend_lower's UNARY_API), ADVANCED
                             (ADV_API), BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
@@ -38,6 +39,11 @@ def cpu_templates() -> dict:
 
 def cpu_int_templates() -> dict:
     return {b.name: b.cpu.int_template for b in _math() if b.cpu and b.cpu.int_template}
+
+
+def scaled_name(name: str) -> str:
+    """The name of the scaled form f_scaled(x, s) = f(x * s) of builtin `name` in the IR (asc/passes/scaled_math)."""
+    return f"{name}_scaled"
 
 
 def cpu_scaled_templates() -> dict:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from .. import ir
 from .rewrite import checked, each_function, map_loops, with_body
+from ..builtins import costly
 from .scaled_math import SCALED
 
 BLOCK = 512               # iterations per block: 2 KiB of float32 per buffer, in L1 beside the loop's other data
@@ -148,7 +149,7 @@ def write_only_tensors(kernel: ir.Kernel) -> frozenset:
     return frozenset((set(written) | allocs) - read)
 
 
-_COSTLY_CALLS = {"exp", "log", "tanh", "erf", "sigmoid", "sin", "cos", "pow"} | set(SCALED.values())
+_COSTLY_CALLS = costly() | set(SCALED.values())
 
 
 def _cheap(body) -> bool:
