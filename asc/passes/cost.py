@@ -27,6 +27,10 @@ def _value(e, env):
     return None
 
 
+# public: the ascend cost model counts loop trips the same way (asc/backends/ascend/cost.py)
+static_value = _value
+
+
 def _expr_flops(e) -> int:
     n = 0
     for x in ir.walk_expr(e):

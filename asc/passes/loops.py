@@ -165,6 +165,10 @@ def _update_op(value, name):
     return None
 
 
+# public: the ascend backend's row lowering takes the same reductions (asc/backends/ascend/row_lowering.py)
+update_op = _update_op
+
+
 def _same(a, b):
     return format_expr(a) == format_expr(b)
 
