@@ -88,8 +88,17 @@ def main(argv=None) -> int:
         k = _load_kernel(a.kernel)
         args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str))
         if a.target == "ascend" and a.output:
-            from .backends.ascend_project import write_project
-            for path in write_project(k, tuple(args), a.output, a.soc):
+            # glue: lead rewires (the backend's write_project takes the rendered source; binding is done here)
+            from . import passes
+            from .backends import ascend
+            from .runtime import binding
+            bound, symbols = binding.bind(k.__name__, k.specs, tuple(args), {})
+            key = binding.spec_key(bound, k.options.dynamic_shape) + (k.options.checked(),)
+            spec = k._cache.get(key) or k._specialize(key, bound, symbols, k.options.checked())
+            scalars = {p.var.name: (float(x.value) if p.var.type.dtype.kind == "f" else int(x.value))
+                       for p, x in zip(spec.ir.entry.params, bound) if x.kind == "scalar"}
+            src = ascend.render(passes.for_cpu(spec.ir))
+            for path in ascend.write_project(src, symbols, scalars, a.output, a.soc):
                 print(path)
             return 0
         src = k.source(a.target, *args)

@@ -475,8 +475,26 @@ class Kernel(DeviceCallable):
         latest call): an estimate from asc's documented cost model (docs/ascend.md), with what bounds it."""
         if target not in ("ascend", "ascend-sim"):
             raise ValueError(f"estimate() models the ascend target, not {target!r}")
-        from ..backends.ascend_cost import estimate_kernel
-        return _hide_internals(estimate_kernel)(self, args, kwargs, soc)
+        return _hide_internals(self._estimate)(args, kwargs, soc)
+
+    def _estimate(self, args, kwargs, soc):
+        # glue: lead rewires (was asc.backends.ascend_cost.estimate_kernel; the backend no longer touches Kernels)
+        from .. import passes
+        from ..backends import ascend
+        if args or kwargs:
+            bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
+            checked = self.options.checked()
+            key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
+            spec = self._cache.get(key) or self._specialize(key, bound, symbols, checked)
+        else:
+            spec = self._last
+            if spec is None:
+                raise CompileError(f"{self.__name__}.estimate(): call the kernel first, or pass example arguments")
+            if spec.ir.symbols:
+                raise CompileError(f"{self.__name__}.estimate(): a dynamic-shape kernel needs example arguments")
+            symbols = {}
+        src = ascend.render(passes.for_cpu(spec.ir), warn=False)
+        return ascend.estimate(src, symbols, soc)
 
     def cache_info(self) -> dict:
         """Specializations in memory, compiles and disk-cache hits in this process, and the library paths."""
