@@ -88,6 +88,10 @@ class Plan:
         """This plan's own fields (the kernel and its GM interface), to build a plan of a kind from them."""
         return {"kernel": self.kernel, "tensors": self.tensors, "scalars": self.scalars, "return_loc": self.return_loc}
 
+    def details(self) -> list:
+        """The lines of the printed plan that are particular to its kind."""
+        return []
+
     def __str__(self) -> str:
         return format_plan(self)
 
@@ -105,6 +109,11 @@ class MapPlan(Plan):
     slot_of: dict = field(default_factory=dict)       # virtual register -> slot
     adv: bool = False                                 # an advanced math API: the tmp buffer
     select: bool = False                              # Compare / Select: the bit mask and padded tails
+
+    def details(self) -> list:
+        return _pre(self.pre) + [
+            f"elements: {' x '.join(map(_dim, self.numel))}; float32 slots: {self.nslots}; "
+            f"tmp buffer: {_yes(self.adv)}; compare mask: {_yes(self.select)}"] + _program(self.instrs, self.slot_of)
 
 
 @dataclass(kw_only=True)
@@ -124,6 +133,12 @@ class RowPlan(Plan):
     slot_of: dict = field(default_factory=dict)
     adv: bool = False
 
+    def details(self) -> list:
+        return _pre(self.pre) + [
+            f"rows: {_dim(self.rows_dim)} of {_dim(self.cols_dim)}; 1-D rows: {', '.join(self.rows_1d) or 'none'}; "
+            f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}",
+            f"per-row scalars: {', '.join(self.row_locals) or 'none'}"] + _program(self.instrs, self.slot_of)
+
 
 @dataclass(kw_only=True)
 class CubePlan(Plan):
@@ -133,6 +148,10 @@ class CubePlan(Plan):
     dims: tuple = ()                                  # (M, N, K)
     loop_loc: object = None
 
+    def details(self) -> list:
+        m, n, k = self.dims
+        return [f"{self.mm.dst.tensor.name} = {self.mm.a.tensor.name} @ {self.mm.b.tensor.name}: M={m} N={n} K={k}"]
+
 
 @dataclass(kw_only=True)
 class ScalarPlan(Plan):
@@ -140,6 +159,10 @@ class ScalarPlan(Plan):
     kind: ClassVar[str] = "scalar"
     reason: str = ""
     reason_loc: object = None
+
+    def details(self) -> list:
+        at = f" (line {self.reason_loc.line})" if self.reason_loc is not None else ""
+        return [f"reason: {self.reason}{at}"]
 
 
 # ------------------------------------------------------------------ printing
@@ -170,38 +193,28 @@ def format_instr(ins: Instr, slot_of: dict | None = None) -> str:
 
 
 def format_plan(p: Plan) -> str:
-    """The plan as readable text: its kind, GM tensors, scalars, buffers and program, one line each."""
-    k = p.kernel
-    lines = [f"ascend plan: {p.kind} kernel {k.entry.pyname}"]
+    """The plan as readable text: its kind, GM tensors, scalars, then what its kind decided (`Plan.details`)."""
+    lines = [f"ascend plan: {p.kind} kernel {p.kernel.entry.pyname}"]
     for t in p.tensors:
-        use = "+".join(u for u, on in (("read", t.reads), ("written", t.writes)) if on) or "unused"
-        dims = ", ".join(str(d) if isinstance(d, int) else d.name for d in t.shape)
-        lines.append(f"  gm {t.name}: {t.dtype.name}[{dims}] {t.kind} {use}" +
+        use = "" if isinstance(p, ScalarPlan) else \
+            " " + ("+".join(u for u, on in (("read", t.reads), ("written", t.writes)) if on) or "unused")
+        lines.append(f"  gm {t.name}: {t.dtype.name}[{', '.join(map(_dim, t.shape))}] {t.kind}{use}" +
                      (f" (init {t.init})" if t.kind == "alloc" else ""))
-    for name, t in p.scalars:
-        lines.append(f"  scalar {name}: {t!r}")
-    for loc, name, ct, text in (p.pre if isinstance(p, (MapPlan, RowPlan)) else []):
-        lines.append(f"  before the loop: {ct} {name} = {text}")
-    if isinstance(p, ScalarPlan):
-        at = f" (line {p.reason_loc.line})" if p.reason_loc is not None else ""
-        lines.append(f"  reason: {p.reason}{at}")
-    elif isinstance(p, CubePlan):
-        m, n, kk = p.dims
-        lines.append(f"  {p.mm.dst.tensor.name} = {p.mm.a.tensor.name} @ {p.mm.b.tensor.name}: M={m} N={n} K={kk}")
-    elif isinstance(p, MapPlan):
-        dims = " x ".join(str(d) if isinstance(d, int) else d.name for d in p.numel)
-        lines.append(f"  elements: {dims}; float32 slots: {p.nslots}; tmp buffer: {_yes(p.adv)}; "
-                     f"compare mask: {_yes(p.select)}")
-    elif isinstance(p, RowPlan):
-        r, c = (str(d) if isinstance(d, int) else d.name for d in (p.rows_dim, p.cols_dim))
-        lines.append(f"  rows: {r} of {c}; 1-D rows: {', '.join(p.rows_1d) or 'none'}; float32 slots: {p.nslots}; "
-                     f"reductions: {_yes(p.reduces)}; tmp buffer: {_yes(p.adv)}")
-        if p.row_locals:
-            lines.append(f"  per-row scalars: {', '.join(p.row_locals)}")
-    if isinstance(p, (MapPlan, RowPlan)):
-        lines.append("  program:")
-        lines.extend(f"    {format_instr(ins, p.slot_of)}" for ins in p.instrs)
+    lines.extend(f"  scalar {name}: {t!r}" for name, t in p.scalars)
+    lines.extend(f"  {line}" for line in p.details())
     return "\n".join(lines)
+
+
+def _program(instrs: list, slot_of: dict) -> list:
+    return ["program:"] + [f"  {format_instr(ins, slot_of)}" for ins in instrs]
+
+
+def _pre(pre: list) -> list:
+    return [f"before the loop: {ct} {name} = {text}" for _, name, ct, text in pre]
+
+
+def _dim(d) -> str:
+    return str(d) if isinstance(d, int) else d.name
 
 
 def _yes(flag: bool) -> str:
