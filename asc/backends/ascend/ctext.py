@@ -37,7 +37,8 @@ def camel(name: str) -> str:
 
 def cname_local(name: str) -> str:
     """The C++ name of a per-row scalar local (kept readable; suffixed where it would clash)."""
-    if name in C_RESERVED or name in _TAKEN or re.fullmatch(r"(buf|sm)\d+", name) or name.endswith(("In", "Out", "Row")):
+    if name in C_RESERVED or name in _TAKEN or re.fullmatch(r"(buf|sm)\d+", name) or \
+            name.endswith(("In", "Out", "Row")):
         return name + "_l"
     return name
 

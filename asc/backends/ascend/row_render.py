@@ -93,7 +93,8 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.AllocTensor<{ty}>();")
     for k in range(p.nslots):
-        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(colsPad_, {k} * colsPad_ * sizeof(float));")
+        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(colsPad_, "
+                 f"{k} * colsPad_ * sizeof(float));")
     if p.reduces:
         out.emit("LocalTensor<float> work = workBuf_.Get<float>();")
     if p.reduces or p.nscalar:
