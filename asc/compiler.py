@@ -160,11 +160,11 @@ def memory_check_sites(lowered: ir.Kernel, options: BuildOptions) -> list:
 
 def ascend_estimate(k: ir.Kernel, symbols: dict, soc: str):
     """The cost model's estimate of the ascend kernel of an IR kernel (docs/ascend.md)."""
-    from .backends import ascend_cost
-    return ascend_cost.estimate(render(k, "ascend", warn=False), symbols, soc)
+    from .backends import ascend
+    return ascend.estimate(render(k, "ascend", warn=False), symbols, soc)
 
 
 def ascend_project(k: ir.Kernel, symbols: dict, scalars: dict, out_dir: str, soc: str) -> list:
     """Writes the CANN project of the ascend kernel of an IR kernel; returns the files written."""
-    from .backends import ascend_project as project
-    return project.write_project(render(k, "ascend"), symbols, scalars, out_dir, soc)
+    from .backends import ascend
+    return ascend.write_project(render(k, "ascend"), symbols, scalars, out_dir, soc)

@@ -16,7 +16,7 @@ def _x(e):
     return e.args[0]
 
 
-@builtin("math", float_rule, 1, cpu=Cpu("asc_exp_{s}({})"), ascend=Ascend("Exp", BASIC, scalar=True),
+@builtin("math", float_rule, 1, cpu=Cpu("asc_exp_{s}({})"), ascend=Ascend("Exp", BASIC),
          cost=COSTLY, python=(pymath.exp,),
          derivative=lambda A, e, D: A.mul(e, D(_x(e))))
 def exp(x):
@@ -24,7 +24,7 @@ def exp(x):
     return unary(np.exp, x)
 
 
-@builtin("math", float_rule, 1, cpu=Cpu("asc_log_{s}({})"), ascend=Ascend("Ln", BASIC, scalar=True),
+@builtin("math", float_rule, 1, cpu=Cpu("asc_log_{s}({})"), ascend=Ascend("Ln", BASIC),
          cost=COSTLY, python=(pymath.log,),
          derivative=lambda A, e, D: A.div(D(_x(e)), _x(e)))
 def log(x):
@@ -33,7 +33,7 @@ def log(x):
         return unary(np.log, x)
 
 
-@builtin("math", float_rule, 1, cpu=Cpu("asc_sqrt_{s}({})"), ascend=Ascend("Sqrt", BASIC, scalar=True),
+@builtin("math", float_rule, 1, cpu=Cpu("asc_sqrt_{s}({})"), ascend=Ascend("Sqrt", BASIC),
          cost=CHEAP, python=(pymath.sqrt,),
          derivative=lambda A, e, D: A.div(D(_x(e)), A.mul(A.const(2, _x(e)), e)))
 def sqrt(x):
@@ -42,7 +42,7 @@ def sqrt(x):
         return unary(np.sqrt, x)
 
 
-@builtin("math", float_rule, 1, cpu=Cpu("asc_rsqrt_{s}({})"), ascend=Ascend("Rsqrt", BASIC, scalar=True),
+@builtin("math", float_rule, 1, cpu=Cpu("asc_rsqrt_{s}({})"), ascend=Ascend("Rsqrt", BASIC),
          cost=CHEAP,
          derivative=lambda A, e, D: A.mul(A.mul(A.const(-0.5, _x(e)), A.mul(e, A.mul(e, e))), D(_x(e))))
 def rsqrt(x):
@@ -50,7 +50,7 @@ def rsqrt(x):
     return via_f64(rsqrt64, x)
 
 
-@builtin("math", float_rule, 1, cpu=Cpu("asc_tanh_{s}({})"), ascend=Ascend("Tanh", ADVANCED, scalar=True, cost=10),
+@builtin("math", float_rule, 1, cpu=Cpu("asc_tanh_{s}({})"), ascend=Ascend("Tanh", ADVANCED, cost=10),
          cost=COSTLY, python=(pymath.tanh,),
          derivative=lambda A, e, D: A.mul(A.sub(A.const(1, _x(e)), A.mul(e, e)), D(_x(e))))
 def tanh(x):
@@ -64,7 +64,7 @@ _ERF_SCALED = ("f32", "asc_erf_scaled_f32({}, {})", (1.4142135381698608,), (0.70
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_erf_{s}({})", scaled=_ERF_SCALED),
-         ascend=Ascend("Erf", ADVANCED, scalar=True, cost=12), cost=COSTLY, python=(pymath.erf,),
+         ascend=Ascend("Erf", ADVANCED, cost=12), cost=COSTLY, python=(pymath.erf,),
          derivative=lambda A, e, D: A.mul(A.mul(A.const(1.1283791670955126, _x(e)),         # 2/sqrt(pi) exp(-x^2)
                                                 A.call("exp", A.neg(A.mul(_x(e), _x(e))))), D(_x(e))))
 def erf(x):
@@ -73,7 +73,7 @@ def erf(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_sigmoid_{s}({})"),
-         ascend=Ascend("Sigmoid", ADVANCED, scalar=True, cost=4), cost=COSTLY,
+         ascend=Ascend("Sigmoid", ADVANCED, cost=4), cost=COSTLY,
          derivative=lambda A, e, D: A.mul(A.mul(e, A.sub(A.const(1, _x(e)), e)), D(_x(e))))
 def sigmoid(x):
     """The logistic function 1 / (1 + exp(-x)), elementwise."""
@@ -119,7 +119,7 @@ def _d_abs(A, e, D):
 
 
 @builtin("math", same_rule, 1, name="abs", cpu=Cpu("asc_abs_{s}({})", int_template="asc_abs_i({})"),
-         ascend=Ascend("Abs", BASIC, scalar=True), cost=CHEAP, python=(pymath.fabs,), derivative=_d_abs)
+         ascend=Ascend("Abs", BASIC), cost=CHEAP, python=(pymath.fabs,), derivative=_d_abs)
 def abs_(x):
     """Absolute value, elementwise; keeps the dtype (also Python's abs)."""
     return absolute(x)

@@ -9,9 +9,8 @@
     ascend_ops(form)        name -> Ascend C API of that form: BASIC (ascend_lower's UNARY_API), ADVANCED
                             (ADV_API), BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
-    ascend_scalar_ops()     name -> API the row path computes a scalar with (ascend_row's SCALAR_MATH)
-    ascend_adv_costs()      advanced API -> cost in basic instructions (ascend_cost's ADV_COST)
-    costly()                the calls that make a loop compute-bound (cpu_blocks' _COSTLY_CALLS)
+    ascend_declarations()   name -> (arity, Ascend): what the ascend backend's op table (ascend/ops.py) is made of
+    costly()                the calls that make a loop compute-bound (asc/passes/cpu_blocks.py)
     derivative(name)        the derivative rule of a builtin, or None (autodiff/expr.py applies it)
     composites()            name -> the composite builtins (gelu, silu, relu, softmax)
 """
@@ -60,12 +59,8 @@ def ascend_tensor_scalar_ops() -> dict:
     return {b.name: b.ascend.tensor_scalar for b in _math() if b.ascend and b.ascend.tensor_scalar}
 
 
-def ascend_scalar_ops() -> dict:
-    return {b.name: b.ascend.api for b in _math() if b.ascend and b.ascend.scalar}
-
-
-def ascend_adv_costs() -> dict:
-    return {b.ascend.api: b.ascend.cost for b in _math() if b.ascend and b.ascend.form == ADVANCED}
+def ascend_declarations() -> dict:
+    return {b.name: (b.arity, b.ascend) for b in _math() if b.ascend}
 
 
 def costly() -> frozenset:

@@ -51,12 +51,11 @@ class Ascend:
     """The Ascend C API a builtin lowers to in vector code.
 
     `form`: BASIC, ADVANCED (needs the shared tmp buffer) or BINARY. `tensor_scalar`: a BINARY API's form with one
-    scalar operand (Maxs for Max). `scalar`: the row path computes a scalar value through the API (Duplicate into
-    a tile, the API, GetValue). `cost`: an ADVANCED API's cost in basic instructions per repeat (ascend_cost)."""
+    scalar operand (Maxs for Max). `cost`: an ADVANCED API's cost in basic instructions per repeat (the cost
+    model, asc/backends/ascend/cost.py); a basic one costs 1."""
     api: str
     form: str
     tensor_scalar: str | None = None
-    scalar: bool = False
     cost: int | None = None
 
     def apis(self) -> tuple:

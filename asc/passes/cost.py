@@ -9,14 +9,14 @@ from .. import ir
 FLOP_OPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"}
 
 
-def _value(e, env):
+def static_value(e, env):
     """The value of an index expression from constants and sizes, or None when it depends on data."""
     if isinstance(e, ir.Const):
         return e.value
     if isinstance(e, ir.Var):
         return env.get(e.name)
     if isinstance(e, ir.Binary):
-        a, b = _value(e.a, env), _value(e.b, env)
+        a, b = static_value(e.a, env), static_value(e.b, env)
         if a is None or b is None:
             return None
         try:
@@ -25,6 +25,9 @@ def _value(e, env):
         except TypeError:
             return None
     return None
+
+
+# public: the ascend cost model counts loop trips the same way (asc/backends/ascend/cost.py)
 
 
 def _expr_flops(e) -> int:
@@ -43,7 +46,7 @@ def _stmts_flops(stmts, env, exact):
     total = 0
     for s in stmts:
         if isinstance(s, ir.For):
-            start, stop, step = (_value(x, env) for x in (s.start, s.stop, s.step))
+            start, stop, step = (static_value(x, env) for x in (s.start, s.stop, s.step))
             if None in (start, stop, step) or step == 0:
                 trips, exact[0] = 1, False
             else:
@@ -55,7 +58,7 @@ def _stmts_flops(stmts, env, exact):
         elif isinstance(s, ir.If):
             total += max(_stmts_flops(s.then, env, exact), _stmts_flops(s.orelse, env, exact))
         elif isinstance(s, ir.MatMul):
-            dims = [_value(x, env) for x in s.dst.shape + (s.a.shape[-1],)]
+            dims = [static_value(x, env) for x in s.dst.shape + (s.a.shape[-1],)]
             if None in dims:
                 exact[0] = False
             else:

@@ -149,7 +149,7 @@ def write_only_tensors(kernel: ir.Kernel) -> frozenset:
     return frozenset((set(written) | allocs) - read)
 
 
-_COSTLY_CALLS = costly() | set(SCALED.values())
+COSTLY_CALLS = costly() | set(SCALED.values())
 
 
 def _cheap(body) -> bool:
@@ -157,7 +157,7 @@ def _cheap(body) -> bool:
     divisions = 0
     for s in body:
         for e in ir.stmt_exprs(s):
-            if isinstance(e, ir.Call) and e.fn in _COSTLY_CALLS or isinstance(e, ir.FuncCall):
+            if isinstance(e, ir.Call) and e.fn in COSTLY_CALLS or isinstance(e, ir.FuncCall):
                 return False
             if isinstance(e, ir.Binary) and e.op in ("truediv", "floordiv", "mod", "pow"):
                 divisions += 1

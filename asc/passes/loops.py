@@ -172,7 +172,6 @@ def update_op(value, name):
     return None
 
 
-_update_op = update_op   # the old name, until asc/backends/ascend_row.py imports update_op
 
 
 def _same(a, b):

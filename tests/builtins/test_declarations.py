@@ -16,7 +16,7 @@ import asc.builtins as B
 import asc.language as lang
 from asc import ir
 from asc.autodiff import expr as ad
-from asc.backends import ascend_api
+from asc.backends.ascend import api as ascend_api
 
 INCLUDE = pathlib.Path(B.__file__).resolve().parents[1] / "include"
 MATH = [b for b in B.BUILTINS.values() if b.kind == "math"]
@@ -68,12 +68,11 @@ def test_ascend_apis_are_ones_asc_may_emit(b):
     a = b.ascend
     assert a.form in B.table.ASCEND_FORMS
     for api in a.apis():
-        assert api in ascend_api.API, f"{b.name}: {api} is not in asc/backends/ascend_api.py"
+        assert api in ascend_api.API, f"{b.name}: {api} is not in asc/backends/ascend/api.py"
     want = {B.BASIC: 3, B.ADVANCED: 4, B.BINARY: 4}[a.form]
     assert all(ascend_api.ARITY[api] == want for api in a.apis())
     assert (a.cost is not None) == (a.form == B.ADVANCED)
     assert (a.tensor_scalar is not None) == (a.form == B.BINARY) == (b.arity == 2)
-    assert not (a.scalar and a.form == B.BINARY)
 
 
 # ------------------------------------------------------------------ derivatives: checked against finite differences
@@ -204,7 +203,7 @@ def test_frontend_ir_of_composites_is_the_expansion(tmp_path, name, dt):
     assert _body(mod.tensor_builtin.source("ir", x)) == _body(mod.tensor_expansion.source("ir", x))
 
 
-# ------------------------------------------------------------------ accessors == the consumers' tables of today
+# ------------------------------------------------------------------ the consumers read the declarations
 
 def test_math_names():
     assert B.MATH_NAMES == B.math_names() == ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "sin", "cos",
@@ -216,27 +215,27 @@ def test_python_aliases_are_pymath():
     assert B.python_aliases() == PYMATH
 
 
-def test_cpu_templates_are_cstyles():
+def test_cpu_renderer_reads_the_declarations():
     from asc.backends.cstyle import CStyleRenderer as R
-    assert B.cpu_templates() == R.math_fn
+    from asc.passes import cpu_blocks, scaled_math
+    assert {k: v for k, v in R.math_fn.items() if k in B.math_names()} == B.cpu_templates()
     assert B.cpu_int_templates() == R.int_math_fn
-    assert B.cpu_scaled_templates() == R.scaled_math_fn
+    for (name, _), (template, divisors, factors) in B.cpu_scaled_templates().items():
+        assert R.math_fn[B.scaled_name(name)] == template
+        assert scaled_math.SCALED[name] == B.scaled_name(name)
+    assert scaled_math.MEASURED_CPU == {k: v[1:] for k, v in B.cpu_scaled_templates().items()}
+    assert cpu_blocks.COSTLY_CALLS == B.costly() | set(scaled_math.SCALED.values())
 
 
-def test_ascend_ops_are_the_lowerings():
-    from asc.backends import ascend_cost, ascend_lower, ascend_row
-    assert B.ascend_ops(B.BASIC) == ascend_lower.UNARY_API
-    assert B.ascend_ops(B.ADVANCED) == ascend_lower.ADV_API
-    assert set(B.ascend_ops(B.ADVANCED).values()) == ascend_lower.ADV_APIS
-    assert B.ascend_ops(B.BINARY) == {"maximum": "Max", "minimum": "Min"}          # inline in _Lowerer.call
+def test_ascend_op_table_is_made_of_the_declarations():
+    from asc.backends.ascend.ops import OPS
+    assert set(OPS) == set(B.ascend_declarations())
+    for name, (arity, a) in B.ascend_declarations().items():
+        op = OPS[name]
+        assert (op["api"], op["args"], op["scalar_api"]) == (a.api, arity, a.tensor_scalar)
+        assert op["tmp"] == (a.form == B.ADVANCED) and op["cost"] == (a.cost or 1)
+    assert B.ascend_ops(B.BINARY) == {"maximum": "Max", "minimum": "Min"}
     assert B.ascend_tensor_scalar_ops() == {"maximum": "Maxs", "minimum": "Mins"}
-    assert B.ascend_scalar_ops() == ascend_row.SCALAR_MATH
-    assert B.ascend_adv_costs() == ascend_cost.ADV_COST
-
-
-def test_costly_calls_are_cpu_blocks():
-    from asc.backends import cpu_blocks
-    assert B.costly() == cpu_blocks._COSTLY_CALLS
 
 
 def test_derivative_accessor():

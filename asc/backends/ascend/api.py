@@ -1,7 +1,7 @@
 """The Ascend C API that the ascend renderer may emit, each with its parameter list as documented (Ascend C API
 reference, CANN 8.x, A2 = Ascend 910B; see the asc repository's shared Ascend C reference notes).
 
-tests/backends/test_ascend_api.py checks that every generated kernel uses nothing outside this table and that the
+tests/backends/test_ascend_source.py checks that every generated kernel uses nothing outside this table and that the
 ascend-sim header (asc/include/ascend_sim/kernel_operator.h) implements every entry."""
 from __future__ import annotations
 

@@ -1,92 +1,30 @@
-"""The cube path of the ascend target: `A @ B` (`@lang.cube_kernel`, `lang.matmul`) on the AI cores' matrix units.
-
-Each block computes baseM x baseN tiles of C (block-cyclic over the tiles); for each tile it walks K in baseK steps:
-GM -> L1 with the ND -> NZ DataCopy (Nd2NzParams), L1 -> L0A (LoadData, "Zz") and L1 -> L0B (LoadData with the
-fractal transpose, "Zn"), Mmad into L0C (float32 accumulation, initialised on the first K step), then Fixpipe L0C ->
-GM with NZ -> ND and the float32 -> float16/bfloat16 conversion. Queues on A1/B1/A2/B2/CO1 carry the pipe syncs.
-Shapes: M, N and K multiples of 16 (one fractal)."""
+"""The kernel .cpp of a cube plan: each block computes baseM x baseN tiles of C (block-cyclic over the tiles);
+for each tile it walks K in baseK steps: GM -> L1 with the ND -> NZ DataCopy (Nd2NzParams), L1 -> L0A (LoadData,
+"Zz") and L1 -> L0B (LoadData with the fractal transpose, "Zn"), Mmad into L0C (float32 accumulation, initialised on
+the first K step), then Fixpipe L0C -> GM with NZ -> ND and the float32 -> float16/bfloat16 conversion. Queues on
+A1/B1/A2/B2/CO1 carry the pipe syncs."""
 from __future__ import annotations
 
-from .. import ir
-from ..errors import CompileError
-from . import ascend_lower as L
-
-BASE_M, BASE_N, BASE_K = 128, 128, 64
-CUBE_FIELDS = [("M", "uint32_t"), ("N", "uint32_t"), ("K", "uint32_t"), ("baseM", "uint32_t"),
-               ("baseN", "uint32_t"), ("baseK", "uint32_t"), ("tilesN", "uint32_t"), ("tiles", "uint32_t")]
-CUBE_DOC = {"tilesN": "tiles of C along N", "tiles": "tiles of C in all (block-cyclic over the blocks)"}
-QUANT = {"float16": "F322F16", "bfloat16": "F322BF16", "float32": "NoQuant"}
+from .budget import CUBE_DOC, CUBE_FIELDS
+from .ctext import STORAGE, cname
+from .cube_lowering import QUANT
+from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
+from .plans import CubePlan
 
 
-def _whole(view: ir.View) -> bool:
-    t = view.tensor.type
-    if not (isinstance(view.offset, ir.Const) and view.offset.value == 0) or len(view.shape) != 2:
-        return False
-    shape = tuple(s.value if isinstance(s, ir.Const) else None for s in view.shape)
-    strides = tuple(s.value if isinstance(s, ir.Const) else None for s in view.strides)
-    return shape == tuple(t.shape) and strides == (t.shape[1], 1)
-
-
-def cube_plan(p: L.Plan, mm: ir.MatMul) -> L.Plan:
-    fn = p.kernel.entry
-    loc = mm.loc
-    for s in fn.body:
-        if not isinstance(s, (ir.Alloc, ir.MatMul, ir.Return)) or (isinstance(s, ir.MatMul) and s is not mm):
-            raise L.Unsupported("a matrix product next to other statements has no lowering on the ascend target "
-                                "yet", getattr(s, "loc", None))
-    if mm.accumulate or mm.epilogue:
-        raise CompileError("ascend target: a matrix product with an accumulation or a fused epilogue has no cube "
-                           "lowering yet", loc)
-    if not all(isinstance(v.tensor.type, ir.TensorType) and v.tensor.type.ndim == 2 and _whole(v)
-               for v in (mm.dst, mm.a, mm.b)):
-        raise CompileError("ascend target: the cube path takes products of whole 2-D tensors (no slices, no batches)"
-                           " in this version of asc", loc)
-    a, b, c = mm.a.tensor.type, mm.b.tensor.type, mm.dst.tensor.type
-    if a.dtype != b.dtype or a.dtype.name not in ("float16", "bfloat16") or c.dtype.name not in QUANT:
-        raise CompileError(f"ascend target: the cube path multiplies float16 or bfloat16 matrices into float16, "
-                           f"bfloat16 or float32 (got {a.dtype.name} @ {b.dtype.name} -> {c.dtype.name})", loc)
-    dims = (a.shape[0], b.shape[1], a.shape[1])
-    if not all(isinstance(d, int) for d in dims):
-        raise CompileError("ascend target: the cube path needs static shapes (dynamic_shape=False)", loc)
-    if any(d % 16 for d in dims) or any(d > 65535 for d in dims):
-        raise CompileError(f"ascend target: the cube path needs M, N and K multiples of 16 (one fractal) up to "
-                           f"65535; got M={dims[0]}, N={dims[1]}, K={dims[2]}", loc,
-                           ("pad the matrices to multiples of 16",))
-    p.kind = "cube"
-    p.mm = mm
-    p.loop_loc = loc
-    p.dims = dims
-    for t in p.tensors:
-        t.reads = t.name in (mm.a.tensor.name, mm.b.tensor.name)
-        t.writes = t.name == mm.dst.tensor.name
-    return p
-
-
-def cube_tiling(p: L.Plan, symbols: dict, soc: str, cores=None, tile_cap=None):
-    from .ascend import soc_info
-    M, N, K = p.dims
-    tiles_n = -(-N // BASE_N)
-    tiles = -(-M // BASE_M) * tiles_n
-    ncores = cores or soc_info(soc)["aic"]
-    block_dim = max(1, min(ncores, tiles))
-    return block_dim, {"M": M, "N": N, "K": K, "baseM": BASE_M, "baseN": BASE_N, "baseK": BASE_K, "tilesN": tiles_n,
-                       "tiles": tiles}
-
-
-def render_cube(kernel: ir.Kernel, p: L.Plan):
-    from .ascend import STORAGE, AscendSource, _entry, _entry_params, _header, _Out, _tiling_struct, camel, cname
+def render_cube(p: CubePlan) -> AscendSource:
+    """The kernel .cpp of a cube plan."""
+    kernel = p.kernel
     mm = p.mm
-    name = cname(kernel.entry.name)
-    cls = f"Kernel{camel(kernel.entry.name)}"
-    sname = f"{camel(kernel.entry.name)}Tiling"
+    name, cls, sname = names(kernel)
     ta, tb, tc = mm.a.tensor, mm.b.tensor, mm.dst.tensor
     ab = STORAGE[ta.type.dtype.name]
     ct = STORAGE[tc.type.dtype.name]
     A, B, C = cname(ta.name), cname(tb.name), cname(tc.name)
-    out = _Out()
-    _header(out, kernel, "matrix product on the cube units (ND->NZ copy, LoadData, Mmad, Fixpipe)")
-    _tiling_struct(out, sname, CUBE_FIELDS, CUBE_DOC)
-    params = _entry_params(p)
+    out = Out()
+    header(out, kernel, "matrix product on the cube units (ND->NZ copy, LoadData, Mmad, Fixpipe)")
+    tiling_struct(out, sname, CUBE_FIELDS, CUBE_DOC)
+    params = entry_params(p)
     alloc_loc = next((t.loc for t in p.tensors if t.name == tc.name), None)
     e = out.emit
     e(f"class {cls} {{")
@@ -223,7 +161,5 @@ def render_cube(kernel: ir.Kernel, p: L.Plan):
     out.depth -= 1
     e("};")
     e()
-    call = ", ".join([cname(n) for k, n, _ in params if k == "gm"] + ["t", "&pipe"])
-    _entry(out, name, params, sname, ["TPipe pipe;", f"{cls} op;", f"op.Init({call});", "op.Process();"],
-           kernel_type="KERNEL_TYPE_AIC_ONLY")
-    return AscendSource(name, "\n".join(out.lines) + "\n", p, out.locs, CUBE_FIELDS, params)
+    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k == "gm"], "KERNEL_TYPE_AIC_ONLY")
+    return AscendSource(name, out.text(), p, out.locs, CUBE_FIELDS, params)

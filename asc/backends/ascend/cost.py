@@ -1,11 +1,13 @@
-"""Estimated NPU time of an ascend kernel: `kernel.estimate("ascend", *args, soc="Ascend910B1")`.
+"""Estimated NPU time of a rendered ascend kernel: `estimate(src, symbols, soc)` (what
+`kernel.estimate("ascend", *args, soc="Ascend910B1")` shows).
 
 An estimate from a documented cost model (docs/ascend.md), not a measurement: asc has never run these kernels on an
 NPU. The model walks the instruction stream the renderer emits for one block (the busiest one) and assumes:
 - blocks run in parallel on the SoC's vector cores (waves when blockDim exceeds them);
 - GM traffic (DataCopy / DataCopyPad) moves at min(HBM bandwidth / active cores, 32 B per cycle per core);
-- a count-form vector instruction takes one cycle per 256-byte repeat plus ISSUE cycles; the advanced math APIs
-  cost ADV_COST basic instructions; a reduction costs two passes over its input plus a tail;
+- a count-form vector instruction takes one cycle per 256-byte repeat plus ISSUE cycles; a math API costs as many
+  basic instructions as its op table entry says (ops.OPS "cost"); a reduction costs two passes over its input plus
+  a tail;
 - double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
   drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
 - the cube unit does one 16x16x16 fractal product per cycle (Mmad), overlapped with the copies of the next K step;
@@ -17,12 +19,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .. import ir
-from . import ascend
-from . import ascend_lower as L
+from ... import ir
+from ...passes.cost import static_value
+from .budget import tiling
+from .emitter import AscendSource
+from .ops import OPS
+from .plans import Instr
+from .soc import DEFAULT_SOC, soc_info
 
 ISSUE = 8                 # cycles to issue a vector instruction
-ADV_COST = {"Tanh": 10, "Erf": 12, "Sigmoid": 4, "Sin": 12, "Cos": 12, "Floor": 2, "Ceil": 2}
+OP_COST = {op["api"]: op["cost"] for op in OPS.values()}     # basic instructions per math API (ops.OPS)
 SYNC = 30                 # cycles of a SetFlag/WaitFlag pair or a scalar statement in row code
 SCALAR_GM = 40            # cycles of a scalar GM access through the data cache
 GM_BYTES_PER_CYCLE = 32   # per core (platform ini ddr_rate)
@@ -45,12 +51,12 @@ class Estimate:
                 f"{self.bound}-bound; {parts}; {self.note}>")
 
 
-def _vec_cycles(ins: L.Instr, n: int) -> float:
+def _vec_cycles(ins: Instr, n: int) -> float:
     if ins.api == "Note":
         return 0
     repeats = math.ceil(n * 4 / 256)
-    if ins.api in ADV_COST:
-        return ADV_COST[ins.api] * (repeats + ISSUE)
+    if ins.api in OP_COST:
+        return OP_COST[ins.api] * (repeats + ISSUE)
     if ins.api.startswith("Reduce"):
         return 2 * repeats + 4 * ISSUE + SYNC
     if ins.api == "ScalarMath":
@@ -60,11 +66,12 @@ def _vec_cycles(ins: L.Instr, n: int) -> float:
     return repeats + ISSUE
 
 
-def estimate(src: ascend.AscendSource, symbols: dict, soc: str = ascend.DEFAULT_SOC) -> Estimate:
-    info = ascend.soc_info(soc)
+def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estimate:
+    """The estimated time of one launch of `src` for these sizes on `soc`."""
+    info = soc_info(soc)
     clock = info["clock_ghz"] * 1e9
     p = src.plan
-    block_dim, t = ascend.tiling(src, symbols, soc)
+    block_dim, t = tiling(src, symbols, soc)
     cores = info["aiv"]
     waves = math.ceil(block_dim / cores)
     active = min(block_dim, cores)
@@ -120,13 +127,11 @@ def estimate(src: ascend.AscendSource, symbols: dict, soc: str = ascend.DEFAULT_
 
 def _scalar_work(k: ir.Kernel, symbols: dict):
     """(GM accesses, arithmetic operations) of the scalar fallback, from loop trip counts."""
-    from ..passes.cost import _value
-
     def walk(stmts, env):
         loads = ops = 0
         for s in stmts:
             if isinstance(s, ir.For):
-                a, b, c = (_value(x, env) for x in (s.start, s.stop, s.step))
+                a, b, c = (static_value(x, env) for x in (s.start, s.stop, s.step))
                 trips = len(range(int(a), int(b), int(c))) if None not in (a, b, c) and c else 1
                 l2, o2 = walk(s.body, env)
                 loads += trips * l2
@@ -148,24 +153,3 @@ def _scalar_work(k: ir.Kernel, symbols: dict):
                     loads += 1
         return loads, ops
     return walk(k.entry.body, dict(symbols))
-
-
-def estimate_kernel(kernel, args: tuple, kwargs: dict, soc: str) -> Estimate:
-    """The estimate for the specialization of these example arguments (or the latest call)."""
-    from .. import passes
-    from ..errors import CompileError
-    from ..runtime import binding
-    if args or kwargs:
-        bound, symbols = binding.bind(kernel.__name__, kernel.specs, args, kwargs)
-        checked = kernel.options.checked()
-        key = binding.spec_key(bound, kernel.options.dynamic_shape) + (checked,)
-        spec = kernel._cache.get(key) or kernel._specialize(key, bound, symbols, checked)
-    else:
-        spec = kernel._last
-        if spec is None:
-            raise CompileError(f"{kernel.__name__}.estimate(): call the kernel first, or pass example arguments")
-        if spec.ir.symbols:
-            raise CompileError(f"{kernel.__name__}.estimate(): a dynamic-shape kernel needs example arguments")
-        symbols = {}
-    src = ascend.render(passes.for_cpu(spec.ir), warn=False)
-    return estimate(src, symbols, soc)

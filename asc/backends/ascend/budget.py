@@ -1,0 +1,177 @@
+"""The Unified Buffer budget and the tiling of each plan kind.
+
+The budget is checked when a kernel is compiled: a map kernel whose smallest tile, or a row kernel whose row, does
+not fit the UB is refused with the line and the largest size that would fit. The tiling is computed on the host
+from the sizes: `tiling(src, symbols, soc, cores, tile_cap)` -> (blockDim, {field: value}), the values of the
+tiling struct whose layout (`*_FIELDS`) the renderers declare."""
+from __future__ import annotations
+
+from ...errors import CompileError
+from .plans import MapPlan, RowPlan
+from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
+                  TILE_QUANTUM, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info)
+
+# the tiling struct of each kind: (field, C type), and the comment of each field
+MAP_FIELDS = [("total", "uint32_t"), ("perCore", "uint32_t"), ("lastCore", "uint32_t"), ("tile", "uint32_t")]
+MAP_DOC = {"total": "elements in all", "perCore": "elements per block (a multiple of 32 B of every tensor)",
+           "lastCore": "elements of the last block", "tile": "elements per UB tile (a multiple of 256)"}
+ROW_FIELDS = [("rows", "uint32_t"), ("cols", "uint32_t"), ("colsPad", "uint32_t"), ("perCore", "uint32_t"),
+              ("lastCore", "uint32_t"), ("workElems", "uint32_t")]
+ROW_DOC = {"rows": "rows in all", "cols": "elements per row", "colsPad": "row tile length (multiple of 16)",
+           "perCore": "rows per block", "lastCore": "rows of the last block",
+           "workElems": "float32 elements of the reduction work tensor"}
+CUBE_FIELDS = [("M", "uint32_t"), ("N", "uint32_t"), ("K", "uint32_t"), ("baseM", "uint32_t"),
+               ("baseN", "uint32_t"), ("baseK", "uint32_t"), ("tilesN", "uint32_t"), ("tiles", "uint32_t")]
+CUBE_DOC = {"tilesN": "tiles of C along N", "tiles": "tiles of C in all (block-cyclic over the blocks)"}
+
+
+def sym_fields(k) -> list:
+    """Tiling fields that carry a dynamic-shape kernel's sizes."""
+    return [(f"size_{s}", "uint32_t") for s in k.symbols]
+
+
+def scalar_fields(k) -> list:
+    """The scalar fallback's tiling: the sizes only (one unused word for a static kernel)."""
+    return [(s, "uint32_t") for s in k.symbols] or [("unused", "uint32_t")]
+
+
+# ------------------------------------------------------------------ map kernels
+
+def per_elem_bytes(p: MapPlan) -> int:
+    """UB bytes per tile element: double-buffered queues of every GM tensor it touches, the float32 temporaries,
+    the advanced APIs' scratch and the Compare mask (1 bit per element, rounded up)."""
+    b = 0
+    for t in p.tensors:
+        b += BUFFER_NUM * t.itemsize * (int(t.reads) + int(t.writes))
+    return b + 4 * p.nslots + (8 if p.adv else 0) + (1 if p.select else 0)
+
+
+def _fixed_bytes(p: MapPlan) -> int:
+    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + (SELECT_RESERVE if p.select else 0)
+
+
+def check_budget(p: MapPlan, loc):
+    """Refuses, at compile time, a map program whose smallest tile does not fit the Unified Buffer."""
+    per, fixed = per_elem_bytes(p), _fixed_bytes(p)
+    need = per * TILE_QUANTUM + fixed
+    if need > UB_BYTES:
+        best = max(0, (UB_BYTES - fixed) // per)
+        raise CompileError(
+            f"ascend target: the loop body needs {per} B of Unified Buffer per element ({p.nslots} float32 "
+            f"temporaries, double-buffered tiles of {len(p.tensors)} tensor(s)); the smallest tile of "
+            f"{TILE_QUANTUM} elements needs {need} B, over the {UB_BYTES} B of the UB",
+            loc, (f"suggested tile size: {best} elements (below the {TILE_QUANTUM}-element minimum): split the "
+                  f"computation into two kernels",))
+
+
+def max_tile(p: MapPlan) -> int:
+    """The largest tile (a multiple of TILE_QUANTUM) of a map program that fits the UB."""
+    return max(TILE_QUANTUM, (UB_BYTES - _fixed_bytes(p)) // per_elem_bytes(p) // TILE_QUANTUM * TILE_QUANTUM)
+
+
+def map_tiling(p: MapPlan, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):
+    """(blockDim, {field: value}) for a map kernel: the elements split across vector cores in whole 32-byte blocks
+    of every tensor (so that no two cores write the same 32-byte block), tiles as large as the UB allows."""
+    total = 1
+    for d in p.numel:
+        total *= d if isinstance(d, int) else symbols[d.name]
+    unit = max(32 // t.itemsize for t in p.tensors)
+    ncores = cores or soc_info(soc)["aiv"]
+    per = max(unit, -(-max(total, 1) // ncores))
+    per = -(-per // unit) * unit
+    block_dim = max(1, -(-total // per))
+    last = total - (block_dim - 1) * per
+    tile = max_tile(p)
+    if tile_cap:
+        tile = max(TILE_QUANTUM, min(tile, tile_cap // TILE_QUANTUM * TILE_QUANTUM))
+    tile = min(tile, -(-per // TILE_QUANTUM) * TILE_QUANTUM)
+    values = {"total": total, "perCore": per, "lastCore": last, "tile": tile}
+    values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
+    return block_dim, values
+
+
+# ------------------------------------------------------------------ row kernels
+
+def cols_pad(cols: int) -> int:
+    return max(COL_QUANTUM, -(-cols // COL_QUANTUM) * COL_QUANTUM)
+
+
+def work_elems(cols: int) -> int:
+    """Work tensor of ReduceSum/ReduceMax/ReduceMin for `cols` float32 elements (the documented size, x2)."""
+    first = max(1, cols // 64)
+    return 2 * (-(-first // 8) * 8)
+
+
+def row_bytes(p: RowPlan, cols: int) -> int:
+    """UB bytes a row program needs for rows of `cols` elements."""
+    cp = cols_pad(cols)
+    b = 0
+    for t in p.tensors:
+        if len(t.shape) == 2:
+            b += BUFFER_NUM * t.itemsize * cp * (int(t.reads) + int(t.writes))
+        elif t.name in p.rows_1d:
+            b += t.itemsize * cp
+    b += p.nslots * 4 * cp
+    if p.reduces:
+        b += work_elems(cols) * 4
+    b += 64 if (p.reduces or p.nscalar) else 0
+    if p.adv:
+        b += adv_tmp_bytes(cp)
+    return b + UB_RESERVED
+
+
+def max_cols(p: RowPlan) -> int:
+    """The longest row (a multiple of COL_QUANTUM) that fits the UB."""
+    lo, hi = 0, 1 << 20
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if row_bytes(p, mid) <= UB_BYTES:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo // COL_QUANTUM * COL_QUANTUM
+
+
+def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
+    """(blockDim, {field: value}) for a row kernel: whole rows per block."""
+    dim = lambda d: d if isinstance(d, int) else symbols[d.name]  # noqa: E731
+    rows, cols = dim(p.rows_dim), dim(p.cols_dim)
+    need = row_bytes(p, cols)
+    if need > UB_BYTES:
+        raise CompileError(f"ascend target: a row of {cols} elements needs {need} B of Unified Buffer, over the "
+                           f"{UB_BYTES} B of the UB", p.loop_loc,
+                           (f"suggested tile size: rows of at most {max_cols(p)} elements fit",))
+    ncores = cores or soc_info(soc)["aiv"]
+    per = max(1, -(-rows // ncores))
+    block_dim = max(1, -(-rows // per))
+    last = rows - (block_dim - 1) * per
+    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
+              "workElems": work_elems(cols)}
+    values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
+    return block_dim, values
+
+
+# ------------------------------------------------------------------ cube and scalar kernels, and the dispatch
+
+def cube_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
+    """(blockDim, {field: value}) for a product: base tiles of C, block-cyclic over the cube cores."""
+    M, N, K = p.dims
+    tiles_n = -(-N // BASE_N)
+    tiles = -(-M // BASE_M) * tiles_n
+    ncores = cores or soc_info(soc)["aic"]
+    block_dim = max(1, min(ncores, tiles))
+    return block_dim, {"M": M, "N": N, "K": K, "baseM": BASE_M, "baseN": BASE_N, "baseK": BASE_K, "tilesN": tiles_n,
+                       "tiles": tiles}
+
+
+def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
+    """The scalar fallback runs on one block; its tiling carries the sizes."""
+    return 1, {s: symbols[s] for s in p.kernel.symbols} or {"unused": 0}
+
+
+TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling}
+
+
+def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):
+    """(blockDim, {field: value}) for the rendered kernel `src` (an AscendSource) and these sizes."""
+    return TILINGS[src.plan.kind](src.plan, symbols, soc, cores, tile_cap)

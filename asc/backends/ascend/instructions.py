@@ -1,0 +1,101 @@
+"""How each instruction of a plan's program is written as Ascend C: one template per `Instr.api`.
+
+A template is a format string over the instruction's fields -- `d` (destination), `s0`, `s1`, `s2` (sources),
+`n` (the element count), `tmp` (the advanced APIs' sharedTmpBuffer), `scalar`, `mode`, `api`, and `storage` (the
+C++ type of a 16-bit view) -- or, for the row path's instructions that need syncs and scalar reads, a small
+function of (out, instruction, fields). The math APIs come from the op table (ops.OPS)."""
+from __future__ import annotations
+
+from .ctext import STORAGE, cname
+from .ops import OPS
+
+BINARY = "{api}({d}, {s0}, {s1}, {n});"
+WITH_SCALAR = "{api}({d}, {s0}, (float){scalar}, {n});"
+UNARY = "{api}({d}, {s0}, {n});"
+ADVANCED = "{api}({d}, {s0}, {tmp}, {n});"
+
+
+def sync(out, event: str):
+    """A SetFlag / WaitFlag pair on a fresh event of `event` (HardEvent::V_S, ...)."""
+    out.emit("{")
+    out.emit(f"  int32_t eventId = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::{event}));")
+    out.emit(f"  SetFlag<HardEvent::{event}>(eventId);")
+    out.emit(f"  WaitFlag<HardEvent::{event}>(eventId);")
+    out.emit("}")
+
+
+def _scalar(out, ins, f):
+    """A per-row scalar statement; one that reads UB waits for the copy and the vector unit first."""
+    if "GetValue" in ins.scalar:
+        sync(out, "MTE2_S")
+        sync(out, "V_S")
+    out.emit(f"{ins.rdst} = {ins.scalar};")
+
+
+def _reduce(out, ins, f):
+    """A reduction along the row into `red`, read back into the accumulator after a V_S sync."""
+    out.emit("{api}(red, {s0}, work, {n});".format(**f))
+    sync(out, "V_S")
+    acc = ins.rdst
+    if ins.mode == "add":
+        out.emit(f"{acc} = {acc} + red.GetValue(0);")
+    else:
+        op = ">" if ins.mode == "max" else "<"
+        out.emit(f"{acc} = (red.GetValue(0) {op} {acc}) ? red.GetValue(0) : {acc};")
+
+
+def _scalar_math(out, ins, f):
+    """Math on a per-row scalar: the value in 8 lanes of `red`, the API (`mode`) into `red2`, lane 0 read back."""
+    out.emit(f"Duplicate(red, (float)({ins.scalar}), 8);")
+    out.emit(TEMPLATES[ins.mode].format(api=ins.mode, d="red2", s0="red", tmp="tmp", n="8"))
+    sync(out, "V_S")
+    out.emit(f"{ins.rdst} = red2.GetValue(0);")
+
+
+TEMPLATES = {
+    "Note": "// ({scalar})",
+    **{api: BINARY for api in ("Add", "Sub", "Mul", "Div")},
+    **{api: WITH_SCALAR for api in ("Adds", "Muls")},
+    **{op["api"]: BINARY for op in OPS.values() if op["args"] == 2},
+    **{op["scalar_api"]: WITH_SCALAR for op in OPS.values() if op["scalar_api"] is not None},
+    **{op["api"]: (ADVANCED if op["tmp"] else UNARY) for op in OPS.values() if op["args"] == 1},
+    "Duplicate": "Duplicate({d}, (float){scalar}, {n});",
+    "Cast": "Cast({d}, {s0}, RoundMode::{mode}, {n});",
+    "Compare": "Compare({d}, {s0}, {s1}, CMPMODE::{mode}, {n});",
+    "CompareScalar": "CompareScalar({d}, {s0}, (float){scalar}, CMPMODE::{mode}, {n});",
+    "Select": "Select({d}, {s0}, {s1}, {s2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
+    "CastTo16": "Cast({d}.ReinterpretCast<{storage}>(), {s0}, RoundMode::{mode}, {n});",
+    "CastFrom16": "Cast({d}, {s0}.ReinterpretCast<{storage}>(), RoundMode::{mode}, {n});",
+    "Scalar": _scalar,
+    "ReduceSum": _reduce,
+    "ReduceMax": _reduce,
+    "ReduceMin": _reduce,
+    "ScalarMath": _scalar_math,
+}
+
+
+def ref(v, slot_of: dict) -> str:
+    """The C++ name of a value: an input / output / row tile, the mask, or the slot of a register."""
+    if v.kind == "in":
+        return f"{cname(v.ref)}In"
+    if v.kind == "out":
+        return f"{cname(v.ref)}Out"
+    if v.kind == "row":
+        return f"{cname(v.ref)}Row"
+    if v.kind == "mask":
+        return "mask"
+    return f"buf{slot_of[v.ref]}"
+
+
+def emit_instr(out, ins, slot_of: dict, n: str, tmp: str = "tmp"):
+    """Writes instruction `ins` over `n` elements (C++ text of the count)."""
+    template = TEMPLATES.get(ins.api)
+    if template is None:
+        raise AssertionError(f"no template for the instruction {ins.api}")
+    f = {"api": ins.api, "n": n, "tmp": tmp, "scalar": ins.scalar, "mode": ins.mode, "storage": STORAGE.get(ins.scalar),
+         "d": ref(ins.dst, slot_of) if ins.dst is not None else None}
+    f.update({f"s{k}": ref(s, slot_of) for k, s in enumerate(ins.srcs)})
+    if callable(template):
+        template(out, ins, f)
+    else:
+        out.emit(template.format(**f))

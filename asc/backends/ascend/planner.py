@@ -1,0 +1,136 @@
+"""`plan(kernel)`: which shape an (after the ascend pipeline's passes) kernel has on the ascend target, and its
+program. Pure: it reads the IR and writes no C++.
+
+- a matrix product: the cube plan (cube_lowering), or the scalar fallback with the product as element loops;
+- one loop nest over all elements, at the loop's own index: a map plan (this module, with lowering and regalloc);
+- a loop over the rows of [R, C] tensors: a row plan (row_lowering);
+- anything else: the scalar plan, with the reason and its line."""
+from __future__ import annotations
+
+from ... import ir
+from ...errors import CompileError
+from .budget import check_budget
+from .cube_lowering import cube_plan, products_as_loops
+from .lowering import Lowerer, same_dim, simple_range
+from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
+from .regalloc import finalize
+from .row_lowering import row_plan
+
+
+def plan(k: ir.Kernel) -> Plan:
+    """The plan for kernel `k`: a cube, map or row program, else the scalar fallback with its reason."""
+    try:
+        return _vector_plan(k)
+    except Unsupported as u:
+        k = u.kernel or k
+        return ScalarPlan(**gm_interface(k).interface(), reason=u.reason, reason_loc=u.loc)
+
+
+def gm_interface(k: ir.Kernel) -> Plan:
+    """The kernel's GM tensors (parameters, then returned allocations) and scalar parameters, as a bare Plan."""
+    p = Plan(kernel=k)
+    fn = k.entry
+    for prm in fn.params:
+        t = prm.var.type
+        if isinstance(t, ir.TensorType):
+            p.tensors.append(GmTensor(prm.var.name, t.dtype, t.shape, "param", prm.index))
+        else:
+            p.scalars.append((prm.var.name, t))
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.Alloc) and s.output is not None:
+            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc,
+                                      init=s.init, fill=s.fill))
+        if isinstance(s, ir.Return) and p.return_loc is None:
+            p.return_loc = s.loc
+    return p
+
+
+def _element_nest(loop: ir.For):
+    """The 1-D or 2-D element loop nest: (indices, body statements, loops) or None."""
+    if not simple_range(loop):
+        return None
+    body = loop.body
+    if len(body) == 1 and isinstance(body[0], ir.For) and simple_range(body[0]):
+        inner = body[0]
+        if any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(inner.body)):
+            return None
+        return (loop.var.name, inner.var.name), inner.body, (loop, inner)
+    if any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(body)):
+        return None
+    return (loop.var.name,), body, (loop,)
+
+
+def _cube_or_loops(base: Plan, mm: ir.MatMul) -> Plan:
+    try:
+        return cube_plan(base, mm)
+    except (CompileError, Unsupported) as e:
+        looped = products_as_loops(base.kernel)
+        if looped is None:
+            raise
+        why = e.msg if isinstance(e, CompileError) else e.reason
+        raise Unsupported(f"{why.removeprefix('ascend target: ')} (the product runs as element loops)",
+                          e.loc, kernel=looped) from None
+
+
+def _vector_plan(k: ir.Kernel) -> Plan:
+    fn = k.entry
+    if k.funcs:
+        raise Unsupported("@lang.func device functions have no vector lowering", fn.loc)
+    if any(o.kind == "scalar" for o in k.outputs):
+        raise Unsupported("returning a scalar has no vector lowering", fn.loc)
+    base = gm_interface(k)
+    products = [s for s in fn.body if isinstance(s, ir.MatMul)]
+    if products:
+        return _cube_or_loops(base, products[0])
+    scalar_names = {name: f"{name}_" for name, _ in base.scalars}
+    for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
+        scalar_names[sym] = f"static_cast<float>({sym}_)"
+    tensors = {t.name: t for t in base.tensors}
+    pre, loops = [], []
+    for s in fn.body:
+        if isinstance(s, ir.Alloc):
+            if s.output is None:
+                raise Unsupported("temporary tensors have no vector lowering yet", s.loc)
+        elif isinstance(s, ir.Assign) and isinstance(s.var.type, ir.ScalarType):
+            if loops:
+                raise Unsupported("statements after the element loop", s.loc)
+            v = Lowerer(tensors, (), scalar_names).value(s.value)
+            if not isinstance(v, S) or s.var.type.dtype.kind != "f":
+                raise Unsupported(f"the scalar {s.var.name!r} before the loop", s.loc)
+            pre.append((s.loc, s.var.name, "float", v.text))
+            scalar_names[s.var.name] = f"{s.var.name}_"
+        elif isinstance(s, ir.For):
+            loops.append(s)
+        elif isinstance(s, ir.Return):
+            pass
+        else:
+            raise Unsupported(f"the statement {type(s).__name__} outside the element loop", getattr(s, "loc", None))
+    if len(loops) != 1:
+        raise Unsupported("a vector kernel has exactly one loop nest over the elements" if loops else
+                          "the kernel has no loop", loops[1].loc if len(loops) > 1 else fn.loc)
+    loop = loops[0]
+    for x in ir.walk_stmts(loop.body):
+        if isinstance(x, ir.While):
+            raise Unsupported("control flow (`while`) inside the loop has no vector lowering", x.loc)
+        if isinstance(x, (ir.Break, ir.Continue, ir.Return)):
+            raise Unsupported(f"`{type(x).__name__.lower()}` inside the loop has no vector lowering", x.loc)
+    nest = _element_nest(loop)
+    if nest is None:
+        return row_plan(base, pre, loop, scalar_names)
+    indices, body, nest_loops = nest
+    for t in base.tensors:
+        if len(t.shape) != len(indices) or not all(same_dim(lp.stop, d) for lp, d in zip(nest_loops, t.shape)):
+            if len(indices) == 2:
+                return row_plan(base, pre, loop, scalar_names)
+            raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
+    low = Lowerer(tensors, indices, scalar_names)
+    low.block(body)
+    for t in base.tensors:
+        if t.kind == "alloc" and not t.writes:
+            raise Unsupported(f"the output {t.name!r} is not written by the element loop", loop.loc)
+    alloc = finalize(low.out, {t.name: t.dtype for t in base.tensors})
+    p = MapPlan(**base.interface(), pre=pre, loop_loc=loop.loc, loop_locs=[lp.loc for lp in nest_loops],
+                numel=base.tensors[0].shape, instrs=alloc.instrs, nslots=alloc.nslots, slot_of=alloc.slot_of,
+                adv=low.adv, select=low.select)
+    check_budget(p, loop.loc)
+    return p

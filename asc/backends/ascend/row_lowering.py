@@ -1,0 +1,241 @@
+"""Row plans: softmax / layernorm style loops over the rows of [R, C] tensors.
+
+The row's body is per-row scalar statements (on the scalar unit) and inner loops over the row: maps become
+count-form vector instructions over the row, reductions along it (`s += e`, `m = max(m, e)`) become ReduceSum /
+ReduceMax / ReduceMin with a work buffer, read back with GetValue after a V_S sync. 1-D [C] tensors indexed by the
+inner loop (a layernorm's weight and bias) are loaded once per core. Builtin math on per-row values
+(`rsqrt(var + eps)`) runs as a one-repeat vector instruction (ScalarMath), from the same op table as the map path."""
+from __future__ import annotations
+
+from ... import ir
+from ...errors import CompileError
+from ...passes.loops import update_op
+from .budget import max_cols, row_bytes
+from .ctext import FLOATS, cname_local
+from .lowering import Lowerer, is_var, same_dim, simple_range
+from .ops import OPS
+from .plans import Instr, Plan, RowPlan, S, Unsupported, V
+from .regalloc import finalize
+from .soc import UB_BYTES
+
+REDUCE_API = {"add": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}     # by the reduction's operator
+COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+class RowLowerer(Lowerer):
+    """The lowerer of one row: scalar statements of the row as C++ text, inner loops as vector instructions."""
+
+    def __init__(self, tensors: dict, row_var, rows_dim, scalar_names):
+        super().__init__(tensors, (row_var,), scalar_names)
+        self.row_var = row_var
+        self.rows_dim = rows_dim
+        self.col_var = None
+        self.nscalar = 0
+        self.rows_1d: set = set()
+        self.row_locals: dict = {}          # per-row scalar locals -> C type
+
+    # ---- scalars of the row
+    def scalar(self, e):
+        if isinstance(e, ir.Var) and e.name in self.row_locals:
+            return S(cname_local(e.name))
+        return super().scalar(e)
+
+    def value_of(self, e):
+        if self.col_var is None or not self.varies(e):
+            return self.scalar_expr(e)
+        return super().value_of(e)
+
+    def varies(self, e) -> bool:
+        """Does e depend on the inner (column) index?"""
+        for x in ir.walk_expr(e):
+            if isinstance(x, ir.Var) and (x.name == self.col_var or
+                                          (x.name in self.env and isinstance(self.env[x.name], V))):
+                return True
+        return False
+
+    def scalar_expr(self, e) -> S:
+        loc = getattr(e, "loc", None)
+        if isinstance(e, (ir.Const, ir.Var)):
+            if isinstance(e, ir.Var) and e.name in self.env:
+                return self.env[e.name]
+            return self.scalar(e)
+        if isinstance(e, ir.Load):
+            return self.scalar_load(e)
+        if isinstance(e, ir.Unary) and e.op == "neg":
+            return S(f"(-{self.scalar_expr(e.x).text})")
+        if isinstance(e, ir.Binary) and e.op in ("add", "sub", "mul", "truediv"):
+            sym = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}[e.op]
+            return S(f"({self.scalar_expr(e.a).text} {sym} {self.scalar_expr(e.b).text})")
+        if isinstance(e, ir.Cast):
+            x = self.scalar_expr(e.x)
+            if e.type.dtype.kind == "f" and not e.explicit:
+                return S(f"static_cast<float>({x.text})")
+            raise Unsupported(f"the conversion {e.x.type!r} -> {e.type!r} in row code", loc)
+        if isinstance(e, ir.Compare):
+            return S(f"({self.scalar_expr(e.a).text} {COMPARE[e.op]} {self.scalar_expr(e.b).text})")
+        if isinstance(e, ir.Select):
+            return S(f"({self.scalar_expr(e.cond).text} ? {self.scalar_expr(e.a).text} : "
+                     f"{self.scalar_expr(e.b).text})")
+        op = OPS.get(e.fn) if isinstance(e, ir.Call) else None
+        if op is not None and op["cmp"] is not None:
+            a, b = (self.scalar_expr(x).text for x in e.args)
+            return S(f"(({a} {op['cmp']} {b}) ? {a} : {b})")
+        if op is not None and op["args"] == 1:
+            arg = self.scalar_expr(e.args[0])
+            name = f"sm{self.nscalar}"
+            self.nscalar += 1
+            self.adv = self.adv or op["tmp"]
+            self.out.append(Instr("ScalarMath", None, (), scalar=arg.text, mode=op["api"], rdst=name, loc=self.loc))
+            return S(name)
+        raise Unsupported(f"the scalar expression {type(e).__name__} in row code", loc)
+
+    def scalar_load(self, e: ir.Load) -> S:
+        t = e.tensor
+        gm = self.tensors[t.name]
+        if len(e.indices) == 2 and is_var(e.indices[0], self.row_var) and isinstance(e.indices[1], ir.Const) \
+                and gm.shape[0] == self.rows_dim and gm.kind == "param":
+            if t.name in self.stored:
+                raise Unsupported(f"a scalar read of {t.name!r} after the row wrote it", e.loc)
+            self.load_tensor(t, e)
+            return S(f"static_cast<float>({cname_local(t.name)}In.GetValue({int(e.indices[1].value)}))")
+        raise Unsupported(f"the access {t.name}[...] in row code", e.loc)
+
+    # ---- vector loads over the row
+    def load(self, e: ir.Load):
+        t = e.tensor
+        gm = self.tensors[t.name]
+        if len(e.indices) == 2 and is_var(e.indices[0], self.row_var) and is_var(e.indices[1], self.col_var):
+            return self.load_stored(t) or self.load_tensor(t, e)
+        if len(e.indices) == 1 and is_var(e.indices[0], self.col_var) and gm.name not in self.stored:
+            return self.load_row(t, e)
+        raise Unsupported(f"the access {t.name}[...] is not [row, column] or [column]", e.loc)
+
+    def load_row(self, t, e):
+        if t.name in self.loaded:
+            return self.loaded[t.name]
+        gm = self.tensors[t.name]
+        gm.reads = True
+        self.rows_1d.add(t.name)
+        if gm.dtype.name not in FLOATS:
+            raise Unsupported(f"{t.name!r} is {gm.dtype.name}; vector code reads floats", e.loc)
+        src = V("row", t.name)
+        if gm.dtype.name != "float32":
+            src = self.emit("Cast", self.reg(), [src], mode="CAST_NONE")
+        self.loaded[t.name] = src
+        return src
+
+    def store_row(self, s: ir.Store):
+        if not (len(s.indices) == 2 and is_var(s.indices[0], self.row_var) and is_var(s.indices[1], self.col_var)):
+            raise Unsupported(f"the store to {s.tensor.name}[...] is not at [row, column]", s.loc)
+        self.indices = (self.row_var, self.col_var)
+        self.store(s)
+
+    # ---- the loops over the row
+    def inner(self, loop: ir.For, cols_dim):
+        if not (simple_range(loop) and same_dim(loop.stop, cols_dim)):
+            raise Unsupported("an inner loop that does not run over the whole row", loop.loc)
+        if any(isinstance(x, (ir.For, ir.While, ir.If)) for x in ir.walk_stmts(loop.body)):
+            raise Unsupported("control flow inside the loop over the row", loop.loc)
+        self.col_var = loop.var.name
+        self.indices = (self.row_var, self.col_var)
+        self.note("the loop over the row: count-form instructions on its n elements", loop.loc)
+        inner_env = dict(self.env)
+        reductions = []
+        for s in loop.body:
+            self.loc = s.loc
+            if isinstance(s, ir.Assign) and s.var.name in self.row_locals:
+                op = update_op(s.value, s.var.name)
+                if op not in REDUCE_API:
+                    raise Unsupported(f"{s.var.name!r} is carried across the row's columns but is not a sum, max or "
+                                      f"min reduction", s.loc)
+                v = self.value(_element(s.value, s.var.name))
+                if isinstance(v, S):
+                    raise Unsupported("a reduction of a value that does not depend on the column", s.loc)
+                reductions.append((s, op, v))
+            elif isinstance(s, ir.Assign):
+                before = len(self.out)
+                self.env[s.var.name] = self.value(s.value)
+                self.note_if_free(s, before)
+            elif isinstance(s, ir.Store):
+                self.store_row(s)
+            else:
+                raise Unsupported(f"the statement {type(s).__name__} in the loop over the row",
+                                  getattr(s, "loc", None))
+        for s, op, v in reductions:
+            self.loc = s.loc
+            self.out.append(Instr(REDUCE_API[op], None, (v,), rdst=cname_local(s.var.name), mode=op, loc=s.loc))
+        self.env = inner_env
+        self.col_var = None
+        self.indices = (self.row_var,)
+
+
+def _element(value, name):
+    """The element expression e of acc = acc + e / max(acc, e)."""
+    if isinstance(value, ir.Binary):
+        return value.b if is_var(value.a, name) else value.a
+    c = value.cond
+    return c.a if is_var(c.b, name) else c.b
+
+
+def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan:
+    """The row plan of `loop`, the kernel's one loop, over the rows of its 2-D tensors (`base`: the kernel and its
+    GM interface; `pre`: the scalars computed before the loop)."""
+    tensors = base.tensors
+    if not simple_range(loop):
+        raise Unsupported("the row loop does not run over range(R)", loop.loc)
+    rows_dim = None
+    for t in tensors:
+        if len(t.shape) == 2:
+            if rows_dim is None:
+                rows_dim, cols_dim = t.shape
+            elif t.shape != (rows_dim, cols_dim):
+                raise Unsupported(f"2-D tensors of different shapes ({t.name!r} {t.shape}, others "
+                                  f"{(rows_dim, cols_dim)}): neither an element-wise map nor a row kernel (matmul-like "
+                                  f"loops have no vector or cube lowering yet)", loop.loc)
+    if rows_dim is None or not same_dim(loop.stop, rows_dim):
+        raise Unsupported("the loop is not over the rows of the kernel's 2-D tensors", loop.loc)
+    for t in tensors:
+        if len(t.shape) == 1 and t.shape[0] != cols_dim:
+            raise Unsupported(f"the 1-D tensor {t.name!r} is not as long as a row", loop.loc)
+        if len(t.shape) == 1 and t.kind == "alloc":
+            raise Unsupported(f"the 1-D output {t.name!r} in a row kernel", loop.loc)
+        if len(t.shape) not in (1, 2):
+            raise Unsupported(f"{t.name!r} has {len(t.shape)} dimensions", loop.loc)
+    low = RowLowerer({t.name: t for t in tensors}, loop.var.name, rows_dim, scalar_names)
+    inner_ids = {id(x) for f in loop.body if isinstance(f, ir.For) for x in ir.walk_stmts(f.body)}
+    for s in ir.walk_stmts(loop.body):
+        if isinstance(s, ir.Assign) and isinstance(s.var.type, ir.ScalarType) and id(s) not in inner_ids:
+            low.row_locals[s.var.name] = "float"
+    for s in loop.body:
+        low.loc = s.loc
+        if isinstance(s, ir.Assign):
+            if s.var.type.dtype.kind != "f":
+                raise Unsupported(f"the {s.var.type!r} scalar {s.var.name!r} in row code", s.loc)
+            v = low.scalar_expr(s.value)
+            low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname_local(s.var.name), loc=s.loc))
+        elif isinstance(s, ir.For):
+            low.inner(s, cols_dim)
+        else:
+            raise Unsupported(f"the statement {type(s).__name__} in the row loop", getattr(s, "loc", None))
+    for t in tensors:
+        if t.kind == "alloc" and not t.writes:
+            raise Unsupported(f"the output {t.name!r} is not written by the row loop", loop.loc)
+    if low.select:
+        raise Unsupported("conditional expressions (`x if c else y`) in row kernels have no vector lowering yet",
+                          loop.loc)
+    alloc = finalize(low.out, {t.name: t.dtype for t in tensors})
+    p = RowPlan(**base.interface(), pre=pre, loop_loc=loop.loc,
+                rows_dim=rows_dim, cols_dim=cols_dim, rows_1d=sorted(low.rows_1d), row_locals=dict(low.row_locals),
+                nscalar=low.nscalar, reduces=any(i.api.startswith("Reduce") for i in low.out), instrs=alloc.instrs,
+                nslots=alloc.nslots, slot_of=alloc.slot_of, adv=low.adv)
+    if isinstance(cols_dim, int):
+        need = row_bytes(p, cols_dim)
+        if need > UB_BYTES:
+            best = max_cols(p)
+            raise CompileError(
+                f"ascend target: a row of {cols_dim} elements needs {need} B of Unified Buffer (double-buffered row "
+                f"tiles of {len(p.tensors)} tensor(s), {p.nslots} float32 temporaries, reduction work space), over "
+                f"the {UB_BYTES} B of the UB", loop.loc,
+                (f"suggested tile size: rows of at most {best} elements fit; split the row loop into tiles of "
+                 f"{best} columns",))
+    return p

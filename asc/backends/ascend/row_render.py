@@ -1,0 +1,191 @@
+"""The kernel .cpp of a row plan: rows split across vector cores, each row one double-buffered UB tile; 1-D rows
+loaded once per core; reductions into `red` with a work tensor, per-row scalar math through `red` / `red2`."""
+from __future__ import annotations
+
+from .budget import ROW_DOC, ROW_FIELDS, sym_fields
+from .ctext import STORAGE, cname, cname_local, scalar_ctype
+from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
+                      names, tiling_struct)
+from .instructions import emit_instr
+from .plans import RowPlan
+from .soc import BUFFER_NUM
+
+
+def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, ins_t: list, outs_t: list,
+          rows1: list):
+    init_params = ", ".join([f"{ct} {cname(n)}" for _, n, ct in params if n != "tiling"] +
+                            [f"const {sname}& t", "TPipe* pipe"])
+    out.emit(f"__aicore__ inline void Init({init_params})")
+    out.emit("{")
+    out.depth += 1
+    out.comment(p.loop_loc)
+    out.emit("cols_ = t.cols;")
+    out.emit("colsPad_ = t.colsPad;")
+    out.emit("rows_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;")
+    out.emit("const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore * t.cols;")
+    for t in rows1:
+        out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}), cols_);")
+    for t in t2:
+        if t.loc is not None:
+            out.comment(t.loc)
+        out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}) + base, "
+                 f"static_cast<uint64_t>(rows_) * cols_);")
+    out.comment(p.loop_loc)
+    for t in ins_t:
+        out.emit(f"pipe->InitBuffer({cname(t.name)}InQue_, {BUFFER_NUM}, colsPad_ * sizeof({st[t.name]}));")
+    for t in outs_t:
+        out.emit(f"pipe->InitBuffer({cname(t.name)}OutQue_, {BUFFER_NUM}, colsPad_ * sizeof({st[t.name]}));")
+    for t in rows1:
+        out.emit(f"pipe->InitBuffer({cname(t.name)}RowQue_, 1, colsPad_ * sizeof({st[t.name]}));")
+    if p.nslots:
+        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * colsPad_ * sizeof(float));")
+    if p.reduces:
+        out.emit("pipe->InitBuffer(workBuf_, t.workElems * sizeof(float));")
+    if p.reduces or p.nscalar:
+        out.emit("pipe->InitBuffer(redBuf_, 64);")
+    if p.adv:
+        out.emit("pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256);  // sharedTmpBuffer of the advanced math APIs")
+    for pname, ty in p.scalars:
+        out.emit(f"{cname(pname)}_ = {cname(pname)};")
+    for sym in p.kernel.symbols:
+        out.emit(f"{sym}_ = t.size_{sym};")
+    for loc, pname, ct, text in p.pre:
+        out.comment(loc)
+        out.emit(f"{cname(pname)}_ = {text};")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+
+
+def _process(out: Out, p: RowPlan, st: dict, rows1: list):
+    out.emit("__aicore__ inline void Process()")
+    out.emit("{")
+    out.depth += 1
+    out.comment(p.loop_loc)
+    for t in rows1:
+        c, ty = cname(t.name), st[t.name]
+        out.emit(f"LocalTensor<{ty}> {c}Load = {c}RowQue_.AllocTensor<{ty}>();")
+        copy_in(out, f"{c}Load", f"{c}Gm_", ty, "cols_")
+        out.emit(f"{c}RowQue_.EnQue({c}Load);")
+        out.emit(f"{c}Row_ = {c}RowQue_.DeQue<{ty}>();")
+    out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
+    out.emit("  CopyIn(r);")
+    out.emit("  Compute();")
+    out.emit("  CopyOut(r);")
+    out.emit("}")
+    for t in rows1:
+        c = cname(t.name)
+        out.emit(f"{c}RowQue_.FreeTensor({c}Row_);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+
+
+def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list):
+    out.emit("__aicore__ inline void Compute()")
+    out.emit("{")
+    out.depth += 1
+    out.emit("const uint32_t n = cols_;")
+    for t in ins_t:
+        c, ty = cname(t.name), st[t.name]
+        out.emit(f"LocalTensor<{ty}> {c}In = {c}InQue_.DeQue<{ty}>();")
+    for t in outs_t:
+        c, ty = cname(t.name), st[t.name]
+        out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.AllocTensor<{ty}>();")
+    for k in range(p.nslots):
+        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(colsPad_, "
+                 f"{k} * colsPad_ * sizeof(float));")
+    if p.reduces:
+        out.emit("LocalTensor<float> work = workBuf_.Get<float>();")
+    if p.reduces or p.nscalar:
+        out.emit("LocalTensor<float> red = redBuf_.GetWithOffset<float>(8, 0);")
+        out.emit("LocalTensor<float> red2 = redBuf_.GetWithOffset<float>(8, 32);")
+    if p.adv:
+        out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
+    for nm in p.row_locals:
+        out.emit(f"float {cname_local(nm)} = 0.0f;")
+    for k in range(p.nscalar):
+        out.emit(f"float sm{k} = 0.0f;")
+    for t in rows1:
+        c, ty = cname(t.name), st[t.name]
+        out.emit(f"LocalTensor<{ty}> {c}Row = {c}Row_;")
+    last = object()
+    for ins in p.instrs:
+        if ins.loc is not last:
+            out.comment(ins.loc)
+            last = ins.loc
+        emit_instr(out, ins, p.slot_of, "n")
+    for t in outs_t:
+        c = cname(t.name)
+        out.emit(f"{c}OutQue_.EnQue({c}Out);")
+    for t in ins_t:
+        c = cname(t.name)
+        out.emit(f"{c}InQue_.FreeTensor({c}In);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+
+
+def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list, rows1: list):
+    for t in t2 + rows1:
+        out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
+    for t in ins_t:
+        out.emit(f"TQue<TPosition::VECIN, 1> {cname(t.name)}InQue_;")
+    for t in outs_t:
+        out.emit(f"TQue<TPosition::VECOUT, 1> {cname(t.name)}OutQue_;")
+    for t in rows1:
+        out.emit(f"TQue<TPosition::VECIN, 1> {cname(t.name)}RowQue_;")
+        out.emit(f"LocalTensor<{st[t.name]}> {cname(t.name)}Row_;")
+    if p.nslots:
+        out.emit("TBuf<TPosition::VECCALC> calcBuf_;")
+    if p.reduces:
+        out.emit("TBuf<TPosition::VECCALC> workBuf_;")
+    if p.reduces or p.nscalar:
+        out.emit("TBuf<TPosition::VECCALC> redBuf_;")
+    if p.adv:
+        out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    for pname, ty in p.scalars:
+        out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
+    for loc, pname, ct, text in p.pre:
+        out.emit(f"{ct} {cname(pname)}_;")
+    for sym in p.kernel.symbols:
+        out.emit(f"int64_t {sym}_;")
+    out.emit("uint32_t rows_;")
+    out.emit("uint32_t cols_;")
+    out.emit("uint32_t colsPad_;")
+
+
+def render_row(p: RowPlan) -> AscendSource:
+    """The kernel .cpp of a row plan."""
+    kernel = p.kernel
+    name, cls, sname = names(kernel)
+    out = Out()
+    header(out, kernel, "row kernel: rows split across vector cores, one double-buffered UB tile per row, "
+                        "reductions with ReduceSum/ReduceMax")
+    fields = ROW_FIELDS + sym_fields(kernel)
+    tiling_struct(out, sname, fields, ROW_DOC)
+    params = entry_params(p)
+    st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
+    t2 = [t for t in p.tensors if len(t.shape) == 2]
+    ins_t = [t for t in t2 if t.reads]
+    outs_t = [t for t in t2 if t.writes]
+    rows1 = [p.tensor(n) for n in p.rows_1d]
+    out.emit(f"class {cls} {{")
+    out.emit("public:")
+    out.depth += 1
+    out.emit(f"__aicore__ inline {cls}() {{}}")
+    _init(out, p, params, sname, st, t2, ins_t, outs_t, rows1)
+    _process(out, p, st, rows1)
+    out.depth -= 1
+    out.emit("private:")
+    out.depth += 1
+    copy_in_method(out, "CopyIn(uint32_t r)", ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", "cols_")
+    _compute(out, p, st, ins_t, outs_t, rows1)
+    copy_out_method(out, "CopyOut(uint32_t r)", outs_t, st, p.return_loc or p.loop_loc,
+                    "[static_cast<uint64_t>(r) * cols_]", "cols_")
+    _members(out, p, st, t2, ins_t, outs_t, rows1)
+    out.depth -= 1
+    out.emit("};")
+    out.emit()
+    class_entry(out, name, cls, params, sname, [n for _, n, _ in params if n != "tiling"])
+    return AscendSource(name, out.text(), p, out.locs, fields, params)

@@ -1,0 +1,177 @@
+"""The kernel .cpp of a scalar plan: the kernel as scalar code on block 0 of the vector cores, written by the shared
+C-family renderer (cstyle.py) with GM tensors as GlobalTensors (GetValue / SetValue) and 16-bit floats computed in
+float. What has no scalar form on the AI core (math functions, `//`, `%`, `**`, temporaries, device functions) is
+refused with its line."""
+from __future__ import annotations
+
+import math
+
+from ... import ir
+from ...errors import CompileError
+from ..cstyle import CStyleRenderer, prepare
+from .budget import scalar_fields
+from .ctext import STORAGE, cname, fmt_const
+from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
+from .plans import ScalarPlan
+
+
+class ScalarRenderer(CStyleRenderer):
+    """The kernel as scalar code on block 0: tensors are GlobalTensors read with GetValue and written with
+    SetValue; 16-bit floats are computed in float."""
+    storage_type = dict(STORAGE)
+    compute_type = {**STORAGE, "float16": "float", "bfloat16": "float", "float64": "double"}
+    load_conv = {"float16": "static_cast<float>({})", "bfloat16": "static_cast<float>({})"}
+    store_conv = {"float16": "static_cast<half>({})", "bfloat16": "static_cast<bfloat16_t>({})"}
+
+    def __init__(self, kernel, plan):
+        super().__init__(kernel, {})
+        self.plan = plan
+        self.out = Out()
+        self.lines = self.out.lines
+
+    def emit(self, line: str = ""):
+        self.out.depth = self.depth
+        self.out.emit(line)
+
+    def comment_for(self, stmt):
+        loc = getattr(stmt, "loc", None)
+        if loc is not None:
+            self.out.depth = self.depth
+            self.out.comment(loc)
+
+    def cname(self, name: str) -> str:
+        return cname(name)
+
+    def stmt(self, s):
+        if not hasattr(self, "stmt_" + type(s).__name__):
+            what = "a matrix product (A @ B: the cube path)" if type(s).__name__ == "MatMul" else \
+                f"the statement {type(s).__name__}"
+            self.refuse(what, getattr(s, "loc", None))
+        return super().stmt(s)
+
+    def expr(self, e):
+        if not hasattr(self, "expr_" + type(e).__name__):
+            self.refuse(f"the expression {type(e).__name__}", getattr(e, "loc", None))
+        return super().expr(e)
+
+    def refuse(self, what, loc):
+        raise CompileError(f"ascend target: {what} has no scalar form on the AI core in this version of asc", loc)
+
+    def expr_Load(self, e):
+        ref = f"{cname(e.tensor.name)}Gm.GetValue({self.index(e.tensor, e.indices)})"
+        conv = self.load_conv.get(e.tensor.type.dtype.name)
+        return conv.format(ref) if conv else ref
+
+    def stmt_Store(self, s):
+        value = self.expr(s.value)
+        conv = self.store_conv.get(s.tensor.type.dtype.name)
+        v = conv.format(value) if conv else f"static_cast<{self.storage_type[s.tensor.type.dtype.name]}>({value})"
+        self.emit(f"{cname(s.tensor.name)}Gm.SetValue({self.index(s.tensor, s.indices)}, {v});")
+
+    def expr_Call(self, e):
+        self.refuse(f"the math function {e.fn}()", e.loc)
+
+    def expr_FuncCall(self, e):
+        self.refuse("a call of a @lang.func device function", e.loc)
+
+    def expr_Binary(self, e):
+        if e.op in ("floordiv", "mod", "pow", "lshift", "rshift") or (e.op == "truediv" and self.suffix(e.type) == "i"):
+            self.refuse(f"the operator {e.op!r}", e.loc)
+        return self.narrow(e.type, f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})")
+
+    def expr_Cast(self, e):
+        dst = e.type.dtype
+        if dst.kind in "iu" and e.x.type.dtype.kind == "f":
+            self.refuse("a float -> integer conversion", e.loc)
+        if dst.is_16bit_float and e.explicit:
+            st = STORAGE[dst.name]
+            return f"static_cast<float>(static_cast<{st}>({self.expr(e.x)}))"
+        if dst.kind == "b":
+            return f"({self.expr(e.x)} != 0)"
+        return f"static_cast<{self.ctype(e.type)}>({self.expr(e.x)})"
+
+    def const(self, c):
+        v = c.value
+        if c.type.dtype.kind == "f" and (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
+            return fmt_const(v)
+        return super().const(c)
+
+    def stmt_Print(self, s):
+        self.refuse("print()", s.loc)
+
+    def stmt_Alloc(self, s):
+        if s.output is None:
+            self.refuse("a temporary tensor (lang.empty/zeros inside the kernel that is not returned)", s.loc)
+        t = s.var.type
+        if s.init in ("zeros", "full"):
+            v = "0" if s.init == "zeros" else self.expr(s.fill)
+            conv = self.store_conv.get(t.dtype.name)
+            v = conv.format(v) if conv else f"static_cast<{self.storage_type[t.dtype.name]}>({v})"
+            self.emit(f"for (int64_t k = 0; k < {self.numel(t)}; ++k) {{")
+            self.emit(f"  {cname(s.var.name)}Gm.SetValue(k, {v});")
+            self.emit("}")
+
+    def stmt_Return(self, s):
+        if self.fn is not self.kernel.entry:
+            self.refuse("a device function", s.loc)
+        if any(o.kind == "scalar" for o in self.kernel.outputs):
+            self.refuse("returning a scalar (a whole-array reduction)", s.loc)
+        self.emit("goto done;")
+
+    def dim(self, d) -> str:
+        return f"t.{d.name}" if isinstance(d, ir.Sym) else f"{d}LL"
+
+    def render_all(self) -> AscendSource:
+        k = self.kernel
+        plan = self.plan
+        name, _, sname = names(k)
+        out = self.out
+        header(out, k, "scalar code on one AI core (no vector lowering for this kernel: "
+                       f"{plan.reason}{' at line ' + str(plan.reason_loc.line) if plan.reason_loc else ''})")
+        fields = scalar_fields(k)
+        tiling_struct(out, sname, fields, {})
+        params = entry_params(plan)
+        fn = k.entry
+        prepare(self, fn)
+        body = ["if (GetBlockIdx() != 0) {", "  return;", "}"]
+        for t in plan.tensors:
+            numel = " * ".join(self.dim(d) for d in t.shape) or "1"
+            body.append(f"GlobalTensor<{STORAGE[t.dtype.name]}> {cname(t.name)}Gm;")
+            body.append(f"{cname(t.name)}Gm.SetGlobalBuffer(reinterpret_cast<__gm__ {STORAGE[t.dtype.name]}*>"
+                        f"({cname(t.name)}), {numel});")
+        # the body is rendered by the C-family renderer, then placed in the entry function
+        saved = out.lines, out.locs
+        out.lines, out.locs = [], {}
+        self.lines = out.lines
+        self.depth = 1
+        self.block(fn.body)
+        body_lines, body_locs = out.lines, out.locs
+        out.lines, out.locs = saved
+        self.lines = out.lines
+        written = [t for t in plan.tensors if t.kind == "alloc" or t.name in ir.written_params(k)[fn.name]]
+        out.depth = 0
+        entry_open(out, name, params, sname)
+        for ln in body:
+            out.emit(ln)
+        out.emit("{")
+        base = len(out.lines)
+        for ln, loc in body_locs.items():
+            out.locs[base + ln] = loc
+        out.lines.extend(body_lines)
+        out.emit("}")
+        out.emit("done:")
+        for t in written:
+            ty = STORAGE[t.dtype.name]
+            out.emit(f"DataCacheCleanAndInvalid<{ty}, CacheLine::ENTIRE_DATA_CACHE, DcciDst::CACHELINE_OUT>"
+                     f"({cname(t.name)}Gm);")
+        out.emit("return;")
+        out.depth = 0
+        out.emit("}")
+        out.emit()
+        launch_wrapper(out, name, params)
+        return AscendSource(name, out.text(), plan, out.locs, fields, params)
+
+
+def render_scalar(plan: ScalarPlan) -> AscendSource:
+    """The kernel .cpp of a scalar plan."""
+    return ScalarRenderer(plan.kernel, plan).render_all()

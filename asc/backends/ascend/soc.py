@@ -1,0 +1,41 @@
+"""What asc assumes of the Ascend 910B chips: the SoC table (cores, clock, HBM bandwidth) and the on-chip memory
+sizes and granules that plans and tilings are budgeted against. Pure data; docs/ascend.md gives the sources."""
+from __future__ import annotations
+
+DEFAULT_SOC = "Ascend910B1"
+
+# per SoC: vector cores (AIV), cube cores (AIC), clock (GHz), HBM bandwidth (GB/s) -- see docs/ascend.md
+SOCS = {
+    "Ascend910B1": {"aiv": 48, "aic": 24, "clock_ghz": 1.85, "hbm_gbs": 1600.0},
+    "Ascend910B2": {"aiv": 48, "aic": 24, "clock_ghz": 1.80, "hbm_gbs": 1600.0},
+    "Ascend910B3": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1600.0},
+    "Ascend910B4": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1000.0},
+}
+
+# the Unified Buffer of one vector core and how asc splits it
+UB_BYTES = 196608                 # Unified Buffer per vector core, Ascend910B1
+UB_RESERVED = 256                 # runtime tiling sees 192 KB - 256 B
+UB_BUDGET = UB_BYTES - UB_RESERVED
+TILE_QUANTUM = 256                # tiles are multiples of 256 elements (1 KB of float32: whole 256-byte repeats)
+BUFFER_NUM = 2                    # double buffering
+SELECT_RESERVE = 8192             # Select modes 1/2 use the top 8 KB of the UB as scratch
+COL_QUANTUM = 16                  # a row tile holds the row padded to 16 elements (32 B of 16-bit data)
+ADV_FIXED_BYTES = 256             # the fixed part of an advanced math API's sharedTmpBuffer
+
+# the cube path's base tile of C and step along K
+BASE_M, BASE_N, BASE_K = 128, 128, 64
+
+
+def soc_info(soc: str) -> dict:
+    """The SOCS entry of `soc` (any letter case); ValueError naming the known SoCs for another name."""
+    for k, v in SOCS.items():
+        if k.lower() == soc.lower():
+            return v
+    raise ValueError(f"unknown SoC {soc!r}; known: {', '.join(SOCS)}")
+
+
+def adv_tmp_bytes(count_elems: int) -> int:
+    """The sharedTmpBuffer asc gives an advanced math API (Tanh, Erf, Sigmoid, ...) for `count` float32 elements:
+    two float32 words per element plus 256 B. The CANN host helpers (GetTanhMaxMinTmpSize, ...) give the exact
+    minimum; this bound is an assumption documented in docs/ascend.md and checked by ascend-sim."""
+    return count_elems * 4 * 2 + ADV_FIXED_BYTES
