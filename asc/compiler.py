@@ -56,6 +56,11 @@ def _render_ascend(k: ir.Kernel, options: BuildOptions, warn: bool = True):
     return ascend.render(k, warn=warn)
 
 
+def _ascend_plan(k: ir.Kernel) -> str:
+    from .backends import ascend
+    return ascend.format_plan(ascend.plan(k))
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -63,12 +68,15 @@ class Target:
     render: Callable                  # (lowered k, options) -> source (str, or the backend's source object)
     language: str                     # what the source is written in
     runs_here: bool                   # whether kernels of this target run in this process
+    plans: tuple = ()                 # ((stage name, fn(lowered k) -> text), ...): what the renderer decides, shown
 
 
 TARGETS = {
     "cpu": Target("cpu", passes.CPU_PASSES, _render_cpu, "C++ (OpenMP)", True),
-    "ascend": Target("ascend", passes.ASCEND_PASSES, _render_ascend, "Ascend C", False),
-    "ascend-sim": Target("ascend-sim", passes.ASCEND_PASSES, _render_ascend, "Ascend C", True),
+    "ascend": Target("ascend", passes.ASCEND_PASSES, _render_ascend, "Ascend C", False,
+                     (("ascend_plan", _ascend_plan),)),
+    "ascend-sim": Target("ascend-sim", passes.ASCEND_PASSES, _render_ascend, "Ascend C", True,
+                         (("ascend_plan", _ascend_plan),)),
 }
 
 
@@ -80,8 +88,9 @@ def target(name: str) -> Target:
 
 
 def stages(target_name: str) -> tuple:
-    """The names of the stages of a target, in order."""
-    return (FRONTEND,) + tuple(n for n, _ in target(target_name).passes) + (SOURCE,)
+    """The names of the stages of a target, in order: the frontend, each pass, each plan, the source."""
+    t = target(target_name)
+    return (FRONTEND,) + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans) + (SOURCE,)
 
 
 def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, mode: str = "kernel") -> ir.Kernel:
@@ -92,7 +101,7 @@ def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=Non
 
 def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), until: str | None = None):
     """The IR after the target's passes (or after stage `until`)."""
-    if until is not None and until not in stages(target_name)[:-1]:
+    if until is not None and until not in (FRONTEND,) + tuple(n for n, _ in target(target_name).passes):
         raise ValueError(f"no stage {until!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
     if until == FRONTEND:
         return k
@@ -118,6 +127,11 @@ def show(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(),
     if stage == SOURCE:
         src = render(k, target_name, options)
         return src if isinstance(src, str) else src.text
+    plans = dict(target(target_name).plans)
+    if stage in plans:
+        return plans[stage](lower(k, target_name, options))
+    if stage not in stages(target_name):
+        raise ValueError(f"no stage {stage!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
     return ir.format_kernel(lower(k, target_name, options, until=stage))
 
 

@@ -39,7 +39,8 @@ def test_stages_start_with_the_frontend_and_end_with_the_source(target):
     names = compiler.stages(target)
     assert names[0] == compiler.FRONTEND and names[-1] == compiler.SOURCE
     assert len(set(names)) == len(names)
-    assert names[1:-1] == tuple(n for n, _ in compiler.TARGETS[target].passes)
+    t = compiler.TARGETS[target]
+    assert names[1:-1] == tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans)
 
 
 @pytest.mark.parametrize("target", ["cpu", "ascend"])
@@ -63,6 +64,11 @@ def test_lower_runs_the_passes_in_order():
     # classification is visible from its stage on, not before
     assert "[parallel" not in compiler.show(k, "cpu", spec.options, compiler.FRONTEND)
     assert "[parallel" in compiler.show(k, "cpu", spec.options, "classify")
+
+
+def test_the_ascend_plan_is_a_stage():
+    text = gelu.source("ascend", X, stage="ascend_plan")
+    assert text.strip() and "map" in text.lower()
 
 
 def test_unknown_stage_and_target_are_clear_errors():
