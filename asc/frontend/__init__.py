@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
-from .builder import UNKNOWN, BuildContext, FunctionBuilder
+from .builder import FunctionBuilder
+from .context import MAX_ROUNDS, UNKNOWN, BuildContext, function_locals
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
 from .source import get_source
-
-MAX_ROUNDS = 8
 
 
 def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
@@ -32,7 +31,7 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
         if t == UNKNOWN:
             raise CompileError(f"cannot infer the type of {n!r}", fb.loc(fb.src.tree))
     body, outputs, returns_tuple, ret = _outputs(fb, body, params, ret_spec)
-    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items() if n in fb.assigned_vars or n in names)
+    locals_ = function_locals(fb, var_types, names)
     entry = ir.Function(_c_name(pyfunc.__name__), pyfunc.__name__,
                         tuple(ir.Param(v, i) for i, v in enumerate(params)), body, ret, locals_,
                         fb.loc(fb.src.tree))
