@@ -46,8 +46,10 @@ class Grad:
         if hit is not None:
             return hit
         types, syms = binding.arg_types(kern.specs, bound, symbols, kern.options.dynamic_shape)
-        from ..frontend import build_kernel
-        k = build_kernel(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern._ret)
+        from .. import passes  # glue: lead rewires
+        from ..frontend import build_kernel_ir  # glue: lead rewires
+        k = build_kernel_ir(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern._ret)  # glue: lead rewires
+        k = passes.tensor_lowering(k)  # glue: lead rewires
         src, name, wrt = backward_source(k, kern.__name__)
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)

@@ -9,7 +9,6 @@ from .. import ir
 from ..errors import KernelTypeError, UnsupportedError
 from .context import UNKNOWN, PendingAlloc
 from .shapes import fmt_shape
-from .tvalues import TValue, TView
 
 
 class AssignMixin:
@@ -44,18 +43,18 @@ class AssignMixin:
             cur = self.env.get(target.id)
             if isinstance(cur, ir.Var) and isinstance(cur.type, ir.TensorType):
                 return self.whole(cur)
-            return cur if isinstance(cur, TView) else None
+            return cur if isinstance(cur, ir.TensorView) else None
         if not isinstance(target, ast.Subscript):
             return None
         base = self.expr(target.value)
-        if not (isinstance(base, TView) or (isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType))):
+        if not (isinstance(base, ir.TensorView) or (isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType))):
             return None
         if isinstance(base, ir.Var) and not self.has_slices(target) and not self.is_tensor(value):
             sl = target.slice
             if len(sl.elts if isinstance(sl, ast.Tuple) else [sl]) >= base.type.ndim:
                 return None
         v = self.subscript_view(base, target)
-        if isinstance(v, TView):
+        if isinstance(v, ir.TensorView):
             return v
         if self.is_tensor(value):
             self.element_of_tensor_error(value, value_node, target)
@@ -98,15 +97,15 @@ class AssignMixin:
             self.env[name] = value  # an alias
             self.tensor_names.add(name)
             return []
-        if isinstance(value, TValue):
+        if isinstance(value, ir.TensorValue):
             if name in self.env and not self.is_tensor(self.env[name]):
                 raise self.error(f"variable {name!r} changes type from {self.describe(self.env[name])} to a "
                                  f"tensor", target, KernelTypeError)
             self.tensor_names.add(name)
             self.rebind_tensor(name, target)
-            if isinstance(value, TView) and value.is_whole():
+            if isinstance(value, ir.TensorView) and value.is_whole():
                 self.env[name] = value.base
-            elif isinstance(value, TView) or self.ctx.fused:
+            elif isinstance(value, ir.TensorView) or self.ctx.fused:
                 self.env[name] = value        # a view aliases its tensor; a fused kernel inlines expressions
             else:
                 cname = name if name not in self.alloc_names and name not in self.params_by_name else \

@@ -1,7 +1,7 @@
 """Python AST -> typed IR: FunctionBuilder builds one function (the kernel, or a device function
 specialization) in rounds until its variable types settle. It is made of one mixin per part of the language:
 statements, assignments, expressions, calls, scalar typing, and the tensor level (expressions, views, builtins,
-lowering). The one place that knows Python syntax; every error points at the user's line."""
+temporaries). The one place that knows Python syntax; every error points at the user's line."""
 from __future__ import annotations
 
 import ast
@@ -17,8 +17,8 @@ from .scalars import ScalarMixin
 from .source import get_source
 from .statements import StatementsMixin
 from .tensor_builtins import TensorBuiltinsMixin
+from .temporaries import TemporariesMixin
 from .tensor_exprs import TensorExprMixin
-from .tensor_lowering import LoweringMixin
 from .views import ViewsMixin
 
 
@@ -43,7 +43,7 @@ def _assigned_names(fdef) -> Counter:
 
 
 class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin, ScalarMixin, TensorExprMixin,
-                      ViewsMixin, TensorBuiltinsMixin, LoweringMixin):
+                      ViewsMixin, TensorBuiltinsMixin, TemporariesMixin):
     def __init__(self, ctx: BuildContext, pyfunc, params: list, is_kernel: bool, name: str, var_types: dict,
                  ret_guess=None, consts: dict | None = None):
         self.ctx, self.pyfunc, self.is_kernel, self.name = ctx, pyfunc, is_kernel, name
@@ -99,5 +99,6 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         return cls(msg, self.loc(node))
 
     def fresh(self, base="t"):
+        """A generated name (numbered for good by the lowering: see asc/ir/tensor.py)."""
         self._tmp += 1
-        return f"{base}{self._tmp}"
+        return ir.generated_name(base, self._tmp)

@@ -14,7 +14,6 @@ from ..dtypes import DTypeHandle, as_dtype
 from ..errors import CompileError, UnsupportedError
 from ..marks import DeviceCallable
 from .context import UNKNOWN, DeviceFunc, PendingAlloc, specialize
-from .tvalues import TValue, TView
 
 PYMATH = {pymath.exp: "exp", pymath.log: "log", pymath.sqrt: "sqrt", pymath.tanh: "tanh", pymath.erf: "erf",
           pymath.sin: "sin", pymath.cos: "cos", pymath.floor: "floor", pymath.ceil: "ceil", pymath.fabs: "abs",
@@ -130,7 +129,8 @@ class CallsMixin:
             for d in x.type.shape:
                 if not isinstance(d, (int, ir.Sym)):
                     raise self.error(f"lang.{b.name}: the shape must be known at compile time", xn)
-            return PendingAlloc(ir.TensorType(dt, x.type.shape), "zeros" if b.name == "zeros_like" else "empty", None, loc)
+            return PendingAlloc(ir.TensorType(dt, x.type.shape), "zeros" if b.name == "zeros_like" else "empty", None,
+                                loc)
         names = ("shape", "fill_value", "dtype") if b.name == "full" else ("shape", "dtype")
         vals = self.call_args(b, node, names)
         if "shape" not in vals:
@@ -155,9 +155,9 @@ class CallsMixin:
         args = []
         for a in node.args:
             v = self.expr(a)
-            if isinstance(v, TView) and v.is_whole():
+            if isinstance(v, ir.TensorView) and v.is_whole():
                 v = v.base
-            if isinstance(v, TValue):
+            if isinstance(v, ir.TensorValue):
                 raise self.error("device functions take whole tensors (not views or tensor expressions)", a,
                                  UnsupportedError)
             if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):
@@ -187,7 +187,7 @@ def _py_len(fb, node):
     if len(node.args) != 1:
         raise fb.error("len() takes one argument", node)
     v = fb.expr(node.args[0])
-    if isinstance(v, TValue):
+    if isinstance(v, ir.TensorValue):
         return v.extents[0]
     if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):
         if v.type.ndim == 0:

@@ -14,7 +14,6 @@ from ..dtypes import Dim, HANDLES
 from ..errors import KernelTypeError, UnsupportedError
 from .context import UNKNOWN, DeviceFunc, PendingAlloc
 from .scalars import py_const
-from .tvalues import TValue, TView
 
 UNSUPPORTED = {
     ast.Try: "try-except", ast.Lambda: "lambda", ast.ListComp: "list comprehension",
@@ -104,7 +103,7 @@ class ExpressionsMixin:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
-        if isinstance(base, TValue):
+        if isinstance(base, ir.TensorValue):
             if attr == "shape":
                 return tuple(base.extents)
             if attr == "dtype":
@@ -153,11 +152,11 @@ class ExpressionsMixin:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
-        if isinstance(base, TValue) and not isinstance(base, TView):
+        if isinstance(base, ir.TensorValue) and not isinstance(base, ir.TensorView):
             base = self.operand(base, node)
-            if not isinstance(base, TView):
+            if not isinstance(base, ir.TensorView):
                 base = self.materialize(base, node)
-        if isinstance(base, TView):
+        if isinstance(base, ir.TensorView):
             return self.subscript_view(base, node)
         if isinstance(base, ir.Var) and isinstance(base.type, ir.TensorType):
             sl = node.slice
@@ -299,6 +298,6 @@ class ExpressionsMixin:
         """What v is, for messages: its type, or the kind of compile-time object."""
         if isinstance(v, ir.Expr):
             return repr(v.type)
-        if isinstance(v, (PendingAlloc, TValue)):
+        if isinstance(v, (PendingAlloc, ir.TensorValue)):
             return repr(v.type)
         return type(v).__name__

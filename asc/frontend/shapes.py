@@ -22,13 +22,6 @@ def same_expr(a, b) -> bool:
     return a is b or format_expr(a) == format_expr(b)
 
 
-def is_dim(e, d) -> bool:
-    """Whether index expression e is the compile-time dim d."""
-    if isinstance(d, int):
-        return isinstance(e, ir.Const) and e.value == d
-    return isinstance(e, ir.Var) and e.name == d.name
-
-
 def dims_equal(a, b) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return a == b

@@ -12,7 +12,6 @@ from ..errors import KernelTypeError, UnsupportedError
 from .context import PendingAlloc
 from .expressions import BINOPS, UNSUPPORTED
 from .scalars import py_const
-from .tvalues import TReduce, TValue, TView
 
 
 class StatementsMixin:
@@ -224,13 +223,13 @@ class StatementsMixin:
         return [ir.Return(value, self.loc(node))]
 
     def _return_elem(self, e, node, k=None):
-        if isinstance(e, TValue) or (isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType) and
+        if isinstance(e, ir.TensorValue) or (isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType) and
                                      e.type.dtype != self._ret_dtype(k, e.type.dtype)):
             e = self.as_tvalue(e)
-            if isinstance(e, TView) and e.is_whole() and e.dtype == self._ret_dtype(k, e.dtype):
+            if isinstance(e, ir.TensorView) and e.is_whole() and e.dtype == self._ret_dtype(k, e.dtype):
                 return e.base
-            if isinstance(e, TReduce) and not e.shape:
-                return self.emit_reduce(e, node)
+            if isinstance(e, ir.TensorReduce) and not e.shape:
+                return self.reduce_scalar(e, node)
             dt = self._ret_dtype(k, e.dtype)
             tmp = self.fresh("ret")
             self.pre += self.bind(tmp, PendingAlloc(ir.TensorType(dt, e.shape), "empty", None, self.loc(node)), node,

@@ -10,8 +10,7 @@ from ..builtins import BUILTINS
 from ..dtypes import as_dtype
 from ..errors import KernelTypeError, UnsupportedError
 from .context import PendingAlloc
-from .shapes import dims_equal, fmt_shape, iconst, imin, is_dim
-from .tvalues import TSoftmax, TValue
+from .shapes import dims_equal, fmt_shape
 
 LOCAL_BUDGET = {"cpu": 256 * 1024}              # bytes of lang.local_buffer per kernel, by target
 
@@ -30,7 +29,7 @@ class TensorBuiltinsMixin:
                 raise self.error(f"lang.{b.name}: keepdims must be a constant bool", vals["keepdims"][1])
             axis = vals.get("axis", (None, node))[0]
             r = self.treduce(b.name, vals["x"][0], axis, bool(keep.value), vals.get("axis", vals["x"])[1])
-            return self.emit_reduce(r, node) if not r.shape else r
+            return self.reduce_scalar(r, node) if not r.shape else r
         if b.kind == "matmul":
             vals = self.call_args(b, node, ("a", "b"))
             if len(vals) != 2:
@@ -63,7 +62,7 @@ class TensorBuiltinsMixin:
             if x.dtype.kind != "f":
                 raise self.error(f"lang.softmax needs a float tensor, got {x.dtype.name}", node, KernelTypeError)
             axis = vals.get("axis", (ir.Const(-1, ir.INDEX), node))[0]
-            return TSoftmax(x, self.axes_arg(axis, x.ndim, "softmax", node)[0])
+            return ir.TensorSoftmax(x, self.axes_arg(axis, x.ndim, "softmax", node)[0])
         if b.kind == "transpose":
             vals = self.call_args(b, node, ("x", "axes"))
             if "x" not in vals or not self.is_tensor(vals["x"][0]):
@@ -95,11 +94,10 @@ class TensorBuiltinsMixin:
     # ------------------------------------------------------------------ tiles and buffers
 
     def tile_copy(self, name, src, dst, node):
-        """lang.load_2d(src_view, dst_buffer) / lang.store_2d(src_buffer, dst_view)."""
-        loc = self.loc(node)
+        """lang.load_2d(src_view, dst_buffer) / lang.store_2d(src_buffer, dst_view), checked."""
         src, dst = self.as_tvalue(src), self.as_tvalue(dst)
         for v, what in ((src, "source"), (dst, "destination")):
-            if not isinstance(v, TValue):
+            if not isinstance(v, ir.TensorValue):
                 raise self.error(f"lang.{name}: the {what} must be a tensor or a view, got {self.describe(v)}",
                                  node, KernelTypeError)
             if v.ndim != 2:
@@ -110,25 +108,7 @@ class TensorBuiltinsMixin:
                                                                                    "destination view")
             raise self.error(f"lang.{name}: the {kind[0]} has shape {fmt_shape(src.shape)} but the {kind[1]} has "
                              f"shape {fmt_shape(dst.shape)}; the shapes must be equal", node, KernelTypeError)
-        src = self.operand(src, node)
-        et = ir.ScalarType(dst.dtype)
-        if name == "load_2d":
-            ext = src.extents
-        else:
-            ext = tuple(imin(a, b) for a, b in zip(dst.extents, src.extents))
-
-        def copy(idx):
-            return [ir.Store(dst.base, self.elem(dst, idx).indices, self.cast(self.elem(src, idx), et, node), loc)]
-        self.pre += self.loops(ext, copy, loc)
-        if name == "load_2d" and not all(is_dim(e, d) for e, d in zip(src.extents, src.shape)):
-            # a clipped (edge) tile: the rest of the buffer is zero
-            zero = ir.Const(0, et) if et.dtype.kind != "f" else ir.Const(0.0, et)
-
-            def fill(idx):
-                return [ir.Store(dst.base, self.elem(dst, idx).indices, zero, loc)]
-            rows, cols = dst.extents
-            self.pre += self.loops([ext[0], cols], fill, loc, starts=[iconst(0), ext[1]])
-            self.pre += self.loops([rows, cols], fill, loc, starts=[ext[0], iconst(0)])
+        self.emit(ir.TileCopy(name, self.operand(src, node), dst, loc=self.loc(node)))
 
     def local_buffer_bytes(self, shape, dt, node):
         for d in shape:

@@ -1,24 +1,24 @@
 """Tensor-level expressions, typed and checked: whole tensors and views in arithmetic (broadcast as NumPy
 broadcasts), math functions of tensors, comparisons, matrix products, reductions and transposes. Each builds a
-tensor value (tvalues.py) with a compile-time shape; a shape or dtype error points at the user's line."""
+tensor value (asc/ir/tensor.py) with a compile-time shape; a shape or dtype error points at the user's line."""
 from __future__ import annotations
 
 from .. import ir
 from ..errors import KernelTypeError
+from .context import UNKNOWN
 from .shapes import MATMUL_DTYPES, broadcast_extents, dim_expr, dims_equal, fmt_shape, iconst, imin
-from .tvalues import TMap, TMatMul, TReduce, TValue, TView
 
 
 class TensorExprMixin:
     """The tensor-expression part of FunctionBuilder."""
 
     def is_tensor(self, v) -> bool:
-        return isinstance(v, TValue) or (isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType))
+        return isinstance(v, ir.TensorValue) or (isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType))
 
-    def whole(self, var: ir.Var) -> TView:
+    def whole(self, var: ir.Var) -> ir.TensorView:
         t = var.type
-        return TView(var, tuple(iconst(0) for _ in t.shape), tuple(range(t.ndim)), t.shape,
-                     tuple(dim_expr(d) for d in t.shape))
+        return ir.TensorView(var, tuple(iconst(0) for _ in t.shape), tuple(range(t.ndim)), t.shape,
+                             tuple(dim_expr(d) for d in t.shape))
 
     def as_tvalue(self, v):
         if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):
@@ -45,19 +45,21 @@ class TensorExprMixin:
         return tuple(out)
 
     def tmap(self, name, fn, args, node):
+        """The elementwise map `name` of args (tensors, broadcast, and scalars): fn(builder, elements) types one
+        element; its result, over placeholders of the tensor operands' elements (ir.MapArg), is the map's body."""
         # a fused kernel keeps products (and reductions) inside the expression until it is stored
         args = [(self.as_tvalue(a) if self.ctx.epilogues else self.operand(a, node)) if self.is_tensor(a) else a
                 for a in args]
-        tensors = [a for a in args if isinstance(a, TValue)]
+        tensors = [a for a in args if isinstance(a, ir.TensorValue)]
         shape = self.broadcast_shapes([a.shape for a in tensors], node, f"{name}: shapes")
-        probes = [ir.Var("_probe", ir.ScalarType(a.dtype)) if isinstance(a, TValue) else a for a in args]
-        t = fn(self, probes).type
-        if t == ir.ScalarType(ir.DType("unknown", "?", 0, "void")):
+        probes = [ir.MapArg(k, ir.ScalarType(a.dtype), ir.element_loc(a)) if isinstance(a, ir.TensorValue) else a
+                  for k, a in enumerate(args)]
+        body = fn(self, probes)
+        if body.type == UNKNOWN:
             raise self.error("the type of this tensor expression depends on a value whose type is not known yet",
                              node)
-        out = TMap(name, fn, args, t.dtype, shape, broadcast_extents(tensors, shape))
-        out.loc = self.loc(node)
-        return out
+        return ir.TensorMap(name, tuple(args), body, body.type.dtype, shape, broadcast_extents(tensors, shape),
+                            self.loc(node))
 
     def tensor_binary(self, op, a, b, node):
         if op == "matmul":
@@ -85,7 +87,7 @@ class TensorExprMixin:
         loc = self.loc(node)
         a, b = self.as_tvalue(a), self.as_tvalue(b)
         for x in (a, b):
-            if not isinstance(x, TValue):
+            if not isinstance(x, ir.TensorValue):
                 raise self.error(f"matmul needs tensors, got {self.describe(x)}", node, KernelTypeError)
         if a.ndim not in (2, 3) or b.ndim not in (2, 3):
             raise self.error(f"matmul: operands must be 2-D (or 3-D for a batch of products), got shapes "
@@ -107,11 +109,12 @@ class TensorExprMixin:
         if dt.name not in MATMUL_DTYPES:
             raise self.error(f"matmul needs float operands (float32, float64, float16, bfloat16), got "
                              f"{a.dtype.name} and {b.dtype.name}", node, KernelTypeError)
-        return TMatMul(a, b, dt, batch + (a.shape[-2], b.shape[-1]), bext + (a.extents[-2], b.extents[-1]), loc)
+        return ir.TensorMatMul(a, b, dt, batch + (a.shape[-2], b.shape[-1]), bext + (a.extents[-2], b.extents[-1]),
+                               loc)
 
     def treduce(self, op, x, axis, keepdims, node):
         x = self.as_tvalue(x)
-        if not isinstance(x, TValue):
+        if not isinstance(x, ir.TensorValue):
             hint = f" (for numbers: Python's {op}(a, b) or lang.{'maximum' if op == 'max' else 'minimum'}(a, b))" \
                 if op in ("max", "min") else ""
             raise self.error(f"lang.{op} reduces a tensor, got {self.describe(x)}{hint}", node, KernelTypeError)
@@ -129,7 +132,7 @@ class TensorExprMixin:
             else:
                 shape.append(x.shape[k])
                 ext.append(x.extents[k])
-        return TReduce(op, x, axes, keepdims, dt, tuple(shape), tuple(ext))
+        return ir.TensorReduce(op, x, axes, keepdims, dt, tuple(shape), tuple(ext))
 
     def axes_arg(self, axis, ndim, what, node):
         if axis is None:
@@ -148,7 +151,7 @@ class TensorExprMixin:
 
     def ttranspose(self, x, axes, node):
         x = self.operand(x, node)
-        if not isinstance(x, TView):
+        if not isinstance(x, ir.TensorView):
             x = self.materialize(x, node)
         if axes is None:
             perm = tuple(reversed(range(x.ndim)))
@@ -157,5 +160,5 @@ class TensorExprMixin:
             perm = tuple(self.axes_arg(a, x.ndim, "transpose", node)[0] for a in vals)
             if sorted(perm) != list(range(x.ndim)):
                 raise self.error(f"lang.transpose: axes {perm} are not a permutation of {x.ndim} axes", node)
-        return TView(x.base, x.starts, tuple(x.axes[p] for p in perm), tuple(x.shape[p] for p in perm),
-                     tuple(x.extents[p] for p in perm))
+        return ir.TensorView(x.base, x.starts, tuple(x.axes[p] for p in perm), tuple(x.shape[p] for p in perm),
+                             tuple(x.extents[p] for p in perm))

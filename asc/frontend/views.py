@@ -7,8 +7,7 @@ import ast
 
 from .. import ir
 from ..errors import UnsupportedError
-from .shapes import dim_expr, iadd, iconst, imin, is_dim, isub, linear, same_expr
-from .tvalues import TView
+from .shapes import dim_expr, iadd, iconst, imin, isub, linear, same_expr
 
 
 class ViewsMixin:
@@ -39,8 +38,8 @@ class ViewsMixin:
                    for e in elts)
 
     def subscript_view(self, base, node):
-        """base[...] with slices, integers and `...`: a TView, or a Load when every axis gets an integer."""
-        view = base if isinstance(base, TView) else self.whole(base)
+        """base[...] with slices, integers and `...`: a view, or a Load when every axis gets an integer."""
+        view = base if isinstance(base, ir.TensorView) else self.whole(base)
         sl = node.slice
         elts = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
         ell = [k for k, e in enumerate(elts) if isinstance(e, ast.Constant) and e.value is Ellipsis]
@@ -88,7 +87,7 @@ class ViewsMixin:
                 n = self.slice_size(hi, lo, e)
                 hb = self.bounds(hi)
                 if (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
-                        is_dim(parent_rt, parent_n)) or same_expr(hi, parent_rt):
+                        ir.is_dim(parent_rt, parent_n)) or same_expr(hi, parent_rt):
                     rt = isub(hi, lo) if not isinstance(n, int) else iconst(n)
                 else:
                     rt = isub(imin(hi, parent_rt), lo)     # clipped at run time
@@ -96,7 +95,7 @@ class ViewsMixin:
             axes.append(k), shape.append(n), ext.append(rt)
         if not axes:
             return ir.Load(view.base, tuple(starts), ir.ScalarType(view.dtype), self.loc(node))
-        return TView(view.base, tuple(starts), tuple(axes), tuple(shape), tuple(ext))
+        return ir.TensorView(view.base, tuple(starts), tuple(axes), tuple(shape), tuple(ext))
 
     def slice_size(self, hi, lo, node):
         if isinstance(hi, (int, ir.Sym)):

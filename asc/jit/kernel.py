@@ -445,10 +445,12 @@ class Kernel(DeviceCallable):
         _hide_internals(self._by_entry[address].fail)(rc)
 
     def _specialize(self, key, bound, symbols, checked=(False, False)):
-        from ..frontend import build_kernel
+        from .. import passes  # glue: lead rewires
+        from ..frontend import build_kernel_ir  # glue: lead rewires
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
-        k = build_kernel(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, fused=self.mode == "fused",
-                         cube=self.mode == "cube")
+        k = build_kernel_ir(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, fused=self.mode == "fused",
+                            cube=self.mode == "cube")
+        k = passes.tensor_lowering(k)  # glue: lead rewires
         spec = Specialization(self, key, k, k.symbols, checked)
         self._cache[key] = spec
         return spec

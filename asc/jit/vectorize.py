@@ -58,10 +58,12 @@ class Vectorized:
             out_shape = np.broadcast_shapes(*[s for s in shapes if s is not None])
         except ValueError as e:
             raise ArgumentError(f"{self.fn.__name__}(): {e}") from None
-        from ..frontend import build_kernel
+        from .. import passes  # glue: lead rewires
+        from ..frontend import build_kernel_ir  # glue: lead rewires
         from ..frontend.signature import read_signature
         _, ret = read_signature(self.fn)
-        elem = build_kernel(self.fn, types, {}, False, None)     # types the element function (and checks it)
+        # types the element function (and checks it)
+        elem = passes.tensor_lowering(build_kernel_ir(self.fn, types, {}, False, None))  # glue: lead rewires
         if len(elem.outputs) != 1 or elem.outputs[0].kind != "scalar":
             raise ArgumentError(f"{self.fn.__name__}(): a vectorized function returns one number")
         out_dt = elem.outputs[0].type.dtype

@@ -1,8 +1,14 @@
-"""IR -> IR rewrites, each a named function. `for_cpu` is the cpu target's pipeline."""
+"""IR -> IR rewrites, each a named function. `tensor_lowering` turns the frontend's tensor-level IR into
+element-level IR (what every target takes); `for_cpu` is the cpu target's pipeline."""
 from __future__ import annotations
 
 from .. import ir
-from . import loops, promote
+from . import fusion, loops, promote, tensor_lower
+
+
+def tensor_lowering(k: ir.Kernel) -> ir.Kernel:
+    """Epilogue fusion, then the lowering of tensor statements to loop nests and matrix products."""
+    return tensor_lower.lower(fusion.fuse(k))
 
 
 def for_cpu(k: ir.Kernel) -> ir.Kernel:
