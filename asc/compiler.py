@@ -6,9 +6,10 @@
 its renderer and its builder. Every caller (the jit layer, the profiler, the cost model, the project writer,
 autodiff, the CLI) goes through the functions of this module; none of them strings passes and renderers together.
 
-    compiler.frontend(...)                  the typed IR of a kernel (the "frontend" stage)
-    compiler.lower(k, "cpu", options)       the IR after the target's passes
-    compiler.show(k, "cpu", options, stage) any stage as text ("frontend", a pass's name, or "source")
+    compiler.frontend(...)                  the typed, tensor-level IR of a kernel (the "frontend" stage)
+    compiler.element_ir(t)                  its element-level IR (after the tensor passes: what every target takes)
+    compiler.lower(k, "cpu", options)       the element-level IR after the target's passes
+    compiler.show(t, "cpu", options, stage) any stage as text ("frontend", a pass's name, or "source")
     compiler.render(k, "ascend", options)   the target's source
     compiler.build(k, "cpu", options, ...)  the loaded library (from the disk cache, else compiled)
 """
@@ -87,24 +88,36 @@ def target(name: str) -> Target:
     return t
 
 
+TENSOR_STAGES = tuple(n for n, _ in passes.TENSOR_PASSES)      # every target's first passes
+
+
 def stages(target_name: str) -> tuple:
-    """The names of the stages of a target, in order: the frontend, each pass, each plan, the source."""
+    """The names of the stages of a target, in order: the frontend, the tensor passes, the target's passes, its
+    plans, the source."""
     t = target(target_name)
-    return (FRONTEND,) + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans) + (SOURCE,)
+    return (FRONTEND,) + TENSOR_STAGES + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans) + (SOURCE,)
 
 
 def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, mode: str = "kernel") -> ir.Kernel:
-    """The typed IR of `pyfunc` for these argument types (mode: "kernel", "fused" or "cube")."""
-    from .frontend import build_kernel
-    return build_kernel(pyfunc, arg_types, symbols, dynamic, ret_spec, fused=mode == "fused", cube=mode == "cube")
+    """The typed, tensor-level IR of `pyfunc` for these argument types (mode: "kernel", "fused" or "cube")."""
+    from .frontend import build_kernel_ir
+    return build_kernel_ir(pyfunc, arg_types, symbols, dynamic, ret_spec, fused=mode == "fused", cube=mode == "cube")
+
+
+def element_ir(t: ir.Kernel, until: str | None = None) -> ir.Kernel:
+    """The element-level IR of a tensor-level kernel: the tensor passes run (or up to stage `until`)."""
+    for name, fn in passes.TENSOR_PASSES:
+        t = fn(t, {})
+        if name == until:
+            break
+    return t
 
 
 def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), until: str | None = None):
-    """The IR after the target's passes (or after stage `until`)."""
-    if until is not None and until not in (FRONTEND,) + tuple(n for n, _ in target(target_name).passes):
-        raise ValueError(f"no stage {until!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
-    if until == FRONTEND:
-        return k
+    """The element-level IR `k` after the target's passes (or after stage `until`)."""
+    if until is not None and until not in tuple(n for n, _ in target(target_name).passes):
+        raise ValueError(f"no stage {until!r} among the passes of target {target_name!r}; stages: "
+                         f"{', '.join(stages(target_name))}")
     opts = options.as_dict()
     for name, fn in target(target_name).passes:
         k = fn(k, opts)
@@ -114,7 +127,7 @@ def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions()
 
 
 def render(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), warn: bool = True):
-    """The target's source of an IR kernel straight from the frontend (its passes run first)."""
+    """The target's source of an element-level IR kernel (the target's passes run first)."""
     t = target(target_name)
     lowered = lower(k, target_name, options)
     if t.render is _render_ascend:
@@ -122,21 +135,28 @@ def render(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(
     return t.render(lowered, options)
 
 
-def show(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), stage: str = SOURCE) -> str:
-    """Stage `stage` of the kernel for a target, as text: the IR after that stage, or the source."""
+def show(t: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), stage: str = SOURCE) -> str:
+    """Stage `stage` of a kernel (its tensor-level IR `t`, from `frontend`) for a target, as text: the IR after
+    that stage, a plan, or the source."""
+    if stage not in stages(target_name):
+        raise ValueError(f"no stage {stage!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
+    if stage == FRONTEND:
+        return ir.format_kernel(t)
+    if stage in TENSOR_STAGES:
+        return ir.format_kernel(element_ir(t, until=stage))
+    k = element_ir(t)
     if stage == SOURCE:
         src = render(k, target_name, options)
         return src if isinstance(src, str) else src.text
     plans = dict(target(target_name).plans)
     if stage in plans:
         return plans[stage](lower(k, target_name, options))
-    if stage not in stages(target_name):
-        raise ValueError(f"no stage {stage!r} for target {target_name!r}; stages: {', '.join(stages(target_name))}")
     return ir.format_kernel(lower(k, target_name, options, until=stage))
 
 
 def build(k: ir.Kernel, target_name: str, options: BuildOptions, reason: str, signature: str):
-    """The compiled library of an IR kernel for a target that runs here, from the disk cache or compiled.
+    """The compiled library of an element-level IR kernel for a target that runs here, from the disk cache or
+    compiled.
     Returns a Build (what the jit layer keeps of a specialization)."""
     t = target(target_name)
     if not t.runs_here:

@@ -40,13 +40,15 @@ def test_stages_start_with_the_frontend_and_end_with_the_source(target):
     assert names[0] == compiler.FRONTEND and names[-1] == compiler.SOURCE
     assert len(set(names)) == len(names)
     t = compiler.TARGETS[target]
-    assert names[1:-1] == tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans)
+    assert names[1:-1] == ("fusion", "tensor_lower") + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans)
 
 
 @pytest.mark.parametrize("target", ["cpu", "ascend"])
 def test_every_stage_prints(target):
-    texts = [gelu.source(target, X, stage=s) for s in compiler.stages(target)]
-    assert texts[0] == gelu.source("ir", X)                  # the frontend stage is what source("ir") shows
+    names = compiler.stages(target)
+    texts = [gelu.source(target, X, stage=s) for s in names]
+    # source("ir") is the element-level IR every target takes: the stage after the tensor passes
+    assert texts[names.index("tensor_lower")] == gelu.source("ir", X)
     assert texts[-1] == gelu.source(target, X)               # the last stage is the source
     for t in texts:
         assert t.strip()
@@ -62,8 +64,21 @@ def test_lower_runs_the_passes_in_order():
         assert ir.format_kernel(compiler.lower(k, "cpu", spec.options, until=name)) == ir.format_kernel(step)
     assert ir.format_kernel(compiler.lower(k, "cpu", spec.options)) == ir.format_kernel(step)
     # classification is visible from its stage on, not before
-    assert "[parallel" not in compiler.show(k, "cpu", spec.options, compiler.FRONTEND)
-    assert "[parallel" in compiler.show(k, "cpu", spec.options, "classify")
+    assert "[parallel" not in compiler.show(spec.tensor_ir, "cpu", spec.options, compiler.FRONTEND)
+    assert "[parallel" in compiler.show(spec.tensor_ir, "cpu", spec.options, "classify")
+
+
+@lang.kernel
+def tensor_level(a: lang.float32[M, K], b: lang.float32[K, N], bias: lang.float32[N]) -> lang.float32[M, N]:  # noqa: F821
+    return lang.relu(a @ b + bias)
+
+
+def test_tensor_statements_are_visible_until_tensor_lower():
+    a, b, bias = np.ones((8, 4), np.float32), np.ones((4, 6), np.float32), np.ones(6, np.float32)
+    front = tensor_level.source("cpu", a, b, bias, stage="frontend")
+    lowered = tensor_level.source("cpu", a, b, bias, stage="tensor_lower")
+    assert "tensor _t_tmp#1 = (a @ b)" in front and "for a_" not in front and " in range(" not in front
+    assert "tensor " not in lowered and " in range(" in lowered
 
 
 def test_the_ascend_plan_is_a_stage():

@@ -47,7 +47,8 @@ class Grad:
             return hit
         types, syms = binding.arg_types(kern.specs, bound, symbols, kern.options.dynamic_shape)
         from .. import compiler
-        k = compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape, kern.return_spec)
+        k = compiler.element_ir(compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape,
+                                                  kern.return_spec))
         src, name, wrt = backward_source(k, kern.__name__)
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)

@@ -1,18 +1,19 @@
-"""Frontend: a Python kernel function and the types of its arguments -> ir.Kernel."""
+"""Frontend: a Python kernel function and the types of its arguments -> typed IR, at the tensor level (whole-tensor
+statements are kept: passes.tensor_lowering lowers them to loops)."""
 from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
-from .builder import UNKNOWN, BuildContext, FunctionBuilder
+from .builder import FunctionBuilder
+from .context import MAX_ROUNDS, UNKNOWN, BuildContext, function_locals
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
 from .source import get_source
 
-MAX_ROUNDS = 8
 
-
-def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
-                 cube=False) -> ir.Kernel:
-    """arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
+def build_kernel_ir(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
+                    cube=False) -> ir.Kernel:
+    """The tensor-level IR of a kernel (asc/ir/tensor.py), checked; passes.tensor_lowering lowers it.
+    arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
     @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""
     import inspect
@@ -32,7 +33,7 @@ def build_kernel(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec
         if t == UNKNOWN:
             raise CompileError(f"cannot infer the type of {n!r}", fb.loc(fb.src.tree))
     body, outputs, returns_tuple, ret = _outputs(fb, body, params, ret_spec)
-    locals_ = tuple(ir.Var(n, t) for n, t in var_types.items() if n in fb.assigned_vars or n in names)
+    locals_ = function_locals(fb, var_types, names)
     entry = ir.Function(_c_name(pyfunc.__name__), pyfunc.__name__,
                         tuple(ir.Param(v, i) for i, v in enumerate(params)), body, ret, locals_,
                         fb.loc(fb.src.tree))
@@ -63,7 +64,8 @@ def _check_call_aliasing(kernel: ir.Kernel):
                         q = seen[a.name]
                         w = [n for n in (q, p.var.name) if n in written[e.func]]
                         if w:
-                            raise CompileError(f"{callee.pyname}() is given {a.name!r} for both {q!r} and "
+                            raise CompileError(f"{callee.pyname}() is given {ir.display_name(a.name)!r} for both "
+                                               f"{q!r} and "
                                                f"{p.var.name!r} and writes {w[0]!r}: pass separate tensors "
                                                f"(compiled code takes its tensor parameters as distinct memory)",
                                                e.loc)
@@ -112,8 +114,8 @@ def _outputs(fb: FunctionBuilder, body, params, ret_spec):
                 alloc_index[e.name] = len(alloc_index)
                 outputs.append(ir.Output("alloc", alloc_index[e.name], e.type))
             else:
-                raise fb.error(f"the returned tensor {e.name!r} must be an argument or allocated at the top level "
-                               f"of the kernel (not inside a loop or branch)", node0)
+                raise fb.error(f"the returned tensor {ir.display_name(e.name)!r} must be an argument or allocated at "
+                               f"the top level of the kernel (not inside a loop or branch)", node0)
         else:
             types = []
             for v, n in rets:

@@ -56,6 +56,12 @@ def _file_tree(filename: str):
     return tree, tuple(lines)
 
 
+def remember_source(code, src: Source) -> None:
+    """Makes `src` the source of the function with code object `code` (a function asc compiled from a rewritten
+    AST, such as an SPMD kernel's, whose lines are those of the user's function)."""
+    _cache[code] = src
+
+
 def get_source(fn) -> Source:
     code = fn.__code__
     hit = _cache.get(code)

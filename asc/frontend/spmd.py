@@ -26,7 +26,7 @@ import ast
 import copy
 
 from ..errors import CompileError, UnsupportedError
-from .source import Source, _cache, get_source
+from .source import Source, get_source, remember_source
 
 W_VAR = "__asc_w"
 _ALLOCS = ("zeros", "empty", "full")
@@ -357,5 +357,5 @@ def spmd_function(fn, workers: int):
     new = made(*cells)
     new.__qualname__, new.__module__, new.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     new.__defaults__, new.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
-    _cache[new.__code__] = Source(fdef, src.file, src.lines, src.first)
+    remember_source(new.__code__, Source(fdef, src.file, src.lines, src.first))
     return new

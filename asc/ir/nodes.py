@@ -320,6 +320,9 @@ STMT_EXPRS = {
 }
 
 
+STMT_WRITES = {Store: lambda s: s.tensor.name, MatMul: lambda s: s.dst.tensor.name}   # the tensor a statement writes
+
+
 def walk_expr(e):
     """Yields `e` and every sub-expression."""
     if e is None or isinstance(e, str):
@@ -366,8 +369,8 @@ def written_params(kernel: "Kernel") -> dict:
     """For each function (entry included), the names of its tensor parameters it writes: stored to directly, or
     passed to a device function that writes that parameter."""
     fns = {f.name: f for f in kernel.funcs + (kernel.entry,)}
-    written = {name: {s.tensor.name for s in walk_stmts(f.body) if isinstance(s, Store)} |
-               {s.dst.tensor.name for s in walk_stmts(f.body) if isinstance(s, MatMul)} for name, f in fns.items()}
+    written = {name: {STMT_WRITES[type(s)](s) for s in walk_stmts(f.body) if type(s) in STMT_WRITES}
+               for name, f in fns.items()}
     changed = True
     while changed:
         changed = False

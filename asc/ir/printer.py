@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import nodes as n
+from . import tensor as t
 
 _BIN = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
         "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
@@ -38,7 +39,33 @@ def format_expr(e) -> str:
         return f"{e.tensor.name}@{f(e.offset)}[{dims}]"
     if isinstance(e, str):
         return repr(e)
+    if isinstance(e, (t.TensorValue, t.MapArg)):
+        return format_tensor(e)
     raise TypeError(f"not an IR expression: {e!r}")
+
+
+def format_tensor(e) -> str:
+    """A tensor value (tensor-level IR, before passes.tensor_lowering): views, maps, products, reductions."""
+    f = format_expr
+    if isinstance(e, t.MapArg):
+        return f"${e.index}"
+    if isinstance(e, t.TensorView):
+        if e.is_whole():
+            return e.base.name
+        axes = "" if e.axes == tuple(range(len(e.axes))) else f" axes {e.axes}"
+        return (f"{e.base.name}[{', '.join(map(f, e.starts))}{axes} +({', '.join(map(f, e.extents))})]")
+    if isinstance(e, t.TensorMap):
+        return f"{e.name}({', '.join(map(f, e.args))}){{{f(e.body)}}}:{e.type!r}"
+    if isinstance(e, t.TensorMatMul):
+        return f"({f(e.a)} @ {f(e.b)}):{e.type!r}"
+    if isinstance(e, t.TensorReduce):
+        keep = ", keepdims" if e.keepdims else ""
+        return f"{e.op}({f(e.x)}, axes={e.axes}{keep}):{e.type!r}"
+    if isinstance(e, t.TensorSoftmax):
+        return f"softmax({f(e.x)}, axis={e.axis})"
+    if isinstance(e, t.TensorEpilogue):
+        return f"epilogue[{f(e.value)}]"
+    raise TypeError(f"not a tensor value: {e!r}")
 
 
 def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
@@ -88,6 +115,13 @@ def format_stmts(stmts, indent: int = 1, locs: bool = True) -> list:
                 out += format_stmts(s.epilogue, indent + 2, locs)
         elif isinstance(s, n.Print):
             out.append(f"{pad}print({', '.join(map(format_expr, s.args))}){where}")
+        elif isinstance(s, t.TensorStore):
+            op = "+=" if s.accumulate else "="
+            out.append(f"{pad}tensor {format_expr(s.dst)} {op} {format_expr(s.value)}{where}")
+        elif isinstance(s, t.ScalarReduce):
+            out.append(f"{pad}{s.acc.name}: {s.acc.type!r} = {format_expr(s.value)}{where}")
+        elif isinstance(s, t.TileCopy):
+            out.append(f"{pad}{s.name}({format_expr(s.src)}, {format_expr(s.dst)}){where}")
         else:
             raise TypeError(f"not an IR statement: {s!r}")
     return out
@@ -114,7 +148,9 @@ def format_schedule(sc) -> str:
 def format_function(fn: n.Function, locs: bool = True) -> str:
     params = ", ".join(f"{p.var.name}: {p.var.type!r}" for p in fn.params)
     lines = [f"def {fn.name}({params}) -> {fn.ret!r}:"]
-    lines += [f"  local {v.name}: {v.type!r}" for v in fn.locals]
+    lines += [f"  local {v.name}: {v.type!r}" if not v.name.startswith("#") else
+              f"  local {v.name}: the scalars the lowering declares for the statements of seq {v.name[1:]}"
+              for v in fn.locals]
     lines += format_stmts(fn.body, 1, locs) or ["  pass"]
     return "\n".join(lines)
 

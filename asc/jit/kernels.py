@@ -172,8 +172,8 @@ class Kernel(DeviceCallable):
     # ---- specializations
     def _specialize(self, key, bound, symbols, checked=(False, False)):
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
-        k = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode)
-        spec = Specialization(self, key, k, k.symbols, checked)
+        t = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode)
+        spec = Specialization(self, key, t, compiler.element_ir(t), checked)
         self._cache[key] = spec
         return spec
 

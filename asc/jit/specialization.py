@@ -41,10 +41,12 @@ def data_ptr(arr) -> int:
 class Specialization:
     """One compiled signature of a kernel."""
 
-    def __init__(self, kernel, key, ir_kernel: ir.Kernel, symbols_order, checked=(False, False)):
-        self.kernel, self.key, self.ir = kernel, key, ir_kernel
+    def __init__(self, kernel, key, tensor_ir: ir.Kernel, ir_kernel: ir.Kernel, checked=(False, False)):
+        self.kernel, self.key = kernel, key
+        self.tensor_ir = tensor_ir    # the frontend's typed, tensor-level IR (stage "frontend")
+        self.ir = ir_kernel           # its element-level IR (after the tensor passes): what targets and runs take
         self.options: compiler.BuildOptions = kernel.options.build_options(checked)
-        self.symbols_order = symbols_order
+        self.symbols_order = ir_kernel.symbols
         self.entry = None
         self.lib = None
         self.path = None
@@ -108,7 +110,7 @@ class Specialization:
             return ir.format_kernel(self.ir)
         if target not in compiler.TARGETS:
             raise ValueError(f"no source for target {target!r}; choose 'ir', 'cpu' or 'ascend'")
-        return compiler.show(self.ir, target, self.options, stage)
+        return compiler.show(self.tensor_ir, target, self.options, stage)
 
     # ---- run
     def run_compiled(self, bound, symbols):

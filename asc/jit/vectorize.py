@@ -61,7 +61,7 @@ class Vectorized:
         from .. import compiler
         from ..frontend.signature import read_signature
         _, ret = read_signature(self.fn)
-        elem = compiler.frontend(self.fn, types, {}, False, None)     # types the element function (and checks it)
+        elem = compiler.element_ir(compiler.frontend(self.fn, types, {}, False, None))     # types the element function (and checks it)
         if len(elem.outputs) != 1 or elem.outputs[0].kind != "scalar":
             raise ArgumentError(f"{self.fn.__name__}(): a vectorized function returns one number")
         out_dt = elem.outputs[0].type.dtype

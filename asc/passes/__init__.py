@@ -1,6 +1,9 @@
-"""IR -> IR rewrites, each a named function `(k: ir.Kernel, options: dict) -> ir.Kernel`, and the targets'
-pipelines: tuples of (stage name, pass), run in order by `run`. `options` are the kernel's build options
-("memory_check", "finite_check", "fastmath", "num_threads"; asc/passes/rewrite.py reads them).
+"""IR -> IR rewrites, each a named function `(k: ir.Kernel, options: dict) -> ir.Kernel`, and the pipelines:
+tuples of (stage name, pass), run in order by `run`. `options` are the kernel's build options ("memory_check",
+"finite_check", "fastmath", "num_threads"; asc/passes/rewrite.py reads them).
+
+TENSOR_PASSES turn the frontend's tensor-level IR into the element-level IR every target takes (epilogue fusion,
+then tensor statements as loop nests and matrix products); CPU_PASSES and ASCEND_PASSES are the targets' own.
 
 The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions) are
 passes too: they set each loop's schedule (asc/ir/schedule.py), which the printed IR shows and the renderer only
@@ -8,7 +11,20 @@ renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import cpu_blocks, cpu_prefetch, loops, promote, reduce_split, scaled_math
+from . import cpu_blocks, cpu_prefetch, fusion, loops, promote, reduce_split, scaled_math, tensor_lower
+
+
+def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
+    """The pass `fusion`: elementwise expressions of a 2-D product become its epilogue (asc/passes/fusion.py)."""
+    return fusion.fuse(k)
+
+
+def lower_tensors(k: ir.Kernel, options: dict) -> ir.Kernel:
+    """The pass `tensor_lower`: tensor statements as loop nests and matrix products (asc/passes/tensor_lower.py)."""
+    return tensor_lower.lower(k)
+
+
+TENSOR_PASSES = (("fusion", fuse), ("tensor_lower", lower_tensors))
 
 # (the modules stay the package's attributes: asc.passes.cpu_blocks is the module, its pass cpu_blocks.cpu_blocks)
 CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),

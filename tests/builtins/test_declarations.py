@@ -211,7 +211,7 @@ def test_math_names():
 
 
 def test_python_aliases_are_pymath():
-    from asc.frontend.builder import PYMATH
+    from asc.frontend.calls import PYMATH
     assert B.python_aliases() == PYMATH
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asc.language as lang
 from asc import compiler, ir, passes
 from asc.examples import seed
-from asc.frontend import build_kernel
+
 from asc.passes import scaled_math
 
 
 def built(kernel, *types):
-    return build_kernel(kernel.pyfunc, list(types), {"R": 4096, "C": 1000}, False)
+    return compiler.element_ir(compiler.frontend(kernel.pyfunc, list(types), {"R": 4096, "C": 1000}, False))
 
 
 def lowered(kernel, *types, **options):

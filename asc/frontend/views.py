@@ -1,0 +1,118 @@
+"""Views of tensors: `A[i:i+B, :]`, `A[..., k]`, partial indices. A view is a window of a tensor variable; its
+shape is known at compile time (`A[i:i+B]` has B rows) and its extents are clipped at run time at the end of the
+tensor, as NumPy clips a slice."""
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..errors import UnsupportedError
+from .shapes import dim_expr, iadd, iconst, imin, isub, linear, same_expr
+
+
+class ViewsMixin:
+    """The slicing part of FunctionBuilder."""
+
+    def bounds(self, e):
+        """(lowest, highest) value of an index expression over the enclosing loops, when known."""
+        if isinstance(e, ir.Const) and isinstance(e.value, int):
+            return e.value, e.value
+        if isinstance(e, ir.Var) and e.name in self.loop_ranges:
+            start, stop, step = self.loop_ranges[e.name]
+            if all(isinstance(x, ir.Const) for x in (start, stop, step)) and step.value > 0:
+                if stop.value <= start.value:
+                    return start.value, start.value
+                return start.value, start.value + (stop.value - start.value - 1) // step.value * step.value
+            return None
+        if isinstance(e, ir.Binary) and e.op in ("add", "sub"):
+            a, b = self.bounds(e.a), self.bounds(e.b)
+            if a is None or b is None:
+                return None
+            return (a[0] + b[0], a[1] + b[1]) if e.op == "add" else (a[0] - b[1], a[1] - b[0])
+        return None
+
+    def has_slices(self, node) -> bool:
+        sl = node.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        return any(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and e.value is Ellipsis)
+                   for e in elts)
+
+    def subscript_view(self, base, node):
+        """base[...] with slices, integers and `...`: a view, or a Load when every axis gets an integer."""
+        view = base if isinstance(base, ir.TensorView) else self.whole(base)
+        sl = node.slice
+        elts = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        ell = [k for k, e in enumerate(elts) if isinstance(e, ast.Constant) and e.value is Ellipsis]
+        if len(ell) > 1:
+            raise self.error("an index can only have a single ellipsis ('...')", node)
+        n_axes = len(elts) - len(ell)
+        if n_axes > view.ndim:
+            raise self.error(f"tensor has {view.ndim} dimension(s) but is indexed with {n_axes}", node)
+        if ell:
+            k = ell[0]
+            elts = elts[:k] + [None] * (view.ndim - n_axes) + elts[k + 1:]
+        elts = elts + [None] * (view.ndim - len(elts))
+        starts = list(view.starts)
+        axes, shape, ext = [], [], []
+        for j, e in enumerate(elts):
+            k = view.axes[j]
+            if e is None:
+                axes.append(k), shape.append(view.shape[j]), ext.append(view.extents[j])
+                continue
+            if not isinstance(e, ast.Slice):
+                v = self.int_scalar(self.expr(e), e)
+                if isinstance(v, ir.Const):
+                    if v.value < 0:
+                        raise self.error(f"negative index {v.value}: kernels do not wrap negative indices", e)
+                    d = view.shape[j]
+                    if isinstance(d, int) and v.value >= d:
+                        raise self.error(f"index {v.value} is out of bounds for axis {j} with size {d}", e)
+                starts[k] = iadd(starts[k], self.cast(v, ir.INDEX, e))
+                continue
+            if e.step is not None:
+                st = self.expr(e.step)
+                if not (isinstance(st, ir.Const) and st.value == 1):
+                    raise self.error("slices with a step are not supported (only step 1)", e.step, UnsupportedError)
+            lo = iconst(0) if e.lower is None else self.cast(self.int_scalar(self.expr(e.lower), e.lower), ir.INDEX, e)
+            if isinstance(lo, ir.Const) and lo.value < 0:
+                raise self.error("negative slice bounds: kernels do not wrap negative indices", e.lower)
+            parent_n, parent_rt = view.shape[j], view.extents[j]
+            if e.upper is None:
+                n = self.slice_size(parent_n, lo, e)
+                rt = isub(parent_rt, lo)
+            else:
+                hi = self.cast(self.int_scalar(self.expr(e.upper), e.upper), ir.INDEX, e)
+                if isinstance(hi, ir.Const) and hi.value < 0:
+                    raise self.error("negative slice bounds: kernels do not wrap negative indices", e.upper)
+                n = self.slice_size(hi, lo, e)
+                hb = self.bounds(hi)
+                if (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
+                        ir.is_dim(parent_rt, parent_n)) or same_expr(hi, parent_rt):
+                    rt = isub(hi, lo) if not isinstance(n, int) else iconst(n)
+                else:
+                    rt = isub(imin(hi, parent_rt), lo)     # clipped at run time
+            starts[k] = iadd(starts[k], lo)
+            axes.append(k), shape.append(n), ext.append(rt)
+        if not axes:
+            return ir.Load(view.base, tuple(starts), ir.ScalarType(view.dtype), self.loc(node))
+        return ir.TensorView(view.base, tuple(starts), tuple(axes), tuple(shape), tuple(ext))
+
+    def slice_size(self, hi, lo, node):
+        if isinstance(hi, (int, ir.Sym)):
+            hi = dim_expr(hi)
+        a, b = linear(hi), linear(lo)
+        if a is not None and b is not None:
+            d = dict(a)
+            for k, v in b.items():
+                d[k] = d.get(k, 0) - v
+            d = {k: v for k, v in d.items() if v}
+            if not d:
+                return 0
+            if set(d) == {""}:
+                return max(0, d[""])
+            if len(d) == 1 and list(d.values()) == [1]:
+                name = next(iter(d))
+                if isinstance(self.ctx.symbols.get(name), ir.Sym):
+                    return ir.Sym(name)
+        raise self.error("the size of a slice must be known at compile time (write x[i:i+B] with a constant B, "
+                         "or a whole axis)", node)
