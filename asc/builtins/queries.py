@@ -6,8 +6,8 @@
     cpu_int_templates()     name -> C template for integer operands (cstyle's int_math_fn)
     cpu_scaled_templates()  (name, suffix) -> (template, divisors, factors): the measured scaled forms
     scaled_name(name)       the IR name of a scaled form ("erf" -> "erf_scaled")
-    ascend_ops(form)        name -> Ascend C API of that form: BASIC (ascend_lower's UNARY_API), ADVANCED
-                            (ADV_API), BINARY (maximum/minimum: Max/Min)
+    ascend_ops(form)        name -> Ascend C API of that form: BASIC, ADVANCED (needs a tmp buffer),
+                            BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
     ascend_declarations()   name -> (arity, Ascend): what the ascend backend's op table (ascend/ops.py) is made of
     costly()                the calls that make a loop compute-bound (asc/passes/cpu_blocks.py)

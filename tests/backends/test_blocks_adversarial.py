@@ -1,4 +1,4 @@
-"""Adversarial cases for element loops in blocks (asc/backends/cpu_blocks.py, CPURenderer.blocked_loop,
+"""Adversarial cases for element loops in blocks (asc/passes/cpu_blocks.py, asc/backends/cpu_loops.py,
 asc_blocks.h): float16 conversion around a float32 body, and streaming stores through a buffer. The claim under
 test: a blocked loop gives the bits of the plain loop (the memory-checked build, which never blocks, or a build with
 streaming out of reach) for every kernel, and the interpreter's values. Streaming is forced on small arrays here by

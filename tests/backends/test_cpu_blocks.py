@@ -1,4 +1,4 @@
-"""Element loops in blocks (asc/backends/cpu_blocks.py, asc_blocks.h): float16 conversion around the body and
+"""Element loops in blocks (asc/passes/cpu_blocks.py decides, asc/backends/cpu_loops.py renders, asc_blocks.h): float16 conversion around the body and
 streaming stores for large outputs. Which loops are blocked, and that a blocked loop gives the bits of the plain loop
 (the kernel built with the memory check, which never blocks) over awkward sizes, special values, misaligned outputs
 and offsets, and matches the interpreter."""
