@@ -34,7 +34,9 @@ def scaled_math_cpu(k: ir.Kernel, options: dict) -> ir.Kernel:
 
 
 def scaled_math_ascend(k: ir.Kernel, options: dict) -> ir.Kernel:
-    """The Ascend target has no scaled math functions: `k` unchanged."""
+    """The Ascend target has no scaled math functions (its Erf takes a rounded tile), and writing x / c as
+    x * float32(1/c) (a Muls for a Duplicate and a Div) would round differently from the interpreter's quotient, in
+    41% of float32 inputs by up to 1.07 ulp: `k` unchanged."""
     return k
 
 

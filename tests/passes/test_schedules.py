@@ -82,11 +82,13 @@ def test_parallel_reductions_are_split_in_every_build():
     assert "[parallel add:s; partials of 4]" in ir.format_kernel(lowered(total, F32_ROWS))
 
 
-def test_scaled_math_rewrites_only_measured_constants_and_not_for_ascend():
+def test_scaled_math_rewrites_only_measured_constants():
     k = built(seed.gelu_any, ir.TensorType(ir.float32, (64,)))
     calls = [e for s in ir.walk_stmts(passes.run(passes.CPU_PASSES, k).entry.body) for e in ir.stmt_exprs(s)
              if isinstance(e, ir.Call)]
     assert [(c.fn, c.args[1].value) for c in calls] == [("erf_scaled", 1 / 1.4142135381698608)]
+    # Ascend has no scaled Erf, and x * float32(1/c) in place of x / c rounds differently from the interpreter's
+    # quotient (41% of float32 inputs, up to 1.07 ulp): the ascend variant rewrites nothing
     assert scaled_math.scaled_math_ascend(k, {}) is k
     k64 = built(seed.gelu_any, ir.TensorType(ir.float64, (64,)))
     assert scaled_math.scaled_math_cpu(k64, {}) is k64                 # no measured float64 form
