@@ -8,7 +8,7 @@ from .errors import (AscError, ArgumentError, CacheMissError, CompileError, Kern
                      MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError)
 
 
-from . import language  # noqa: E402,F401  (first: the runtime and the frontend import from it)
+from . import language  # noqa: E402,F401  (the top layer: docs/architecture.md)
 
 
 def grad(kernel):

@@ -3,7 +3,7 @@
     Python function --frontend--> typed IR --passes (named stages)--> target IR --render--> source --build--> library
 
 `TARGETS` is the table of compiled targets: for each, its passes (in order, each a named stage that can be printed),
-its renderer and its builder. Every caller (the jit layer, the profiler, the cost model, the project writer,
+its renderer, its plans (printable stages of what the renderer decides) and whether its kernels run here (`build`). Every caller (the jit layer, the profiler, the cost model, the project writer,
 autodiff, the CLI) goes through the functions of this module; none of them strings passes and renderers together.
 
     compiler.frontend(...)                  the typed, tensor-level IR of a kernel (the "frontend" stage)

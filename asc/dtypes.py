@@ -10,7 +10,7 @@ import numpy as np
 from . import ir
 
 # the sizes bound by the running interpreted kernel, for Dim.__index__ (set by asc.runtime.interpreter)
-BOUND_DIMS: contextvars.ContextVar = contextvars.ContextVar("ascBOUND_DIMS", default=None)
+BOUND_DIMS: contextvars.ContextVar = contextvars.ContextVar("asc_bound_dims", default=None)
 
 _NP = {"bfloat16": np.dtype(ml_dtypes.bfloat16)}
 
@@ -177,44 +177,46 @@ def convert(x, h: DTypeHandle):
     zero, to 16-bit floats rounds to nearest even, and 16-bit values are carried in float32."""
     a = np.asarray(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        r = a.astype(h.np)
+        if h.ir.name == "bfloat16" and a.dtype == np.float64:
+            r = round_to_odd_f32(a).astype(h.np)          # once from the double, whatever the ml_dtypes version
+        else:
+            r = a.astype(h.np)
     if h.ir.name in ("float16", "bfloat16"):
         r = r.astype(np.float32)
     return r[()] if r.ndim == 0 else r
 
 
-def _round_to_odd_f32(v: float) -> np.float32:
-    """v as float32 rounded toward zero with the lowest bit set when inexact (round to odd): rounding that to a
-    narrower float gives the correctly rounded result of v itself (float32 keeps 16 more bits than bfloat16)."""
-    f = np.float32(v)
-    if not math.isfinite(v) or float(f) == v:
-        return f
-    bits = np.array(f).view(np.uint32)
-    if abs(float(f)) > abs(v):
-        bits = bits - np.uint32(1)            # one step toward zero (inf becomes the largest finite float32)
-    return (bits | np.uint32(1)).view(np.float32)[()]
+def round_to_odd_f32(v):
+    """float64 value(s) as float32 rounded toward zero with the lowest bit set when inexact (round to odd):
+    rounding that to a narrower float gives the correctly rounded result of v itself (float32 keeps 16 more bits
+    than bfloat16). NaN and infinities stay as they are."""
+    a = np.asarray(v, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = a.astype(np.float32)
+        back = f.astype(np.float64)
+    inexact = np.isfinite(a) & (back != a)
+    bits = f.view(np.uint32).copy()
+    bits -= (inexact & (np.abs(back) > np.abs(a))).astype(np.uint32)   # toward zero (inf: the largest finite)
+    bits |= inexact.astype(np.uint32)
+    r = bits.view(np.float32)
+    return r[()] if r.ndim == 0 else r
 
 
 def to_bfloat16(value):
     """A Python or NumPy number as bfloat16, rounded once to nearest even from its exact value (as NumPy rounds
     float64 to float16; ml_dtypes before 0.7 rounded through float32, twice). Ints of any size are exact."""
     bf16 = _NP["bfloat16"]
-    if isinstance(value, np.floating) and value.dtype.itemsize <= 4:
+    if isinstance(value, (np.float16, np.float32)) or (isinstance(value, np.generic) and value.dtype == bf16):
         return np.array(value).astype(bf16)[()]       # float16 / float32 / bfloat16: one rounding already
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         n = int(value)
         shift = max(abs(n).bit_length() - 53, 0)
         m = abs(n) >> shift
         m |= 1 if abs(n) & ((1 << shift) - 1) else 0          # round to odd into 53 bits: exact in a double
-        try:
-            v = math.ldexp(-m if n < 0 else m, shift)
-        except OverflowError:
-            v = -math.inf if n < 0 else math.inf
+        v = math.ldexp(-m if n < 0 else m, shift)    # OverflowError beyond a double, as float(n) and float16
     else:
         v = float(value)
-    if math.isnan(v):
-        return bf16.type(v)
-    return np.array(_round_to_odd_f32(v)).astype(bf16)[()]
+    return np.array(round_to_odd_f32(v)).astype(bf16)[()]
 
 
 def scalar_as(value, d: ir.DType):

@@ -6,7 +6,10 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
-from asc.dtypes import to_bfloat16
+import pytest
+
+from asc import ir
+from asc.dtypes import HANDLES, convert, to_bfloat16
 
 BF16 = ml_dtypes.bfloat16
 
@@ -53,5 +56,19 @@ def test_to_bfloat16_rounds_once():
 def test_to_bfloat16_ints_exact():
     for n in (0, 7, -7, 257, 259, 2 ** 53 + 1, 2 ** 60 + 2 ** 52 + 1, -(2 ** 60 + 2 ** 52 + 1), 10 ** 30):
         assert int(np.array(to_bfloat16(n)).view(np.uint16)) == exact_bf16(n), n
-    assert np.isinf(np.float32(to_bfloat16(10 ** 400)))
+    with pytest.raises(OverflowError):         # as float(n) and float16 do
+        to_bfloat16(10 ** 400)
     assert np.isnan(np.float32(to_bfloat16(float("nan"))))
+    assert np.isinf(np.float32(to_bfloat16(1e300)))
+
+
+def test_arrays_convert_as_scalars():
+    rng = np.random.default_rng(5)
+    bits = rng.integers(0, 1 << 16, 2000).astype(np.uint16)
+    bits = bits[(bits & 0x7f80) != 0x7f80]
+    v = bits.view(BF16).astype(np.float64)
+    mids = (v[:-1] + v[1:]) / 2
+    cases = np.concatenate([mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf), [1 + 2 ** -8 + 2 ** -30]])
+    got = convert(cases, HANDLES[ir.bfloat16]).astype(BF16).view(np.uint16)
+    want = np.array([np.array(to_bfloat16(float(c))).view(np.uint16) for c in cases])
+    np.testing.assert_array_equal(got, want)

@@ -7,7 +7,6 @@ ScheduledLoops is a mixin of the cpu renderer (asc/backends/cpu.py: CPURenderer)
 types and names it uses."""
 from __future__ import annotations
 
-from dataclasses import replace
 
 from .. import ir
 

@@ -1,5 +1,5 @@
 """Frontend: a Python kernel function and the types of its arguments -> typed IR, at the tensor level (whole-tensor
-statements are kept: passes.tensor_lowering lowers them to loops)."""
+statements are kept: the tensor passes (passes.TENSOR_PASSES) lowers them to loops)."""
 from __future__ import annotations
 
 from .. import ir
@@ -12,7 +12,7 @@ from .source import get_source
 
 def build_kernel_ir(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
                     cube=False) -> ir.Kernel:
-    """The tensor-level IR of a kernel (asc/ir/tensor.py), checked; passes.tensor_lowering lowers it.
+    """The tensor-level IR of a kernel (asc/ir/tensor.py), checked; the tensor passes (passes.TENSOR_PASSES) lowers it.
     arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
     @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""

@@ -1,5 +1,5 @@
 """Tensor statements and the temporaries the frontend decides on. A tensor value is stored by a tensor statement
-(asc/ir/tensor.py), which passes.tensor_lowering lowers to loops; the frontend checks the store (shapes: errors at
+(asc/ir/tensor.py), which the tensor passes (passes.TENSOR_PASSES) lowers to loops; the frontend checks the store (shapes: errors at
 the user's line) and computes into a temporary each value that must exist in memory where it is used: a view of a
 computed value (`(a + b)[0]`, `(a @ b).T`), an operand of an elementwise expression in an ordinary kernel (a
 product, a reduction, a softmax), the operand of a reduction to a scalar. A fused kernel (and a cube kernel) keeps

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ir
-from ..builtins import BUILTINS, IROps
+from ..builtins import IROps
 from ..dtypes import as_dtype
 from ..errors import KernelTypeError, UnsupportedError
 from .context import PendingAlloc

@@ -1,4 +1,4 @@
-// asc_blocks.h: element loops run in blocks (asc/backends/cpu_blocks.py says which). The body of such a loop runs
+// asc_blocks.h: element loops run in blocks (asc/passes/cpu_blocks.py says which). The body of such a loop runs
 // vectorized on float32 buffers of ASC_BLOCK values in L1; around it:
 // - float16 inputs are widened into the buffers and float16 outputs narrowed back, with F16C or AVX-512 one
 //   instruction per 8 or 16 values (the scalar asc_h2f / asc_f2h of asc_cpu.h cost 6-12 integer operations a value

@@ -45,7 +45,7 @@ def format_expr(e) -> str:
 
 
 def format_tensor(e) -> str:
-    """A tensor value (tensor-level IR, before passes.tensor_lowering): views, maps, products, reductions."""
+    """A tensor value (tensor-level IR, before the tensor passes (passes.TENSOR_PASSES)): views, maps, products, reductions."""
     f = format_expr
     if isinstance(e, t.MapArg):
         return f"${e.index}"

@@ -1,4 +1,4 @@
-"""Tensor-level IR: what the frontend produces for whole-tensor code before `passes.tensor_lowering` turns it into
+"""Tensor-level IR: what the frontend produces for whole-tensor code before `the tensor passes (passes.TENSOR_PASSES)` turns it into
 loop nests (tensor_lower.py) and fused matrix products (fusion.py).
 
 Tensor values are expressions of tensors with a compile-time shape (checked by the frontend: only legal statements

@@ -177,9 +177,10 @@ class Kernel(DeviceCallable):
         self._cache[key] = spec
         return spec
 
-    def specialization(self, args: tuple, kwargs: dict, what: str = "source"):
-        """The specialization for these example arguments (made, not compiled, if new), or of the latest call."""
-        if args or kwargs:
+    def specialization(self, args: tuple, kwargs: dict, what: str = "source", latest: bool = True):
+        """The specialization for these example arguments (made, not compiled, if new), or, with none and
+        `latest`, that of the latest call."""
+        if args or kwargs or not latest:
             bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
             checked = self.options.checked()
             key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
@@ -191,7 +192,8 @@ class Kernel(DeviceCallable):
     def source(self, target: str = "cpu", *args, stage: str = compiler.SOURCE, **kwargs) -> str:
         """The generated code for `target` ("ir", "cpu" or "ascend": the Ascend C kernel .cpp) of the
         specialization for these example arguments, or of the latest call when none are given. `stage` shows
-        an earlier stage of the pipeline instead (asc.compiler.stages(target) lists them)."""
+        an earlier stage of the pipeline instead (asc.compiler.stages(target) lists them); a kernel parameter
+        named `stage` is then given positionally."""
         return hide_internals(self._source)(target, args, kwargs, stage)
 
     def _source(self, target, args, kwargs, stage):
@@ -213,7 +215,7 @@ class Kernel(DeviceCallable):
 
     def write_project(self, args: tuple, out_dir: str, soc: str = "Ascend910B1") -> list:
         """Writes the CANN project of the ascend kernel for these example arguments; returns the files."""
-        spec, bound, symbols = self.specialization(args, {}, "write_project")
+        spec, bound, symbols = self.specialization(args, {}, "write_project", latest=False)
         scalars = {p.var.name: (float(a.value) if p.var.type.dtype.kind == "f" else int(a.value))
                    for p, a in zip(spec.ir.entry.params, bound) if a.kind == "scalar"}
         return compiler.ascend_project(spec.ir, symbols, scalars, out_dir, soc)

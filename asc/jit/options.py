@@ -4,12 +4,14 @@ from __future__ import annotations
 import functools
 
 from .. import config as _config
+from .. import compiler
 from ..compiler import BuildOptions
 from ..errors import AscError
 from .state import STATE
 
-TARGETS = ("cpu", "interpret", "ascend", "ascend-sim")
-AVAILABLE_TARGETS = ("cpu", "interpret", "ascend-sim")
+# the compiled targets (asc.compiler.TARGETS) and the interpreter; available: those whose kernels run here
+TARGETS = ("cpu", "interpret") + tuple(t for t in compiler.TARGETS if t != "cpu")
+AVAILABLE_TARGETS = tuple(t for t in TARGETS if t == "interpret" or compiler.TARGETS[t].runs_here)
 PRECISIONS = ("default", "mixed")
 
 

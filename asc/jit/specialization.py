@@ -107,6 +107,9 @@ class Specialization:
 
     def source(self, target: str, stage: str = compiler.SOURCE) -> str:
         if target == "ir":
+            if stage != compiler.SOURCE:
+                raise ValueError(f"target 'ir' has no stages; give a compiled target ({', '.join(compiler.TARGETS)})"
+                                 f" to see stage {stage!r}")
             return ir.format_kernel(self.ir)
         if target not in compiler.TARGETS:
             raise ValueError(f"no source for target {target!r}; choose 'ir', 'cpu' or 'ascend'")

@@ -9,7 +9,7 @@ from .. import ir
 FLOP_OPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"}
 
 
-def static_value(e, env):
+def static_value(e, env):  # (also the ascend cost model's: asc/backends/ascend/cost.py)
     """The value of an index expression from constants and sizes, or None when it depends on data."""
     if isinstance(e, ir.Const):
         return e.value
@@ -27,7 +27,6 @@ def static_value(e, env):
     return None
 
 
-# public: the ascend cost model counts loop trips the same way (asc/backends/ascend/cost.py)
 
 
 def _expr_flops(e) -> int:

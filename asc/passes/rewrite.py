@@ -2,7 +2,7 @@
 the reading of the build options that their decisions depend on.
 
 A pass is a named function `(k: ir.Kernel, options: dict) -> ir.Kernel`; `options` are the build options of the
-kernel (asc/jit/kernel.py: Options.build_options): "memory_check", "finite_check", "fastmath", "num_threads".
+kernel (asc.compiler.BuildOptions.as_dict()): "memory_check", "finite_check", "fastmath", "num_threads".
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from .. import ir
 
 
 def checked(options: dict) -> bool:
-    """Are accesses or values checked at every store (memory_check, finite_check, or the pipelines' "checked")?
+    """Are accesses or values checked at every store (memory_check, finite_check)?
     Checked builds keep every loop as written: nothing is promoted, blocked or prefetched."""
-    return bool(options.get("checked") or options.get("memory_check") or options.get("finite_check"))
+    return bool(options.get("memory_check") or options.get("finite_check"))
 
 
 def each_function(k: ir.Kernel, fn) -> ir.Kernel:

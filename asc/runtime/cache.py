@@ -29,8 +29,8 @@ def compiler_fingerprint() -> str:
     is not loaded for a new one."""
     parts = []
     for sub in ("ir", "builtins", "passes", "backends"):
-        for dirpath, dirnames, names in sorted(os.walk(os.path.join(_PKG, sub))):
-            dirnames.sort()
+        for dirpath, dirnames, names in os.walk(os.path.join(_PKG, sub)):
+            dirnames.sort()             # (in place: the walk then visits them in order)
             for n in sorted(n for n in names if n.endswith(".py")):
                 path = os.path.join(dirpath, n)
                 try:
