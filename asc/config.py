@@ -27,6 +27,7 @@ class Config:
     output_cache_mb: int        # ASC_OUTPUT_CACHE_MB: freed kernel outputs kept mapped for reuse (default 1024)
     memory_check: bool          # ASC_MEMORY_CHECK=1: compiled kernels check every index
     numeric_check: bool         # ASC_NUMERIC_CHECK=1: nan/inf in a kernel's outputs is an error
+    cann_twin: str | None       # ASC_CANN_TWIN: the folder of the CANN twin's run_twin.sh (scripts/cann_twin.py)
 
 
 def _int(name: str, default: int) -> int:
@@ -56,6 +57,7 @@ def _read() -> Config:
         output_cache_mb=_int("ASC_OUTPUT_CACHE_MB", 1024),
         memory_check=_flag("ASC_MEMORY_CHECK"),
         numeric_check=_flag("ASC_NUMERIC_CHECK"),
+        cann_twin=os.environ.get("ASC_CANN_TWIN") or None,
     )
 
 

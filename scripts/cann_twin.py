@@ -1,0 +1,138 @@
+"""Runs Ascend kernels emitted by asc through the CANN twin (Huawei's open Ascend C API implementation on the CPU,
+with a model of the hardware intrinsics: the twin's own README) and compares each result with asc's interpreter.
+
+    ASC_CANN_TWIN=<folder of run_twin.sh> TWIN_DEVKIT_GIT=... TWIN_TOOLS_GIT=... TWIN_SECUREC_GIT=... \
+        python scripts/cann_twin.py [NAME ...]
+
+Prints one row per kernel: blockDim, the APIs the kernel calls, the largest difference from the interpreter (in
+units of float32 ulp of the largest output), and pass/fail. Exits 1 when a kernel fails, 0 with a notice when
+ASC_CANN_TWIN is not set (the twin is a development-time check, not part of CI)."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import asc.config
+import asc.language as lang
+from asc import compiler, ir
+from asc.backends import ascend
+from asc.backends.ascend import api as ascend_api
+from asc.examples import seed as sk
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+
+def _row_kernel(fn: str):
+    """A row kernel whose per-row scalar goes through `fn` (sin, cos, floor, ceil: row kernels take them since
+    the Ascend op table became one table)."""
+    src = (f"import asc.language as lang\n\n\n@lang.kernel\ndef row_{fn}(x, w):\n    out = lang.empty_like(x)\n"
+           f"    R, C = x.shape\n    for i in range(R):\n        s = 0.0\n        for j in range(C):\n"
+           f"            s += x[i, j]\n        r = lang.{fn}(s / C + 1.5)\n        for j in range(C):\n"
+           f"            out[i, j] = x[i, j] * r + w[j]\n    return out\n")
+    path = os.path.join(tempfile.mkdtemp(prefix="asc-twin-"), f"row_{fn}.py")
+    with open(path, "w") as f:
+        f.write(src)
+    ns: dict = {}
+    exec(compile(src, path, "exec"), ns)
+    return ns[f"row_{fn}"]
+
+
+# the compute APIs worth naming in the table (the rest is copies, queues and pipe bookkeeping)
+MATH = {"Add", "Adds", "Mul", "Muls", "Div", "Exp", "Erf", "Sin", "Cos", "Floor", "Ceil", "Rsqrt", "ReduceSum",
+        "ReduceMax", "Duplicate", "Tanh", "Sigmoid", "Select", "Compare", "Cast"}
+
+
+def corpus() -> dict:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(5000).astype(np.float32)                  # not a multiple of a tile or of 32 bytes
+    m = rng.standard_normal((37, 301)).astype(np.float32)
+    w, b = rng.standard_normal(301).astype(np.float32), rng.standard_normal(301).astype(np.float32)
+    out = {f"row_{fn}": (_row_kernel(fn), (m[:5, :37].copy(), w[:37].copy())) for fn in ("sin", "cos", "floor", "ceil")}
+    out.update({"gelu_naive": (sk.gelu_naive, (x,)), "saxpy": (sk.saxpy, (np.float32(1.5), x, x[::-1].copy())),
+                "layernorm": (sk.layernorm, (m, w, b, 1e-5)), "softmax": (sk.softmax, (m,))})
+    return out
+
+
+def run(name, kernel, args, twin_dir, work) -> tuple:
+    spec, bound, symbols = kernel.specialization(args, {}, latest=False)
+    src = compiler.render(spec.ir, "ascend", warn=False)
+    block_dim, values = ascend.tiling(src, symbols)
+    words = np.array([values[f] for f, _ in src.tiling_fields], dtype=np.uint32)
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"{src.name}.cpp"), "w") as f:
+        f.write(src.text)
+    words.tofile(os.path.join(d, "tiling.bin"))
+    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*args)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*args)      # asc's own emulation, the CI check
+    sims = sim if isinstance(sim, tuple) else (sim,)
+    params = {p.var.name: a for p, a in zip(spec.ir.entry.params, args)}
+    outputs = {s.var.name: s.output for s in ir.walk_stmts(spec.ir.entry.body)      # name -> index among returns
+               if isinstance(s, ir.Alloc) and s.output is not None}
+    types, argv, outs = [], [], []
+    for kind, pname, ct in src.entry_params:
+        if kind == "tiling":
+            types.append("gm")
+            argv.append(f"in:{d}/tiling.bin")
+        elif kind == "scalar":
+            types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
+            argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
+        elif pname in params:
+            types.append("gm")
+            np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")
+            argv.append(f"in:{d}/{pname}.bin")
+        else:
+            r = refs[outputs[pname]]
+            types.append("gm")
+            argv.append(f"out:{r.nbytes}:{d}/{pname}.out")
+            outs.append((pname, r, sims[outputs[pname]]))
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{d}/{src.name}.cpp", src.name, ",".join(types),
+           str(block_dim)] + argv
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
+        f.write(p.stdout + p.stderr)
+    apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)\(", src.text)) &
+                  set(ascend_api.API))
+    if p.returncode != 0:
+        return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)"
+    worst = worst_sim = 0.0
+    for pname, r, s in outs:
+        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape).astype(np.float64)
+        unit = (float(np.max(np.abs(r))) or 1.0) * np.finfo(np.float32).eps
+        worst = max(worst, float(np.max(np.abs(got - r))) / unit)
+        worst_sim = max(worst_sim, float(np.max(np.abs(got - s))) / unit)
+    return block_dim, apis, worst, worst_sim, None
+
+
+def main(names) -> int:
+    twin_dir = asc.config.config.cann_twin
+    if not twin_dir:
+        print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
+        return 0
+    work = tempfile.mkdtemp(prefix="asc-twin-")
+    failed = 0
+    print(f"{'kernel':14s} {'blockDim':>8s} {'|twin - interpreter|':>22s} {'|twin - ascend-sim|':>20s}  math APIs")
+    for name, (kernel, args) in corpus().items():
+        if names and name not in names:
+            continue
+        block_dim, apis, worst, worst_sim, err = run(name, kernel, args, twin_dir, work)
+        ok = err is None and worst <= 8
+        failed += not ok
+        diff = f"{worst:.2f} ulp of max" if worst is not None else "did not run"
+        dsim = f"{worst_sim:.2f} ulp of max" if worst_sim is not None else ""
+        print(f"{name:14s} {block_dim:8d} {diff:>22s} {dsim:>20s}  {', '.join(a for a in apis if a in MATH)}  "
+              f"{'ok' if ok else 'FAIL'}", flush=True)
+        if err:
+            print("   " + err.replace("\n", "\n   "))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
