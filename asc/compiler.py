@@ -33,10 +33,6 @@ class BuildOptions:
     memory_check: bool = False       # every index checked (asc.MemoryCheckError)
     finite_check: bool = False       # every stored float checked (asc.NumericCheckError, intermediates)
 
-    @property
-    def checked(self) -> bool:
-        return self.memory_check or self.finite_check
-
     def as_dict(self) -> dict:
         """The renderer's and the toolchain's view (only the checks that are on appear: the cache key)."""
         d = {"fastmath": self.fastmath, "num_threads": self.num_threads}
@@ -47,7 +43,7 @@ class BuildOptions:
         return d
 
 
-def _render_cpu(k: ir.Kernel, options: BuildOptions) -> str:
+def _render_cpu(k: ir.Kernel, options: BuildOptions, warn: bool = True) -> str:
     from .backends import cpu                  # only on a cache miss: a warm first call never imports it
     return cpu.render(k, options.as_dict())
 
@@ -55,6 +51,23 @@ def _render_cpu(k: ir.Kernel, options: BuildOptions) -> str:
 def _render_ascend(k: ir.Kernel, options: BuildOptions, warn: bool = True):
     from .backends import ascend
     return ascend.render(k, warn=warn)
+
+
+def _build_cpu(t, k: ir.Kernel, lowered: ir.Kernel, options: BuildOptions, reason: str, signature: str):
+    """The library from the disk cache, keyed by the lowered IR, or rendered and compiled."""
+    from .runtime import cache
+    normalized = ir.format_kernel(lowered, locs=False)
+    lib, path, compiled, reason = cache.load_or_build(k.entry.name, normalized, lambda: t.render(lowered, options),
+                                                      options.as_dict(), reason, signature)
+    return Build(lowered, lib, path, lib.asc_entry, compiled, reason, None)
+
+
+def _build_ascend_sim(t, k: ir.Kernel, lowered: ir.Kernel, options: BuildOptions, reason: str, signature: str):
+    """The Ascend C kernel compiled against ascend-sim (cached by its text)."""
+    from .runtime import ascend_sim
+    src = t.render(lowered, options)
+    lib, path, compiled = ascend_sim.build(src.text, src.name, src.entry_params)
+    return Build(lowered, lib, path, lib.asc_sim_run, compiled, reason, src)
 
 
 def _ascend_plan(k: ir.Kernel) -> str:
@@ -66,18 +79,21 @@ def _ascend_plan(k: ir.Kernel) -> str:
 class Target:
     name: str
     passes: tuple                     # ((stage name, fn(k, options: dict) -> k), ...), run in order (asc/passes)
-    render: Callable                  # (lowered k, options) -> source (str, or the backend's source object)
-    language: str                     # what the source is written in
-    runs_here: bool                   # whether kernels of this target run in this process
+    render: Callable                  # (lowered k, options, warn) -> source (str, or the backend's source object)
+    build: Callable | None            # (target, k, lowered k, options, reason, signature) -> Build; None: not here
     plans: tuple = ()                 # ((stage name, fn(lowered k) -> text), ...): what the renderer decides, shown
 
+    @property
+    def runs_here(self) -> bool:
+        """Whether kernels of this target run in this process."""
+        return self.build is not None
 
+
+ASCEND_PLANS = (("ascend_plan", _ascend_plan),)
 TARGETS = {
-    "cpu": Target("cpu", passes.CPU_PASSES, _render_cpu, "C++ (OpenMP)", True),
-    "ascend": Target("ascend", passes.ASCEND_PASSES, _render_ascend, "Ascend C", False,
-                     (("ascend_plan", _ascend_plan),)),
-    "ascend-sim": Target("ascend-sim", passes.ASCEND_PASSES, _render_ascend, "Ascend C", True,
-                         (("ascend_plan", _ascend_plan),)),
+    "cpu": Target("cpu", passes.CPU_PASSES, _render_cpu, _build_cpu),
+    "ascend": Target("ascend", passes.ASCEND_PASSES, _render_ascend, None, ASCEND_PLANS),
+    "ascend-sim": Target("ascend-sim", passes.ASCEND_PASSES, _render_ascend, _build_ascend_sim, ASCEND_PLANS),
 }
 
 
@@ -106,11 +122,7 @@ def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=Non
 
 def element_ir(t: ir.Kernel, until: str | None = None) -> ir.Kernel:
     """The element-level IR of a tensor-level kernel: the tensor passes run (or up to stage `until`)."""
-    for name, fn in passes.TENSOR_PASSES:
-        t = fn(t, {})
-        if name == until:
-            break
-    return t
+    return passes.run(passes.TENSOR_PASSES, t, {}, until)
 
 
 def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), until: str | None = None):
@@ -118,21 +130,12 @@ def lower(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions()
     if until is not None and until not in tuple(n for n, _ in target(target_name).passes):
         raise ValueError(f"no stage {until!r} among the passes of target {target_name!r}; stages: "
                          f"{', '.join(stages(target_name))}")
-    opts = options.as_dict()
-    for name, fn in target(target_name).passes:
-        k = fn(k, opts)
-        if name == until:
-            break
-    return k
+    return passes.run(target(target_name).passes, k, options.as_dict(), until)
 
 
 def render(k: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), warn: bool = True):
     """The target's source of an element-level IR kernel (the target's passes run first)."""
-    t = target(target_name)
-    lowered = lower(k, target_name, options)
-    if t.render is _render_ascend:
-        return _render_ascend(lowered, options, warn)
-    return t.render(lowered, options)
+    return target(target_name).render(lower(k, target_name, options), options, warn)
 
 
 def show(t: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(), stage: str = SOURCE) -> str:
@@ -161,18 +164,7 @@ def build(k: ir.Kernel, target_name: str, options: BuildOptions, reason: str, si
     t = target(target_name)
     if not t.runs_here:
         raise CompileError(f"kernels of target {target_name!r} do not run here")
-    lowered = lower(k, target_name, options)
-    if target_name == "ascend-sim":
-        from .runtime import ascend_sim
-        src = _render_ascend(lowered, options)
-        lib, path, compiled = ascend_sim.build(src.text, src.name, src.entry_params)
-        return Build(lowered, lib, path, lib.asc_sim_run, compiled, reason, src)
-    from .runtime import cache
-    opts = options.as_dict()
-    normalized = ir.format_kernel(lowered, locs=False)
-    lib, path, compiled, reason = cache.load_or_build(k.entry.name, normalized, lambda: t.render(lowered, options),
-                                                      opts, reason, signature)
-    return Build(lowered, lib, path, lib.asc_entry, compiled, reason, None)
+    return t.build(t, k, lower(k, target_name, options), options, reason, signature)
 
 
 @dataclass(frozen=True)

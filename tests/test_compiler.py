@@ -83,7 +83,8 @@ def test_tensor_statements_are_visible_until_tensor_lower():
 
 def test_the_ascend_plan_is_a_stage():
     text = gelu.source("ascend", X, stage="ascend_plan")
-    assert text.strip() and "map" in text.lower()
+    assert text.startswith("ascend plan: map kernel gelu"), text
+    assert "= Erf(" in text and gelu.source("ascend", X).count("Erf(") >= 1
 
 
 def test_unknown_stage_and_target_are_clear_errors():

@@ -129,6 +129,17 @@ class CallsMixin:
             return PendingAlloc(ir.TensorType(dt, x.type.shape), "zeros" if b.name == "zeros_like" else "empty", None,
                                 loc)
         names = ("shape", "fill_value", "dtype") if b.name == "full" else ("shape", "dtype")
+        vals, shape, dt = self.shape_and_dtype(b, node, names)
+        fill = None
+        if b.name == "full":
+            if "fill_value" not in vals:
+                raise self.error("lang.full needs a fill_value", node)
+            fill = self.cast(self.scalar(*vals["fill_value"]), ir.ScalarType(dt), node, explicit=True)
+        return PendingAlloc(ir.TensorType(dt, shape), b.name, fill, loc)
+
+    def shape_and_dtype(self, b: Builtin, node, names):
+        """The arguments of an allocation-like builtin (`names`), its shape (checked) and its dtype (float32 when
+        not given): (values, shape, dtype)."""
         vals = self.call_args(b, node, names)
         if "shape" not in vals:
             raise self.error(f"lang.{b.name} needs a shape", node)
@@ -139,12 +150,7 @@ class CallsMixin:
             if h is None:
                 raise self.error(f"not a dtype: {self.describe(vals['dtype'][0])}", vals["dtype"][1])
             dt = h.ir
-        fill = None
-        if b.name == "full":
-            if "fill_value" not in vals:
-                raise self.error("lang.full needs a fill_value", node)
-            fill = self.cast(self.scalar(*vals["fill_value"]), ir.ScalarType(dt), node, explicit=True)
-        return PendingAlloc(ir.TensorType(dt, shape), b.name, fill, loc)
+        return vals, shape, dt
 
     def call_device(self, pyfunc, node):
         if node.keywords:

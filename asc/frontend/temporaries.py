@@ -44,22 +44,9 @@ class TemporariesMixin:
                 v = self.resolve(v, node)
         return v
 
-    def resolve(self, v: ir.TensorMap, node, done=None) -> ir.TensorMap:
-        """A map whose operands are all elementwise-capable (a fused kernel keeps products inside maps until
-        they are stored). A value used twice is computed once."""
-        done = {} if done is None else done
-        args = []
-        for a in v.args:
-            if id(a) in done:
-                a = done[id(a)]
-            elif isinstance(a, ir.TensorMap):
-                a = done.setdefault(id(a), self.resolve(a, node, done))
-            elif isinstance(a, (ir.TensorMatMul, ir.TensorReduce, ir.TensorSoftmax)):
-                a = done.setdefault(id(a), self.materialize(a, node))
-            args.append(a)
-        if all(x is y for x, y in zip(args, v.args)):
-            return v
-        return replace(v, args=tuple(args))
+    def resolve(self, v: ir.TensorMap, node) -> ir.TensorMap:
+        """v with its non-elementwise operands computed into temporaries (ir.resolve_map)."""
+        return ir.resolve_map(v, lambda a: self.materialize(a, node))
 
     def materialize(self, v, node) -> ir.TensorView:
         """A temporary holding v; returns its view (with v's run-time extents)."""

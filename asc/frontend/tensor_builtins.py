@@ -7,7 +7,6 @@ import numpy as np
 
 from .. import ir
 from ..builtins import IROps
-from ..dtypes import as_dtype
 from ..errors import KernelTypeError, UnsupportedError
 from .context import PendingAlloc
 from .shapes import dims_equal, fmt_shape
@@ -62,16 +61,7 @@ class TensorBuiltinsMixin:
                 raise self.error("lang.transpose needs a tensor", node, KernelTypeError)
             return self.ttranspose(vals["x"][0], vals.get("axes", (None, node))[0], node)
         if b.kind == "buffer":
-            vals = self.call_args(b, node, ("shape", "dtype"))
-            if "shape" not in vals:
-                raise self.error(f"lang.{b.name} needs a shape", node)
-            shape = self.shape_arg(vals["shape"][0], vals["shape"][1])
-            dt = ir.float32
-            if "dtype" in vals:
-                h = as_dtype(vals["dtype"][0])
-                if h is None:
-                    raise self.error(f"not a dtype: {self.describe(vals['dtype'][0])}", vals["dtype"][1])
-                dt = h.ir
+            _, shape, dt = self.shape_and_dtype(b, node, ("shape", "dtype"))
             space = "local" if b.name == "local_buffer" else "global"
             if space == "local":
                 self.local_buffer_bytes(shape, dt, node)

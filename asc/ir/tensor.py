@@ -24,7 +24,7 @@ from .types import DType, ScalarType, TensorType
 
 __all__ = ["TensorValue", "TensorView", "MapArg", "TensorMap", "TensorMatMul", "TensorReduce", "TensorSoftmax",
            "TensorEpilogue", "TensorStore", "ScalarReduce", "TileCopy", "TENSOR_STMTS", "is_dim", "element_loc",
-           "tensor_inputs", "views_of", "epilogue_product", "substitute", "map_path", "generated_name", "locals_slot",
+           "tensor_inputs", "views_of", "epilogue_product", "substitute", "resolve_map", "map_path", "generated_name", "locals_slot",
            "display_name"]
 
 # ------------------------------------------------------------------ tensor values
@@ -252,6 +252,25 @@ def substitute(v, old, new):
         return TensorMap(v.name, tuple(substitute(a, old, new) for a in v.args), v.body, v.dtype, v.shape,
                          v.extents, v.loc)
     return v
+
+
+def resolve_map(v: TensorMap, materialize, done=None) -> TensorMap:
+    """A map whose operands are all elementwise-capable: each product, reduction or softmax among its operands
+    (a fused kernel keeps products inside maps until they are stored), at any depth, replaced by
+    `materialize(value)` (a view of a temporary holding it). A value used twice is computed once."""
+    done = {} if done is None else done
+    args = []
+    for a in v.args:
+        if id(a) in done:
+            a = done[id(a)]
+        elif isinstance(a, TensorMap):
+            a = done.setdefault(id(a), resolve_map(a, materialize, done))
+        elif isinstance(a, (TensorMatMul, TensorReduce, TensorSoftmax)):
+            a = done.setdefault(id(a), materialize(a))
+        args.append(a)
+    if all(x is y for x, y in zip(args, v.args)):
+        return v
+    return TensorMap(v.name, tuple(args), v.body, v.dtype, v.shape, v.extents, v.loc)
 
 
 def map_path(v, leaf) -> list:

@@ -33,9 +33,11 @@ CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_k
 ASCEND_PASSES = (("classify", loops.classify_kernel), ("scaled_math", scaled_math.scaled_math_ascend))
 
 
-def run(passes: tuple, k: ir.Kernel, options: dict | None = None) -> ir.Kernel:
-    """`k` through each (stage name, pass) of `passes`, in order."""
+def run(passes: tuple, k: ir.Kernel, options: dict | None = None, until: str | None = None) -> ir.Kernel:
+    """`k` through each (stage name, pass) of `passes`, in order (up to and including stage `until`)."""
     options = options or {}
-    for _, p in passes:
+    for name, p in passes:
         k = p(k, options)
+        if name == until:
+            break
     return k

@@ -28,16 +28,20 @@ def compiler_fingerprint() -> str:
     and modification time (a few stats, no reads): a kernel cached by an edited or upgraded asc of the same version
     is not loaded for a new one."""
     parts = []
+
+    def scan(rel: str):                 # os.scandir: the stat of each entry comes with the listing
+        try:
+            entries = sorted(os.scandir(os.path.join(_PKG, rel)), key=lambda e: e.name)
+        except OSError:
+            return
+        for e in entries:
+            if e.is_dir() and e.name != "__pycache__":
+                scan(f"{rel}/{e.name}")
+            elif e.name.endswith(".py"):
+                st = e.stat()
+                parts.append(f"{rel}/{e.name}:{st.st_size}:{st.st_mtime_ns}")
     for sub in ("ir", "builtins", "passes", "backends"):
-        for dirpath, dirnames, names in os.walk(os.path.join(_PKG, sub)):
-            dirnames.sort()             # (in place: the walk then visits them in order)
-            for n in sorted(n for n in names if n.endswith(".py")):
-                path = os.path.join(dirpath, n)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                parts.append(f"{os.path.relpath(path, _PKG)}:{st.st_size}:{st.st_mtime_ns}")
+        scan(sub)
     try:
         st = os.stat(os.path.join(_PKG, "compiler.py"))
         parts.append(f"compiler.py:{st.st_size}:{st.st_mtime_ns}")
