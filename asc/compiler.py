@@ -3,7 +3,7 @@
     Python function --frontend--> typed IR --passes (named stages)--> target IR --render--> source --build--> library
 
 `TARGETS` is the table of compiled targets: for each, its passes (in order, each a named stage that can be printed),
-its renderer, its plans (printable stages of what the renderer decides) and whether its kernels run here (`build`). Every caller (the jit layer, the profiler, the cost model, the project writer,
+its renderer, its plans (printable stages of what the renderer decides) and whether its kernels run here (`build`). Every caller (the dispatch layer, the profiler, the cost model, the project writer,
 autodiff, the CLI) goes through the functions of this module; none of them strings passes and renderers together.
 
     compiler.frontend(...)                  the typed, tensor-level IR of a kernel (the "frontend" stage)
@@ -160,7 +160,7 @@ def show(t: ir.Kernel, target_name: str, options: BuildOptions = BuildOptions(),
 def build(k: ir.Kernel, target_name: str, options: BuildOptions, reason: str, signature: str):
     """The compiled library of an element-level IR kernel for a target that runs here, from the disk cache or
     compiled.
-    Returns a Build (what the jit layer keeps of a specialization)."""
+    Returns a Build (what the dispatch layer keeps of a specialization)."""
     t = target(target_name)
     if not t.runs_here:
         raise CompileError(f"kernels of target {target_name!r} do not run here")

@@ -16,7 +16,7 @@ import numpy as np
 
 def _kernel_sources() -> set:
     """(file, function name) of every kernel and device function defined so far."""
-    from .jit.state import STATE
+    from .dispatch.state import STATE
     out = {(kk.pyfunc.__code__.co_filename, kk.pyfunc.__name__) for kk in list(STATE.kernels)}
     out |= {(f.pyfunc.__code__.co_filename, f.pyfunc.__name__) for f in list(STATE.funcs)}
     return out

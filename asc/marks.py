@@ -1,5 +1,5 @@
 """Markers the layers share without importing each other: the frontend recognizes a device function by this base
-class, and the jit layer's `Func` and `Kernel` derive from it."""
+class, and the dispatch layer's `Func` and `Kernel` derive from it."""
 
 
 class DeviceCallable:

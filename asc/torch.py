@@ -22,7 +22,7 @@ import torch
 
 from .errors import AscError
 from .frontend.signature import read_signature
-from .jit.kernels import Kernel
+from .dispatch.kernels import Kernel
 
 _TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
                 "float64": torch.float64, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,

@@ -21,7 +21,7 @@ LAYERS = [
     ("backends", ["asc.backends"]),
     ("runtime", ["asc.runtime"]),
     ("compiler", ["asc.compiler"]),
-    ("jit", ["asc.jit"]),
+    ("dispatch", ["asc.dispatch"]),
     ("tools", ["asc.tools", "asc.autodiff", "asc.torch", "asc.math", "asc.debugger"]),
     ("language", ["asc.language"]),
     ("apps", ["asc", "asc.examples", "asc.demo", "asc.cli", "asc.__main__"]),   # programs written in the language
@@ -144,7 +144,7 @@ def test_no_cycles():
 
 
 PUBLIC = ["asc", "asc.language", "asc.torch", "asc.autodiff", "asc.math", "asc.debugger", "asc.cli", "asc.compiler",
-          "asc.jit", "asc.frontend", "asc.passes", "asc.backends.cpu", "asc.backends.ascend", "asc.ir", "asc.builtins"]
+          "asc.dispatch", "asc.frontend", "asc.passes", "asc.backends.cpu", "asc.backends.ascend", "asc.ir", "asc.builtins"]
 
 
 @pytest.mark.parametrize("module", PUBLIC)

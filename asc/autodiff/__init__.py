@@ -53,7 +53,7 @@ class Grad:
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)
         if kern.options.target == "interpret":
-            from ..jit import kernel as _k
+            from ..dispatch import kernel as _k
             backward = _k(target="interpret")(backward.pyfunc)
         self._backwards[key] = (backward, wrt, src)
         return self._backwards[key]

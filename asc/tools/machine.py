@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .. import dtypes as lang
-from ..jit import kernel
+from ..dispatch import kernel
 from ..runtime import cache, toolchain
 
 _limits = None

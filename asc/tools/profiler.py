@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 
 from ..passes.cost import call_cost
-from ..jit import state as _state
+from ..dispatch import state as _state
 
 
 class Profiler:
@@ -41,7 +41,7 @@ class Profiler:
         _state.set_observer(self._prev)
         return False
 
-    # ---- observer protocol (asc.jit.state.set_observer)
+    # ---- observer protocol (asc.dispatch.state.set_observer)
     def on_call(self, kernel, spec, bound, symbols, target, seconds):
         key = (id(spec), tuple(sorted(symbols.items())))
         cost = self._costs.get(key)

@@ -1,4 +1,4 @@
-"""The process-wide state the jit layer keeps: the memory and numeric check switches, the active call observer (the
+"""The process-wide state the dispatch layer keeps: the memory and numeric check switches, the active call observer (the
 profiler), and the live kernels whose launchers follow them. One small object, read by every call."""
 from __future__ import annotations
 
