@@ -23,16 +23,36 @@ def _load_kernel(ref: str):
     return k
 
 
-def _example_args(kernel, shapes: dict, dtypes: dict):
-    """Zero arrays shaped by the annotations, with sizes from --shape and dtypes from --dtype."""
+def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalars: bool = False):
+    """Zero arrays shaped by the annotations, with sizes from --shape and dtypes from --dtype; each scalar from
+    --scalar NAME=VALUE, else the kernel's Python default. `need_scalars` (a project's host program runs the
+    kernel with these values): a scalar with neither is an error rather than a silent 0."""
     import numpy as np
     from .dtypes import as_dtype
+    from .frontend.signature import NO_DEFAULT
+    unknown = sorted(set(scalars) - {s.name for s in kernel.specs if s.kind == "scalar"})
+    if unknown:
+        raise SystemExit(f"asc compile: --scalar {unknown[0]}: {kernel.__name__} has no scalar parameter of that "
+                         f"name (its scalars: {', '.join(s.name for s in kernel.specs if s.kind == 'scalar') or 'none'})")
     args = []
     for spec in kernel.specs:
         dt = dtypes.get(spec.name) or (spec.dtype.np_name if spec.dtype is not None else "float32")
         h = as_dtype(dt if dt != "bfloat16" else "bfloat16")
         if spec.kind == "scalar":
-            args.append(h.np.type(0))
+            if spec.name in scalars:
+                text = scalars[spec.name]
+                try:
+                    value = int(text) if h.np.kind in "iub" and text.lstrip("+-").isdigit() else float(text)
+                except ValueError:
+                    raise SystemExit(f"asc compile: --scalar {spec.name}={text}: not a number") from None
+            elif spec.default is not NO_DEFAULT:
+                value = spec.default
+            elif need_scalars:
+                raise SystemExit(f"asc compile: scalar parameter {spec.name!r} of {kernel.__name__} has no default; "
+                                 f"the project's host program needs its value: pass --scalar {spec.name}=VALUE")
+            else:
+                value = 0
+            args.append(value if spec.weak else h.np.type(value))
             continue
         if spec.dims is None:
             raise SystemExit(f"asc compile: parameter {spec.name!r} has no shape annotation; give one")
@@ -70,6 +90,9 @@ def main(argv=None) -> int:
     c.add_argument("--soc", default="Ascend910B1", help="ascend target: the SoC (SOC_VERSION) to tile for")
     c.add_argument("--shape", action="append", help="a size, e.g. N=4096")
     c.add_argument("--dtype", action="append", help="a parameter's dtype, e.g. x=float16")
+    c.add_argument("--scalar", action="append",
+                   help="a scalar parameter's value for the ascend project's host program, e.g. eps=1e-5 (default: "
+                        "the kernel's Python default)")
     c.add_argument("--stage", default="source",
                    help="print this stage of the pipeline instead of the source: frontend, a pass's name (see "
                         "asc.compiler.stages(target)), or source")
@@ -89,8 +112,9 @@ def main(argv=None) -> int:
         return 0 if demo.run() else 1
     if a.cmd == "compile":
         k = _load_kernel(a.kernel)
-        args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str))
-        if a.target == "ascend" and a.output:
+        project = a.target == "ascend" and bool(a.output)
+        args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str), _kv(a.scalar, str), need_scalars=project)
+        if project:
             for path in k.write_project(tuple(args), a.output, a.soc):
                 print(path)
             return 0

@@ -39,3 +39,47 @@ def test_bench_suites_run_their_scripts(monkeypatch):
     assert calls[0][0].endswith("run.py") and calls[0][1:] == ["--quick"]
     assert calls[1][0].endswith("tensor.py") and calls[1][1:] == ["--runs", "3"]
     assert calls[2][0].endswith("torch_ops.py")
+
+
+_SCALED = ("from __future__ import annotations\nimport asc.language as lang\n\n"
+           "@lang.kernel\ndef scaled(x: lang.float32[N], beta: lang.float16 = 1.5, eps: float = 1e-5,\n"
+           "           k: int = 3, lim: float = float('inf')) -> lang.float32[N]:\n"
+           "    out = lang.empty_like(x)\n    for i in range(N):\n"
+           "        out[i] = min(x[i] * beta + eps + k, lim)\n    return out\n")
+
+
+def _main_cpp_scalars(text: str) -> dict:
+    import re
+    return dict(re.findall(r"^    \S+ (\w+) = static_cast<\S+>\((.*)\);$", text, re.M))
+
+
+def test_ascend_project_host_takes_the_python_defaults_and_overrides(tmp_path):
+    """The project's host program runs the kernel with the signature's defaults (not 0: SwiGLU's beta, layernorm's
+    eps), --scalar NAME=VALUE overrides one, and a non-finite default is a valid C++ literal."""
+    from asc import cli
+    src = tmp_path / "k.py"
+    src.write_text(_SCALED)
+    out = tmp_path / "proj"
+    assert cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=4096", "-o", str(out)]) == 0
+    vals = _main_cpp_scalars((out / "main.cpp").read_text())
+    assert vals == {"beta": "1.5", "eps": "1e-05", "k": "3", "lim": "INFINITY"}, vals
+    out2 = tmp_path / "proj2"
+    assert cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=4096", "--scalar", "eps=0.25",
+                     "--scalar", "k=-7", "-o", str(out2)]) == 0
+    vals = _main_cpp_scalars((out2 / "main.cpp").read_text())
+    assert vals["eps"] == "0.25" and vals["k"] == "-7" and vals["beta"] == "1.5"
+
+
+def test_ascend_project_scalar_errors(tmp_path):
+    import pytest
+    from asc import cli
+    src = tmp_path / "k.py"
+    src.write_text(_SCALED.replace("beta: lang.float16 = 1.5, eps: float = 1e-5", "eps: float, beta: lang.float16 = 1.5"))
+    with pytest.raises(SystemExit, match=r"scalar parameter 'eps' of scaled has no default.*--scalar eps=VALUE"):
+        cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=64", "-o", str(tmp_path / "p")])
+    with pytest.raises(SystemExit, match=r"--scalar gamma: scaled has no scalar parameter of that name"):
+        cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=64", "--scalar", "gamma=1",
+                  "--scalar", "eps=1", "-o", str(tmp_path / "p")])
+    with pytest.raises(SystemExit, match=r"--scalar eps=abc: not a number"):
+        cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=64", "--scalar", "eps=abc",
+                  "-o", str(tmp_path / "p")])
