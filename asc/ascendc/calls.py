@@ -1,0 +1,633 @@
+"""Calls in a pyasc kernel: the Ascend C API (from the declaration table), the constructors of tensors, pipes and
+queues, the methods of those objects, @asc.jit helpers, and compile-time Python calls (folded)."""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+
+from ..errors import CompileError, KernelTypeError, UnsupportedError
+from . import api as api_mod
+from . import dtypes, enums, objects, struct
+from .values import Const, Deferred, Val
+
+_FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
+             builtins.round, builtins.tuple, builtins.list, builtins.isinstance, builtins.str}
+
+
+def ltensor(dtype, text, root=None, pos=None) -> Val:
+    return Val("ltensor", text, f"AscendC::LocalTensor<{dtype.cname}>", dtype, root, (("pos", pos),))
+
+
+def void(text) -> Val:
+    return Val("call", text, "void")
+
+
+def scalar(text, dtype) -> Val:
+    return Val("scalar", text, dtype.cname, dtype)
+
+
+# ------------------------------------------------------------------ the entry
+
+def call(tr, node):
+    fn = tr.expr(node.func)
+    for k in node.keywords:
+        if k.arg is None:
+            raise tr.err(node, "**kwargs in a kernel call is not supported")
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        raise tr.err(node, "*args in a kernel call is not supported")
+    args = [tr.expr(a) for a in node.args]
+    kwargs = {k.arg: tr.expr(k.value) for k in node.keywords}
+    from .translate import Bound
+    if isinstance(fn, Bound):
+        return method(tr, node, fn.obj, fn.name, args, kwargs)
+    if not isinstance(fn, Const):
+        raise tr.err(node.func, "this value cannot be called", KernelTypeError)
+    f = fn.value
+    from .jit import JITFunction
+    if isinstance(f, JITFunction):
+        return helper_call(tr, node, f, args, kwargs)
+    a = getattr(f, "_asc_api", None)
+    if a is not None:
+        return api_call(tr, node, a, args, kwargs)
+    if isinstance(f, type) and issubclass(f, objects.KernelOnly):
+        return construct(tr, node, f, args, kwargs)
+    if isinstance(f, objects.Params):
+        return params_ctor(tr, node, f, args, kwargs)
+    if isinstance(f, type) and issubclass(f, struct.Struct):
+        raise tr.err(node, "structs are built on the host and passed to the kernel as an argument")
+    if f is objects.ceildiv and not all(isinstance(x, Const) for x in args):
+        a0, b0 = (tr.int_text(x, node) for x in args)
+        tr.prog.uses_prelude = True
+        return scalar(f"asc_floordiv({a0} + {b0} - 1, {b0})", dtypes.int64)
+    if f in (builtins.int, builtins.float) and len(args) == 1 and isinstance(args[0], Val):
+        v = args[0]
+        if v.kind != "scalar":
+            raise tr.err(node, f"{f.__name__}() of a {v.kind}", KernelTypeError)
+        d = dtypes.int64 if f is builtins.int else dtypes.float32
+        return scalar(f"static_cast<{d.cname}>({v.text})", d)
+    if f in (builtins.min, builtins.max) and len(args) == 2 and not kwargs and \
+            not all(isinstance(x, Const) for x in args):
+        a0, b0 = (tr.value_text(x, node) for x in args)
+        fl = any((isinstance(x, Const) and isinstance(x.value, float)) or
+                 (isinstance(x, Val) and x.dtype is not None and x.dtype.is_float) for x in args)
+        op = "<" if f is builtins.min else ">"
+        d = dtypes.float32 if fl else dtypes.int64
+        return scalar(f"(({a0}) {op} ({b0}) ? ({a0}) : ({b0}))", d)
+    if f is builtins.print or f is builtins.breakpoint:
+        raise tr.err(node, f"{f.__name__}() runs in Python only: run the kernel with ASC_DEBUG=1 (over NumPy), "
+                           f"or use asc.printf / asc.dump_tensor in the compiled kernel")
+    if f is builtins.range or f is objects.range:
+        raise tr.err(node, "range() is for for-loops")
+    if all(isinstance(x, Const) for x in args) and all(isinstance(x, Const) for x in kwargs.values()) and \
+            callable(f) and (f in _FOLDABLE or not isinstance(f, type(builtins.len)) or
+                             getattr(f, "__module__", "") in ("math", "operator")):
+        try:
+            return Const(f(*[x.value for x in args], **{k: v.value for k, v in kwargs.items()}))
+        except CompileError:
+            raise
+        except Exception as e:   # noqa: BLE001 -- the user's error, at the user's line
+            raise tr.err(node, f"{type(e).__name__}: {e}", CompileError) from None
+    raise tr.err(node, f"{getattr(f, '__name__', f)!r} cannot be called with runtime values in a kernel")
+
+
+# ------------------------------------------------------------------ overloads of the table
+
+def bind(tr, node, a: api_mod.Api, args, kwargs):
+    """(signature, {param name: value}) of the first overload that takes these arguments."""
+    errors = []
+    for sig in a.sigs:
+        names = [p.name for p in sig.params]
+        if len(args) > len(names):
+            errors.append(f"{len(names)} parameters")
+            continue
+        got = dict(zip(names, args))
+        bad = [k for k in kwargs if k not in names or k in got]
+        if bad:
+            errors.append(f"no parameter {bad[0]!r}")
+            continue
+        got.update(kwargs)
+        missing = [p.name for p in sig.params if p.name not in got and not p.optional]
+        if missing:
+            errors.append(f"missing {', '.join(missing)}")
+            continue
+        return sig, got
+    forms = " | ".join("(" + ", ".join(p.name + ("=" + repr(p.default) if p.optional else "")
+                                       for p in s.params) + ")" for s in a.sigs)
+    raise tr.err(node, f"asc.{a.name}: no overload takes these arguments ({'; '.join(errors)}); the forms are "
+                       f"{forms}", KernelTypeError)
+
+
+def tensor_of(tr, node, v, name, api_name, want=("ltensor", "gtensor")):
+    if not isinstance(v, Val) or v.kind not in want:
+        what = v.value if isinstance(v, Const) else v.kind
+        raise tr.err(node, f"asc.{api_name}: {name} must be a {' or '.join(want)}, got {what!r}", KernelTypeError)
+    return v
+
+
+def scalar_as(tr, node, v, dtype, what) -> str:
+    if isinstance(v, Const):
+        if isinstance(v.value, bool) or not isinstance(v.value, (int, float)):
+            raise tr.err(node, f"{what} must be a number, got {v.value!r}", KernelTypeError)
+        val = v.value
+        if dtype.is_int:
+            if isinstance(val, float) and val != int(val):
+                raise tr.err(node, f"{what} {val!r} is not a {dtype.name} value", KernelTypeError)
+            val = int(val)
+            lit = str(val)
+        else:
+            lit = tr.value_text(Const(float(val)), node)
+        return f"static_cast<{dtype.cname}>({lit})"
+    if v.kind != "scalar":
+        raise tr.err(node, f"{what} must be a scalar, got a {v.kind}", KernelTypeError)
+    if v.dtype is dtype:
+        return v.text
+    return f"static_cast<{dtype.cname}>({v.text})"
+
+
+def mask_text(tr, node, v) -> str:
+    if isinstance(v, Const) and isinstance(v.value, (tuple, list)):
+        vals = list(v.value)
+        if len(vals) != 2 or not all(isinstance(x, int) and 0 <= x < 2**64 for x in vals):
+            raise tr.err(node, "a bit mask is a list of two 64-bit unsigned ints [high, low]", KernelTypeError)
+        name = tr.fresh("mask")
+        tr.parts.append(f"uint64_t {name}[2] = {{{', '.join(str(x) + 'ULL' for x in vals)}}};")
+        return name
+    if isinstance(v, Const) and isinstance(v.value, tuple) is False and isinstance(v.value, int):
+        return f"{v.value}" if v.value < 2**31 else f"{v.value}ULL"
+    return tr.int_text(v, node)
+
+
+def pipe_of(a: api_mod.Api, tensors) -> str | None:
+    if a.pipe != "copy":
+        return a.pipe
+    kinds = [t.kind for _, _, t in tensors]
+    if kinds and kinds[0] == "gtensor":
+        return "MTE3"
+    if "gtensor" in kinds:
+        return "MTE2"
+    return "V"
+
+
+def sync_before(tr, pipe, tensors):
+    """The SetFlag/WaitFlag pairs insert_sync needs before an access of these tensors on `pipe`."""
+    if not tr.prog.insert_sync or pipe is None:
+        return
+    for role, _, t in tensors:
+        if t.kind != "ltensor" or t.root is None:
+            continue
+        for ev in tr.prog.sync.access(t.root, pipe, "w" if role == "dst" else "r"):
+            tr.parts.append(f"AscendC::SetFlag<AscendC::HardEvent::{ev}>(0); "
+                            f"AscendC::WaitFlag<AscendC::HardEvent::{ev}>(0);")
+
+
+def api_call(tr, node, a: api_mod.Api, args, kwargs):
+    if a.status != api_mod.SUPPORTED:
+        raise tr.err(node, f"asc.{a.name} is not supported yet by asc ({a.note or 'see docs/pyasc.md'})")
+    special = SPECIALS.get(a.special)
+    if special is not None:
+        return special(tr, node, a, args, kwargs)
+    sig, got = bind(tr, node, a, args, kwargs)
+    cargs, tmpl, tensors = [], [], []
+    last_dtype = None
+    for p in sig.params:
+        if p.name not in got:
+            if p.role == "T":
+                continue
+            if p.optional and p.default is None:
+                continue
+            got[p.name] = Const(p.default)
+        v = got[p.name]
+        if p.role in ("dst", "src"):
+            t = tensor_of(tr, node, v, p.name, a.name, ("ltensor", "gtensor") if a.pipe == "copy" or
+                          a.name == "dump_tensor" else ("ltensor",))
+            tensors.append((p.role, p.name, t))
+            last_dtype = t.dtype
+            cargs.append(t.text)
+        elif p.role == "n":
+            cargs.append(tr.int_text(v, node))
+        elif p.role == "s":
+            cargs.append(scalar_as(tr, node, v, last_dtype or dtypes.float32, f"asc.{a.name}: {p.name}"))
+        elif p.role == "mask":
+            cargs.append(mask_text(tr, node, v))
+        elif p.role == "e":
+            if not (isinstance(v, Const) and isinstance(v.value, enums.ALL)):
+                raise tr.err(node, f"asc.{a.name}: {p.name} must be an enum member (asc.RoundMode..., "
+                                   f"asc.CMPMODE...)", KernelTypeError)
+            cargs.append(v.value.cname)
+        elif p.role == "T":
+            if not isinstance(v, Const) or not isinstance(v.value, bool):
+                raise tr.err(node, f"asc.{a.name}: {p.name} must be a compile-time bool", KernelTypeError)
+            tmpl.append((p, v.value))
+        else:
+            cargs.append(tr.value_text(v, node) if isinstance(v, Const) else v.text)
+    targs = ""
+    if any(val != p.default for p, val in tmpl):
+        ts = [t.dtype.cname for _, _, t in tensors if t.kind == "ltensor"][:1 if a.name != "axpy" else 2]
+        targs = "<" + ", ".join(ts + [("true" if val else "false") for p, val in tmpl]) + ">"
+    sync_before(tr, pipe_of(a, tensors), tensors)
+    check_dtypes(tr, node, a, tensors)
+    return void(f"AscendC::{a.cname}{targs}({', '.join(cargs)})")
+
+
+def check_dtypes(tr, node, a, tensors):
+    if a.name in ("cast", "compare", "compare_scalar", "select", "dump_tensor", "trans_data_to_5hd") or \
+            a.name.startswith("adv."):
+        return
+    ds = {t.dtype for _, _, t in tensors if t.dtype is not None}
+    if a.name == "transpose" and len(tensors) == 3:
+        ds = {tensors[0][2].dtype, tensors[1][2].dtype}
+    if len(ds) > 1:
+        names = ", ".join(f"{n}: {t.dtype.name}" for _, n, t in tensors)
+        raise tr.err(node, f"asc.{a.name}: the tensors' element types differ ({names})", KernelTypeError)
+
+
+# ------------------------------------------------------------------ specials
+
+def sp_flag(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    ev = got["event"]
+    if not (isinstance(ev, Const) and isinstance(ev.value, enums.HardEvent)):
+        raise tr.err(node, f"asc.{a.name}: event must be an asc.HardEvent member", KernelTypeError)
+    eid = tr.int_text(got.get("event_id", Const(0)), node)
+    return void(f"AscendC::{a.cname}<{ev.value.cname}>({eid})")
+
+
+def sp_barrier(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    p = got["pipe"]
+    if not (isinstance(p, Const) and isinstance(p.value, enums.PipeID)):
+        raise tr.err(node, "asc.pipe_barrier: pipe must be an asc.PipeID member", KernelTypeError)
+    if tr.prog.insert_sync and p.value is enums.PipeID.PIPE_ALL:
+        tr.prog.sync.entries.clear()
+    return void(f"AscendC::PipeBarrier<{p.value.cname}>()")
+
+
+def sp_sysvar(tr, node, a, args, kwargs):
+    bind(tr, node, a, args, kwargs)
+    return scalar(f"AscendC::{a.cname}()", dtypes.int64)
+
+
+def sp_printf(tr, node, a, args, kwargs):
+    if not args or not isinstance(args[0], Const) or not isinstance(args[0].value, str):
+        raise tr.err(node, "asc.printf takes a format string first", KernelTypeError)
+    fmt = args[0].value.encode("unicode_escape").decode().replace('"', '\\"')
+    rest = [tr.value_text(x, node) for x in args[1:]]
+    return void("AscendC::printf(" + ", ".join([f'"{fmt}"'] + rest) + ")")
+
+
+def sp_softmax(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    dst, s, m, src = (tensor_of(tr, node, got[k], k, a.name, ("ltensor",)) for k in ("dst", "sum", "max", "src"))
+    tiling = got["tiling"]
+    tmp = got.get("temp_buffer")
+    flags = [bool(got[k].value) if k in got else False for k in ("reuse_source", "basic_block", "data_format_nz")]
+    tensors = [("dst", "dst", dst), ("dst", "sum", s), ("dst", "max", m), ("src", "src", src)]
+    cargs = [dst.text, s.text, m.text, src.text]
+    if tmp is not None and not (isinstance(tmp, Const) and tmp.value is None):
+        t = tensor_of(tr, node, tmp, "temp_buffer", a.name, ("ltensor",))
+        tensors.append(("dst", "temp_buffer", t))
+        cargs.append(t.text)
+    cargs.append(tiling.text if isinstance(tiling, Val) else tr.value_text(tiling, node))
+    shape = src.get("shape")
+    if shape is not None:
+        cargs.append(shape)
+    sync_before(tr, "V", tensors)
+    targs = f"<{dst.dtype.cname}, {', '.join('true' if f else 'false' for f in flags)}>"
+    return void(f"AscendC::SoftMax{targs}({', '.join(cargs)})")
+
+
+def sp_call(tr, node, a, args, kwargs):
+    if a.name == "get_tpipe_ptr":
+        return Val("pipeptr", "AscendC::GetTPipePtr()", "AscendC::TPipe*")
+    sig, got = bind(tr, node, a, args, kwargs)
+    return scalar(f"AscendC::{a.cname}({', '.join(tr.value_text(v, node) for v in got.values())})", dtypes.int64)
+
+
+def sp_trans_5hd(tr, node, a, args, kwargs):
+    raise tr.err(node, "asc.trans_data_to_5hd is not supported yet by asc (TensorList/AddrList forms)")
+
+
+SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
+            "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd}
+
+
+# ------------------------------------------------------------------ constructors
+
+def _dtype_arg(tr, node, v, what):
+    if not (isinstance(v, Const) and isinstance(v.value, dtypes.DataType)):
+        raise tr.err(node, f"{what} must be a data type (asc.float32, x.dtype, ...)", KernelTypeError)
+    return v.value
+
+
+def _pos_arg(tr, node, v, what):
+    if not (isinstance(v, Const) and isinstance(v.value, enums.TPosition)):
+        raise tr.err(node, f"{what} must be an asc.TPosition member", KernelTypeError)
+    return v.value
+
+
+def _args(tr, node, name, names, args, kwargs, defaults=None):
+    defaults = defaults or {}
+    if len(args) > len(names):
+        raise tr.err(node, f"asc.{name} takes at most {len(names)} arguments", KernelTypeError)
+    got = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in got:
+            raise tr.err(node, f"asc.{name}: unexpected argument {k!r}", KernelTypeError)
+        got[k] = v
+    for k in names:
+        if k not in got:
+            if k not in defaults:
+                raise tr.err(node, f"asc.{name}: missing argument {k!r}", KernelTypeError)
+            got[k] = Const(defaults[k])
+    return got
+
+
+def construct(tr, node, cls, args, kwargs):
+    name = cls._asc_name
+    if name == "GlobalTensor":
+        _args(tr, node, name, [], args, kwargs)
+        d = Deferred("")
+        return Val("new", "{ctype} {name};", "AscendC::GlobalTensor", None, None,
+                   (("kind", "gtensor"), ("deferred", d)))
+    if name == "TPipe":
+        _args(tr, node, name, [], args, kwargs)
+        return Val("new", "AscendC::TPipe {name};", "AscendC::TPipe", None, None, (("kind", "pipe"),))
+    if name in ("TQue", "TQueBind"):
+        if name == "TQue":
+            got = _args(tr, node, name, ["pos", "depth"], args, kwargs, {"depth": 1})
+            pos = _pos_arg(tr, node, got["pos"], "TQue: pos")
+            ct = f"AscendC::TQue<{pos.cname}, {tr.int_text(got['depth'], node)}>"
+        else:
+            got = _args(tr, node, name, ["src", "dst", "depth"], args, kwargs, {"depth": 1})
+            src, dst = (_pos_arg(tr, node, got[k], f"TQueBind: {k}") for k in ("src", "dst"))
+            pos = dst
+            ct = f"AscendC::TQueBind<{src.cname}, {dst.cname}, {tr.int_text(got['depth'], node)}>"
+        if not isinstance(got["depth"], Const):
+            raise tr.err(node, f"asc.{name}: depth must be a compile-time int", KernelTypeError)
+        return Val("new", ct + " {name};", ct, None, None, (("kind", "que"), ("pos", pos)))
+    if name == "TBuf":
+        got = _args(tr, node, name, ["pos"], args, kwargs, {"pos": enums.TPosition.VECCALC})
+        pos = _pos_arg(tr, node, got["pos"], "TBuf: pos")
+        ct = f"AscendC::TBuf<{pos.cname}>"
+        return Val("new", ct + " {name};", ct, None, None, (("kind", "buf"), ("pos", pos)))
+    if name == "LocalTensor":
+        got = _args(tr, node, name, ["dtype", "pos", "addr", "tile_size"], args, kwargs,
+                    {"pos": enums.TPosition.VECIN, "addr": 0, "tile_size": 0})
+        d = _dtype_arg(tr, node, got["dtype"], "LocalTensor: dtype")
+        pos = _pos_arg(tr, node, got["pos"], "LocalTensor: pos")
+        tr.prog.raw_count += 1
+        ct = f"AscendC::LocalTensor<{d.cname}>"
+        root = ("raw", tr.loc(node).line, tr.prog.raw_count)
+        return Val("new", ct + " {name}(" + f"{pos.cname}, {tr.int_text(got['addr'], node)}, "
+                   f"{tr.int_text(got['tile_size'], node)});", ct, d, root, (("kind", "ltensor"), ("pos", pos)))
+    if name == "LocalTensorAuto":
+        got = _args(tr, node, name, ["dtype", "length"], args, kwargs)
+        d = _dtype_arg(tr, node, got["dtype"], "LocalTensorAuto: dtype")
+        n = got["length"]
+        if not (isinstance(n, Const) and isinstance(n.value, int)) or n.value <= 0:
+            raise tr.err(node, "asc.LocalTensorAuto: the length must be a positive compile-time int (a ConstExpr "
+                               "parameter or a constant): its Unified Buffer space is reserved at kernel start",
+                         KernelTypeError)
+        if not tr.is_kernel:
+            raise tr.err(node, "asc.LocalTensorAuto is created in the kernel function itself (pass it to helpers)")
+        key = (node.lineno, node.col_offset)
+        bid = tr.prog.auto_sites.get(key)
+        if bid is None:
+            bid = len(tr.prog.autos)
+            tr.prog.auto_sites[key] = bid
+            tr.prog.autos.append((bid, n.value * d.size))
+        tr.prog.insert_sync = True
+        ct = f"AscendC::LocalTensor<{d.cname}>"
+        return Val("new", ct + " {name} = " + f"asc_auto_buf_{bid}.Get<{d.cname}>();", ct, d, ("auto", bid),
+                   (("kind", "ltensor"), ("pos", enums.TPosition.VECCALC)))
+    if name == "ShapeInfo":
+        got = _args(tr, node, name, ["shape", "original_shape", "data_format"], args, kwargs,
+                    {"original_shape": None, "data_format": enums.DataFormat.ND})
+        sh = got["shape"]
+        if not (isinstance(sh, Const) and isinstance(sh.value, tuple) and sh.value[:1] == ("array",)):
+            raise tr.err(node, "asc.ShapeInfo takes asc.array(asc.int32, (dims...)) with compile-time dims")
+        dims = sh.value[2]
+        arr = tr.fresh("shape")
+        tr.parts.append(f"uint32_t {arr}[{len(dims)}] = {{{', '.join(str(int(x)) for x in dims)}}};")
+        return Val("shapeinfo", f"AscendC::ShapeInfo({len(dims)}, {arr})", "AscendC::ShapeInfo", None, None,
+                   (("dims", tuple(int(x) for x in dims)),))
+    raise tr.err(node, f"asc.{name} is not supported yet by asc")
+
+
+def params_ctor(tr, node, p: objects.Params, args, kwargs):
+    names = [f for f, _ in p.fields]
+    if p.cname == "SoftMaxTiling":
+        _args(tr, node, p.cname, [], args, kwargs)
+        return Val("struct", "AscendC::SoftMaxTiling()", "AscendC::SoftMaxTiling")
+    got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
+    vals = []
+    for f, _ in p.fields:
+        v = got[f]
+        if isinstance(v, Const) and v.value is None:
+            raise tr.err(node, f"asc.{p.cname}: {f} is required", KernelTypeError)
+        vals.append(tr.value_text(v, node) if isinstance(v, Const) else v.text)
+    if not vals:
+        return Val("struct", f"AscendC::{p.cname}()", f"AscendC::{p.cname}")
+    return Val("struct", f"AscendC::{p.cname}({', '.join(vals)})", f"AscendC::{p.cname}")
+
+
+# ------------------------------------------------------------------ methods
+
+def method(tr, node, obj: Val, name: str, args, kwargs):
+    kind = obj.kind
+    cls = {"gtensor": "GlobalTensor", "ltensor": "LocalTensor", "que": "TQue", "pipe": "TPipe",
+           "pipeptr": "TPipe", "buf": "TBuf"}.get(kind)
+    a = api_mod.lookup(f"{cls}.{name}") if cls else None
+    if a is None:
+        raise tr.err(node, f"a {cls or kind} has no method {name!r} in asc", CompileError)
+    if a.status != api_mod.SUPPORTED:
+        raise tr.err(node, f"{cls}.{name} is not supported yet by asc")
+    sig, got = bind(tr, node, a, args, kwargs)
+    dot = "->" if kind == "pipeptr" else "."
+    base = f"{obj.text}{dot}"
+    if kind == "gtensor":
+        if name == "set_global_buffer":
+            buf = got["buffer"]
+            if not (isinstance(buf, Val) and buf.kind == "gaddr"):
+                raise tr.err(node, "set_global_buffer takes a GlobalAddress (a kernel argument, plus an offset)",
+                             KernelTypeError)
+            var = obj.get("var")
+            d = obj.get("deferred")
+            if obj.dtype is not None and obj.dtype is not buf.dtype:
+                raise tr.err(node, f"the GlobalTensor holds {obj.dtype.name}, the buffer is {buf.dtype.name}",
+                             KernelTypeError)
+            if var is not None and isinstance(d, Deferred):
+                d.ctype = f"AscendC::GlobalTensor<{buf.dtype.cname}>"
+                tr.env[var] = Val("gtensor", var, d.ctype, buf.dtype, None, obj.info)
+            size = got.get("buffer_size")
+            extra = "" if size is None or (isinstance(size, Const) and size.value is None) else \
+                ", " + tr.int_text(size, node)
+            return void(f"{base}SetGlobalBuffer({buf.text}{extra})")
+        if obj.dtype is None:
+            raise tr.err(node, "the GlobalTensor has no buffer yet (call set_global_buffer first)")
+        if name == "get_value":
+            return scalar(f"{base}GetValue({tr.int_text(got['offset'], node)})", obj.dtype)
+        if name == "set_value":
+            return void(f"{base}SetValue({tr.int_text(got['offset'], node)}, "
+                        f"{scalar_as(tr, node, got['value'], obj.dtype, 'set_value: value')})")
+        if name == "get_size":
+            return scalar(f"{base}GetSize()", dtypes.uint64)
+        if name == "get_phy_addr":
+            off = got.get("offset")
+            return Val("gaddr", f"{base}GetPhyAddr({'' if off is None else tr.int_text(off, node)})",
+                       f"__gm__ {obj.dtype.cname}*", obj.dtype)
+    if kind == "ltensor":
+        d = obj.dtype
+        if name in ("get_value", "set_value"):
+            idx = tr.int_text(got["index"], node)
+            sync_before(tr, "S", [("dst" if name == "set_value" else "src", "tensor", obj)])
+            if name == "get_value":
+                return scalar(f"{base}GetValue({idx})", d)
+            return void(f"{base}SetValue({idx}, {scalar_as(tr, node, got['value'], d, 'set_value: value')})")
+        if name in ("get_size", "get_length"):
+            return scalar(f"{base}{a.cname}()", dtypes.uint32)
+        if name == "get_phy_addr":
+            return scalar(f"{base}GetPhyAddr()", dtypes.uint64)
+        if name == "get_position":
+            return scalar(f"static_cast<int32_t>({base}GetPosition())", dtypes.int32)
+        if name == "get_user_tag":
+            return scalar(f"{base}GetUserTag()", dtypes.int32)
+        if name in ("set_size", "set_buffer_len", "set_user_tag"):
+            (v,) = got.values()
+            return void(f"{base}{a.cname}({tr.int_text(v, node)})")
+        if name == "reinterpret_cast":
+            nd = _dtype_arg(tr, node, got["dtype"], "reinterpret_cast: dtype")
+            return ltensor(nd, f"{base}ReinterpretCast<{nd.cname}>()", obj.root, obj.get("pos"))
+        if name == "set_addr_with_offset":
+            src = tensor_of(tr, node, got["src"], "src", "LocalTensor.set_addr_with_offset", ("ltensor",))
+            return void(f"{base}SetAddrWithOffset({src.text}, {tr.int_text(got['offset'], node)})")
+        if name == "set_shape_info":
+            sh = got["shape_info"]
+            if not (isinstance(sh, Val) and sh.kind == "shapeinfo"):
+                raise tr.err(node, "set_shape_info takes an asc.ShapeInfo", KernelTypeError)
+            return void(f"{base}SetShapeInfo({sh.text})")
+    if kind == "que":
+        if name in ("alloc_tensor", "deque"):
+            dt = _dtype_arg(tr, node, got["dtype"], f"{name}: dtype")
+            return ltensor(dt, f"{base}{a.cname}<{dt.cname}>()", None, obj.get("pos"))
+        if name in ("enque", "free_tensor"):
+            t = tensor_of(tr, node, got["tensor"], "tensor", f"TQue.{name}", ("ltensor",))
+            return void(f"{base}{a.cname}({t.text})")
+        if name == "free_all_event":
+            return void(f"{base}FreeAllEvent()")
+        return scalar(f"{base}{a.cname}()", dtypes.bool_ if name != "get_tensor_count_in_que" else dtypes.int32)
+    if kind in ("pipe", "pipeptr"):
+        if name == "init_buffer":
+            if "que" in got:
+                q = got["que"]
+                if not (isinstance(q, Val) and q.kind == "que"):
+                    raise tr.err(node, "init_buffer: que must be a TQue", KernelTypeError)
+                return void(f"{base}InitBuffer({q.text}, {tr.int_text(got['num'], node)}, "
+                            f"{tr.int_text(got['len'], node)})")
+            b = got["buf"]
+            if not (isinstance(b, Val) and b.kind in ("buf", "que")):
+                raise tr.err(node, "init_buffer: buf must be a TBuf", KernelTypeError)
+            return void(f"{base}InitBuffer({b.text}, {tr.int_text(got['len'], node)})")
+        if name in ("destroy", "init", "reset"):
+            return void(f"{base}{a.cname}()")
+        ev = got["event"]
+        if not (isinstance(ev, Const) and isinstance(ev.value, enums.HardEvent)):
+            raise tr.err(node, f"{name}: event must be an asc.HardEvent member", KernelTypeError)
+        if name == "release_event_id":
+            return void(f"{base}ReleaseEventID<{ev.value.cname}>({tr.int_text(got['id'], node)})")
+        return scalar(f"{base}{a.cname}<{ev.value.cname}>()", dtypes.int32)
+    if kind == "buf":
+        dt = _dtype_arg(tr, node, got["dtype"], f"{name}: dtype")
+        root = ("tbuf", obj.text)
+        if name == "get":
+            n = got.get("len")
+            arg = "" if n is None or (isinstance(n, Const) and n.value is None) else tr.int_text(n, node)
+            return ltensor(dt, f"{base}Get<{dt.cname}>({arg})", root, obj.get("pos"))
+        return ltensor(dt, f"{base}GetWithOffset<{dt.cname}>({tr.int_text(got['size'], node)}, "
+                           f"{tr.int_text(got['offset'], node)})", root, obj.get("pos"))
+    raise tr.err(node, f"{cls}.{name} is not supported yet by asc")
+
+
+# ------------------------------------------------------------------ @asc.jit helpers
+
+def param_kind(fn, name):
+    from .dtypes import ConstExpr
+    ann = fn.__annotations__.get(name)
+    if isinstance(ann, str):
+        try:
+            ann = eval(ann, fn.__globals__)      # noqa: S307 -- the user's own annotation, in its module
+        except Exception:   # noqa: BLE001
+            ann = None
+    return "const" if isinstance(ann, ConstExpr) else "value"
+
+
+def helper_call(tr, node, jf, args, kwargs):
+    from .translate import FuncTranslator
+    try:
+        bound = inspect.signature(jf.fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise tr.err(node, f"{jf.fn.__name__}(): {e}", KernelTypeError) from None
+    bound.apply_defaults()
+    key, params = [jf], []
+    for pname, v in bound.arguments.items():
+        if not isinstance(v, (Const, Val)):
+            v = Const(v)
+        pk = param_kind(jf.fn, pname)
+        if isinstance(v, Const) and (pk == "const" or not tr.is_num_const(v)):
+            key.append((pname, "c", _freeze(v.value)))
+            params.append((pname, v, None))
+        elif isinstance(v, Const):
+            sv = tr.scalar_val(v)
+            key.append((pname, "v", sv.ctype))
+            params.append((pname, Val("scalar", pname, sv.ctype, sv.dtype), sv.text))
+        else:
+            if pk == "const":
+                raise tr.err(node, f"{jf.fn.__name__}(): {pname} is asc.ConstExpr, and this argument is a runtime "
+                                   f"value", KernelTypeError)
+            if v.kind in ("call", "new"):
+                raise tr.err(node, f"{jf.fn.__name__}(): {pname}: this argument has no value", KernelTypeError)
+            info = tuple((k, x) for k, x in v.info if k not in ("deferred", "var"))
+            key.append((pname, "v", v.kind, v.ctype, v.dtype, v.root, info))
+            params.append((pname, Val(v.kind, pname, v.ctype, v.dtype, v.root, info), v.text))
+    if tr.prog.insert_sync:
+        key.append(tr.prog.sync.key())
+    key = tuple(key)
+    hit = tr.prog.helpers.get(key)
+    if hit is None:
+        sub = FuncTranslator(tr.prog, jf.fn, is_kernel=False)
+        sig = []
+        for pname, v, _ in params:
+            if isinstance(v, Const):
+                sub.env[pname] = v
+                continue
+            sub.env[pname] = v
+            sub.declare(pname, v.ctype)
+            ref = "&" if v.kind in ("que", "pipe", "buf") else ""
+            sig.append(f"{v.ctype}{ref} {pname}")
+        sub.translate_body()
+        cname = tr.prog.helper_cname(jf.fn.__name__)
+        ret = sub.ret.ctype if sub.ret is not None else "void"
+        text = [f"__aicore__ inline {ret} {cname}({', '.join(sig)})", "{"] + sub.out + ["}"]
+        tr.prog.funcs.append(text)
+        hit = (cname, sub.ret, tr.prog.sync.copy())
+        tr.prog.helpers[key] = hit
+    else:
+        tr.prog.sync = hit[2].copy()
+    cname, ret, _ = hit
+    text = f"{cname}({', '.join(t for _, v, t in params if t is not None)})"
+    if ret is None:
+        return void(text)
+    return Val(ret.kind, text, ret.ctype, ret.dtype, ret.root, ret.info)
+
+
+def _freeze(v):
+    if isinstance(v, list):
+        return ("list", tuple(_freeze(x) for x in v))
+    if isinstance(v, tuple):
+        return tuple(_freeze(x) for x in v)
+    try:
+        hash(v)
+        return (type(v).__name__, v)
+    except TypeError:
+        return ("id", id(v))

@@ -1,0 +1,126 @@
+"""The Python names of pyasc's API that a kernel calls or constructs: the tensor, pipe and queue classes, the
+parameter structs, and one function per API of the declaration table (api.py). Inside an @asc.jit function the
+translator reads them; called from plain Python (outside a kernel) they run over the NumPy emulation when
+ASC_DEBUG=1 (emulate.py) and are an error otherwise."""
+from __future__ import annotations
+
+from . import api as _api
+
+
+class KernelOnly:
+    """Base of the names that exist inside kernels only."""
+    _asc_name = "?"
+
+    def __init__(self, *args, **kwargs):
+        from ..errors import UnsupportedError
+        raise UnsupportedError(f"asc.{self._asc_name} is the Ascend C API: use it inside an @asc.jit function "
+                               f"(or run with ASC_DEBUG=1 to run the kernel in Python over NumPy)")
+
+
+def _kclass(name: str, doc: str, base=KernelOnly):
+    cls = type(name.split(".")[-1], (base,), {"__doc__": doc, "_asc_name": name, "__module__": "asc"})
+    return cls
+
+
+GlobalTensor = _kclass("GlobalTensor", "A tensor in global memory (AscendC::GlobalTensor<T>).")
+LocalTensor = _kclass("LocalTensor", "A tensor in a core's local memory (AscendC::LocalTensor<T>): from a queue "
+                                     "or a TBuf, or LocalTensor(dtype, position, address, length).")
+LocalTensorAuto = _kclass("LocalTensorAuto", "LocalTensorAuto(dtype, length): a Unified Buffer tensor whose memory "
+                                             "and synchronization the compiler provides (insert_sync).")
+TPipe = _kclass("TPipe", "The memory manager of a kernel (AscendC::TPipe).")
+TQue = _kclass("TQue", "TQue(position, depth): a queue of local buffers (AscendC::TQue<position, depth>).")
+TQueBind = _kclass("TQueBind", "TQueBind(src, dst, depth): a queue between two positions.")
+TBuf = _kclass("TBuf", "TBuf(position): a buffer without queue semantics (AscendC::TBuf<position>).")
+ShapeInfo = _kclass("ShapeInfo", "ShapeInfo(shape, original_shape=None, data_format=ND).")
+
+
+class Params:
+    """A parameter struct of the Ascend C API: its C name and its fields in the constructor's order, with the
+    default of each (the asc-devkit header's)."""
+
+    def __init__(self, cname: str, fields: tuple, doc: str = ""):
+        self.cname, self.fields, self.__doc__ = cname, fields, doc
+        self.__name__ = cname
+
+    def __call__(self, *args, **kwargs):
+        return KernelOnly.__init__(type("x", (), {"_asc_name": self.__name__})(), *args)
+
+    def __repr__(self) -> str:
+        return f"asc.{self.cname}"
+
+
+BinaryRepeatParams = Params("BinaryRepeatParams", (("dst_blk_stride", 1), ("src0_blk_stride", 1),
+                                                   ("src1_blk_stride", 1), ("dst_rep_stride", 8),
+                                                   ("src0_rep_stride", 8), ("src1_rep_stride", 8)))
+UnaryRepeatParams = Params("UnaryRepeatParams", (("dst_blk_stride", 1), ("src_blk_stride", 1),
+                                                 ("dst_rep_stride", 8), ("src_rep_stride", 8)))
+CopyRepeatParams = Params("CopyRepeatParams", (("dst_stride", 1), ("src_stride", 1), ("dst_repeat_size", 8),
+                                               ("src_repeat_size", 8)))
+DataCopyParams = Params("DataCopyParams", (("block_count", 1), ("block_len", 0), ("src_stride", 0),
+                                           ("dst_stride", 0)))
+DataCopyExtParams = Params("DataCopyExtParams", (("block_count", 1), ("block_len", 0), ("src_stride", 0),
+                                                 ("dst_stride", 0), ("rsv", 0)))
+DataCopyPadExtParams = Params("DataCopyPadExtParams", (("is_pad", False), ("left_padding", 0),
+                                                       ("right_padding", 0), ("padding_value", 0)))
+TransposeParamsExt = Params("TransposeParamsExt", (("n_size", 0), ("c_size", 0), ("h_size", 0), ("w_size", 0),
+                                                   ("transpose_type", None)))
+TransDataTo5HDParams = Params("TransDataTo5HDParams", (("dst_high_half", False), ("src_high_half", False),
+                                                       ("repeat_times", 1), ("dst_rep_stride", 0),
+                                                       ("src_rep_stride", 0)))
+SoftmaxTiling = Params("SoftMaxTiling", ())
+
+PARAMS = (BinaryRepeatParams, UnaryRepeatParams, CopyRepeatParams, DataCopyParams, DataCopyExtParams,
+          DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling)
+
+
+def array(dtype, values):
+    """asc.array(dtype, values): a compile-time array (ShapeInfo's shape)."""
+    return ("array", dtype, tuple(values))
+
+
+def _api_function(a: _api.Api):
+    def f(*args, **kwargs):
+        from . import emulate
+        return emulate.call(a, args, kwargs)
+    f.__name__ = a.name.split(".")[-1]
+    f.__qualname__ = f.__name__
+    f.__doc__ = f"{a.name}: AscendC::{a.cname} ({a.status})." + (f" {a.note}" if a.note else "")
+    f._asc_api = a
+    return f
+
+
+FUNCTIONS = {}
+for _a in _api.TABLE:
+    if "." in _a.name and not _a.name.startswith("adv."):
+        continue
+    if _a.special == "ctor" or _a.name[0].isupper() or _a.name.startswith("adv.") and _a.name[4].isupper():
+        continue
+    FUNCTIONS[_a.name] = _api_function(_a)
+
+
+class _Adv:
+    """asc.adv: the advanced APIs (softmax, ...)."""
+
+    SoftmaxTiling = SoftmaxTiling
+
+    def __repr__(self) -> str:
+        return "<module 'asc.adv'>"
+
+
+adv = _Adv()
+for _n, _f in FUNCTIONS.items():
+    if _n.startswith("adv."):
+        setattr(adv, _n[4:], _f)
+
+
+def ceildiv(a, b):
+    """(a + b - 1) // b."""
+    return -(-a // b)
+
+
+class range:  # noqa: A001 -- pyasc's asc.range
+    """asc.range(start, stop, step): a loop range inside kernels (as Python's range)."""
+
+    def __new__(cls, *args):
+        import builtins
+        return builtins.range(*args)

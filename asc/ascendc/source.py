@@ -1,0 +1,181 @@
+"""A kernel specialization: the arguments bound to the kernel's parameters (tensors in global memory, scalars,
+structs, ConstExpr values), and the whole Ascend C source of the kernel with its helpers."""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ArgumentError
+from . import dtypes, struct
+from .translate import PRELUDE, FuncTranslator, Program
+from .values import Const, Deferred, Val
+
+
+@dataclass
+class Arg:
+    name: str
+    kind: str              # gm, scalar, struct, const
+    dtype: object = None   # gm: DataType; scalar: DataType
+    value: object = None   # the Python value
+
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
+
+
+def classify(jf, name, value, annotation_const: bool) -> Arg:
+    if annotation_const:
+        if isinstance(value, np.ndarray) or _is_torch(value):
+            raise ArgumentError(f"{jf.fn.__name__}(): {name} is asc.ConstExpr and takes a compile-time value, "
+                                f"not a tensor")
+        return Arg(name, "const", None, value)
+    if isinstance(value, np.ndarray):
+        d = dtypes.from_numpy(value.dtype)
+        if d is None:
+            raise ArgumentError(f"{jf.fn.__name__}(): {name} has dtype {value.dtype}, which Ascend C has no type for")
+        return Arg(name, "gm", d, value)
+    if _is_torch(value):
+        d = dtypes.from_torch(value.dtype)
+        if d is None:
+            raise ArgumentError(f"{jf.fn.__name__}(): {name} has dtype {value.dtype}, which Ascend C has no type for")
+        return Arg(name, "gm", d, value)
+    if isinstance(value, struct.Struct):
+        return Arg(name, "struct", type(value), value)
+    if isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
+        d = dtypes.of_python(value)
+        if d in (dtypes.int32,) and isinstance(value, (int,)) and not isinstance(value, bool):
+            d = dtypes.int64
+        return Arg(name, "scalar", d, value)
+    raise ArgumentError(f"{jf.fn.__name__}(): argument {name} is a {type(value).__name__}; a pyasc kernel takes "
+                        f"NumPy arrays, torch CPU tensors, Python scalars, asc structs, and compile-time values "
+                        f"for its asc.ConstExpr parameters")
+
+
+def bind(jf, args, kwargs) -> list:
+    try:
+        b = jf.signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise ArgumentError(f"{jf.fn.__name__}(): {e}") from None
+    b.apply_defaults()
+    from .calls import param_kind
+    return [classify(jf, n, v, param_kind(jf.fn, n) == "const") for n, v in b.arguments.items()]
+
+
+def _key(a: Arg):
+    if a.kind == "gm":
+        return (a.name, "gm", a.dtype.name)
+    if a.kind == "scalar":
+        return (a.name, "scalar", a.dtype.name)
+    if a.kind == "struct":
+        return (a.name, "struct", a.dtype)
+    from .calls import _freeze
+    return (a.name, "const", _freeze(a.value))
+
+
+class Kernel:
+    """One specialization: its source, its C parameters (for the build) and Python line map (for reports)."""
+
+    def __init__(self, jf, args: list, prog: Program, text: str, params: list):
+        self.jf, self.args, self.prog, self.text, self.params = jf, args, prog, text, params
+        self.name = jf.fn.__name__
+        self.lib = None
+
+    def python_loc(self, line: int):
+        return self.prog.line_files.get(line)
+
+
+def specialize(jf, args, kwargs) -> Kernel:
+    bound = bind(jf, args, kwargs)
+    key = tuple(_key(a) for a in bound) + (jf.options.key(),)
+    hit = jf.cache.get(key)
+    if hit is not None and not jf.options.always_compile:
+        return hit
+    k = translate_kernel(jf, bound)
+    jf.cache[key] = k
+    return k
+
+
+def translate_kernel(jf, bound: list) -> Kernel:
+    name = jf.fn.__name__
+    prog = Program(name, jf.options)
+    tr = FuncTranslator(prog, jf.fn, is_kernel=True)
+    sig, params, spec = [], [], []
+    for a in bound:
+        if a.kind == "const":
+            tr.env[a.name] = Const(a.value)
+            spec.append(f"{a.name}={a.value!r}")
+        elif a.kind == "gm":
+            tr.env[a.name] = Val("gaddr", f"((__gm__ {a.dtype.cname}*){a.name})", f"__gm__ {a.dtype.cname}*",
+                                 a.dtype)
+            sig.append(f"GM_ADDR {a.name}")
+            params.append(("gm", a.name, None))
+            spec.append(f"{a.name}: {a.dtype.name}")
+        elif a.kind == "scalar":
+            ct = a.dtype.cname
+            tr.env[a.name] = Val("scalar", a.name, ct, a.dtype)
+            tr.declare(a.name, ct)
+            sig.append(f"{ct} {a.name}")
+            params.append(("scalar", a.name, ct))
+            spec.append(f"{a.name}: {a.dtype.name}")
+        else:
+            cls = a.dtype
+            prog.structs.setdefault(cls, None)
+            tr.env[a.name] = Val("struct", a.name, cls.__name__, None, None, (("struct", cls),))
+            tr.declare(a.name, cls.__name__)
+            sig.append(f"{cls.__name__} {a.name}")
+            params.append(("scalar", a.name, cls.__name__))
+            spec.append(f"{a.name}: {cls.__name__}")
+    if _uses_local_tensor_auto(tr):
+        prog.insert_sync = True
+    tr.translate_body()
+    lines = [f"// Ascend C translated by asc from the pyasc kernel {name!r} "
+             f"({os.path.basename(tr.file)}:{tr.first})",
+             "// specialized on: " + (", ".join(spec) or "(no parameters)"),
+             '#include "kernel_operator.h"', ""]
+    if prog.uses_prelude:
+        lines += PRELUDE.splitlines() + [""]
+    seen: set = set()
+    for cls in list(prog.structs):
+        lines += cls.c_declarations(seen)
+    if prog.structs:
+        lines.append("")
+    for f in prog.funcs:
+        lines += [x.render() if isinstance(x, Deferred) else x for x in f] + [""]
+    lines.append(f'extern "C" __global__ __aicore__ void {name}({", ".join(sig)})')
+    lines.append("{")
+    if jf.options.kernel_type is not None:
+        from ..runtime.config import KernelType
+        lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{KernelType(jf.options.kernel_type).name});")
+    if prog.autos:
+        lines.append("    // the Unified Buffer of the LocalTensorAuto tensors, one TBuf each (insert_sync)")
+        lines.append("    AscendC::TPipe asc_pipe;")
+        for bid, nbytes in prog.autos:
+            lines.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> asc_auto_buf_{bid};")
+            lines.append(f"    asc_pipe.InitBuffer(asc_auto_buf_{bid}, {nbytes});")
+    lines += [x.render() if isinstance(x, Deferred) else x for x in tr.out]
+    lines.append("}")
+    text = "\n".join(lines) + "\n"
+    if jf.options.strip_loc:
+        text = "\n".join(x for x in text.splitlines() if not x.lstrip().startswith(("#line", "// "))) + "\n"
+    return Kernel(jf, bound, prog, text, params)
+
+
+def _uses_local_tensor_auto(tr) -> bool:
+    for n in ast.walk(tr.node):
+        if isinstance(n, ast.Attribute) and n.attr == "LocalTensorAuto":
+            return True
+        if isinstance(n, ast.Name) and n.id == "LocalTensorAuto":
+            return True
+    return False
+
+
+def annotation_is_const(fn, name) -> bool:
+    from .calls import param_kind
+    return param_kind(fn, name) == "const"
+
+
+__all__ = ["Kernel", "specialize", "translate_kernel", "bind", "inspect"]

@@ -1,0 +1,681 @@
+"""The pyasc translator: the Python AST of an @asc.jit function (and of the @asc.jit helpers it calls) becomes
+Ascend C, 1:1 -- each Python statement one line of C++ under a comment holding the Python line and a `#line`
+directive naming it, so that compiler messages and ascend-sim's violation reports (through __builtin_LINE()) name
+the Python line. The kernel is specialized on its ConstExpr values and argument dtypes; compile-time values
+(ConstExpr parameters, module constants, dtypes, enums) are folded."""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import operator
+import os
+import textwrap
+
+from ..errors import CompileError, KernelTypeError, UnsupportedError
+from ..ir.nodes import Loc
+from . import api as api_mod
+from . import calls, dtypes, enums, objects, struct
+from .syncs import SyncState
+from .values import Const, Deferred, Val
+
+INT = dtypes.int64
+FLOAT = dtypes.float32
+
+_BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
+           ast.Div: ("/", operator.truediv), ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
+           ast.LShift: ("<<", operator.lshift), ast.RShift: (">>", operator.rshift),
+           ast.BitAnd: ("&", operator.and_), ast.BitOr: ("|", operator.or_), ast.BitXor: ("^", operator.xor),
+           ast.Pow: ("**", operator.pow)}
+_CMPOPS = {ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne), ast.Lt: ("<", operator.lt),
+           ast.LtE: ("<=", operator.le), ast.Gt: (">", operator.gt), ast.GtE: (">=", operator.ge),
+           ast.Is: ("==", operator.is_), ast.IsNot: ("!=", operator.is_not)}
+
+PRELUDE = """\
+// asc_floordiv / asc_mod: Python's // and % on integers (rounding toward negative infinity)
+__aicore__ inline int64_t asc_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }
+__aicore__ inline int64_t asc_mod(int64_t a, int64_t b) { int64_t r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+"""
+
+
+def c_literal(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        if -2**31 <= v < 2**31:
+            return str(v)
+        if -2**63 <= v < 2**63:
+            return f"{v}LL"
+        if 0 <= v < 2**64:
+            return f"{v}ULL"
+        raise ValueError(f"the integer {v} does not fit 64 bits")
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError(f"the float {v} has no literal (inf/nan)")
+        r = repr(float(v))
+        if "e" not in r and "." not in r:
+            r += ".0"
+        return r + "f"
+    if isinstance(v, enum_types()):
+        return v.cname
+    if isinstance(v, dtypes.DataType):
+        return v.cname
+    raise ValueError(f"{v!r} has no C literal")
+
+
+def enum_types():
+    return enums.ALL
+
+
+def is_num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, enum_types())
+
+
+class Program:
+    """One kernel specialization being translated: its helpers, structs, buffers and sync state."""
+
+    def __init__(self, kernel_name: str, options):
+        self.kernel_name = kernel_name
+        self.options = options
+        self.funcs: list = []              # emitted helper functions (callees first)
+        self.helpers: dict = {}            # specialization key -> (c name, return Val or None, exit sync state)
+        self.helper_names: dict = {}
+        self.structs: dict = {}            # Struct class -> C declaration
+        self.autos: list = []              # (buffer id, ctype, bytes)
+        self.auto_sites: dict = {}         # ast node id -> buffer id
+        self.insert_sync = bool(options.insert_sync)
+        self.sync = SyncState()
+        self.line_files: dict = {}         # python line -> Loc (for ascend-sim reports)
+        self.raw_count = 0
+        self.uses_prelude = False
+
+    def snapshot(self):
+        return (list(self.funcs), dict(self.helpers), dict(self.helper_names), self.sync.copy())
+
+    def restore(self, snap):
+        self.funcs, self.helpers, self.helper_names, self.sync = list(snap[0]), dict(snap[1]), dict(snap[2]), \
+            snap[3].copy()
+
+    def helper_cname(self, base: str) -> str:
+        n = self.helper_names.get(base, 0)
+        self.helper_names[base] = n + 1
+        return base if n == 0 else f"{base}_{n}"
+
+
+class Bound:
+    """A method of a runtime value, not yet called."""
+
+    def __init__(self, obj: Val, name: str):
+        self.obj, self.name = obj, name
+
+
+class FuncTranslator:
+    def __init__(self, prog: Program, fn, is_kernel: bool):
+        self.prog, self.fn, self.is_kernel = prog, fn, is_kernel
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise UnsupportedError(f"the source of {fn.__name__!r} is not available ({e}); an @asc.jit function "
+                                   f"must be defined in a file") from None
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.first = first
+        src = textwrap.dedent("".join(lines))
+        self.src_lines = src.splitlines()
+        tree = ast.parse(src)
+        self.node = tree.body[0]
+        if not isinstance(self.node, ast.FunctionDef):
+            raise UnsupportedError(f"@asc.jit decorates functions; {fn.__name__!r} is not one")
+        self.env: dict = {}
+        self.scopes: list = [{}]          # C block scopes: python name -> ctype of the C variable
+        self.out: list = []
+        self.depth = 1
+        self.runtime_depth = 0            # inside runtime control flow
+        self.multi = self._multi_assigned(self.node)
+        self.ret: Val | None = None
+        self.ret_seen = False
+        self.tmp = 0
+        self.globals = dict(fn.__globals__)
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.globals[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _multi_assigned(fn_node) -> set:
+        counts: dict = {}
+        for n in ast.walk(fn_node):
+            targets = []
+            if isinstance(n, ast.Assign):
+                targets = n.targets
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+                targets = [n.target]
+                if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                    counts[n.target.id] = counts.get(n.target.id, 0) + 1
+            elif isinstance(n, ast.For):
+                targets = [n.target]
+            for t in targets:
+                for nm in ast.walk(t):
+                    if isinstance(nm, ast.Name):
+                        counts[nm.id] = counts.get(nm.id, 0) + 1
+        return {k for k, v in counts.items() if v > 1}
+
+    def loc(self, node) -> Loc:
+        line = getattr(node, "lineno", 1) + self.first - 1
+        return Loc(self.file, line, getattr(node, "col_offset", 0), getattr(node, "end_col_offset", None))
+
+    def err(self, node, msg, cls=UnsupportedError):
+        return cls(msg, self.loc(node))
+
+    def fresh(self, base: str) -> str:
+        self.tmp += 1
+        return f"{base}_{self.tmp}"
+
+    def line(self, text: str):
+        self.out.append("    " * self.depth + text)
+
+    def stmt_header(self, node):
+        """The comment holding the Python line and the #line directive, before the C of a statement."""
+        py = self.src_lines[node.lineno - 1].strip() if node.lineno - 1 < len(self.src_lines) else ""
+        line = node.lineno + self.first - 1
+        self.prog.line_files.setdefault(line, Loc(self.file, line, node.col_offset, node.end_col_offset))
+        self.line(f"// {py}")
+        self.out.append(f'#line {line} "{os.path.basename(self.file)}"')
+
+    def declare(self, name: str, ctype: str):
+        self.scopes[-1][name] = ctype
+
+    def declared(self, name: str):
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        return None
+
+    def push_scope(self):
+        self.scopes.append({})
+
+    def pop_scope(self):
+        for name in self.scopes.pop():
+            v = self.env.get(name)
+            if isinstance(v, Val) and v.text == name:
+                self.env[name] = ("out-of-scope", name)
+
+    # ------------------------------------------------------------------ entry points
+
+    def translate_body(self):
+        for s in self.node.body:
+            self.stmt(s)
+
+    # ------------------------------------------------------------------ statements
+
+    def stmt(self, node):
+        parts: list = []
+        self.parts = parts
+        if isinstance(node, (ast.For, ast.While, ast.If)):
+            return self.compound(node)
+        if isinstance(node, ast.Pass):
+            return
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return                                   # a docstring
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1:
+                raise self.err(node, "chained assignment (a = b = ...) is not supported in kernels")
+            self.assign(node.targets[0], node.value, node)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                return
+            self.assign(node.target, node.value, node)
+        elif isinstance(node, ast.AugAssign):
+            op = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()) if isinstance(node.target, ast.Name)
+                           else node.target, op=node.op, right=node.value)
+            ast.copy_location(op, node)
+            ast.fix_missing_locations(op)
+            self.assign(node.target, op, node)
+        elif isinstance(node, ast.Expr):
+            v = self.expr(node.value)
+            if isinstance(v, Val) and v.kind == "call":
+                parts.append(v.text + ";")
+        elif isinstance(node, ast.Assert):
+            c = self.expr(node.test)
+            if not isinstance(c, Const):
+                raise self.err(node, "assert of a runtime value: a kernel's assert must be decidable at compile "
+                                     "time (dtypes, ConstExpr values)")
+            if not c.value:
+                msg = self.expr(node.msg).value if node.msg is not None else "assertion failed"
+                raise self.err(node, f"assertion failed at compile time: {msg}", CompileError)
+        elif isinstance(node, ast.Return):
+            self.do_return(node)
+        elif isinstance(node, (ast.Break, ast.Continue)):
+            parts.append("break;" if isinstance(node, ast.Break) else "continue;")
+        else:
+            raise self.err(node, f"unsupported Python feature in a kernel: {type(node).__name__}")
+        if parts:
+            self.stmt_header(node)
+            self.line(" ".join(parts))
+
+    def do_return(self, node):
+        if self.is_kernel and node.value is not None:
+            raise self.err(node, "a kernel returns nothing: write its results to a GlobalTensor")
+        if node.value is None:
+            self.parts.append("return;")
+            return
+        v = self.expr(node.value)
+        if isinstance(v, Const):
+            if not is_num(v.value):
+                raise self.err(node, "a helper returns a number or a runtime value")
+            v = self.scalar_val(v)
+        if self.ret is not None and self.ret.ctype != v.ctype:
+            raise self.err(node, f"the helper returns {self.ret.ctype} and {v.ctype}", KernelTypeError)
+        self.ret = v
+        self.parts.append(f"return {v.text};")
+
+    def compound(self, node):
+        if isinstance(node, ast.If):
+            c = self.expr(node.test)
+            if isinstance(c, Const):
+                for s in (node.body if c.value else node.orelse):
+                    self.stmt(s)
+                return
+            self.stmt_header(node)
+            self.line(f"if ({self.bool_text(c, node.test)}) {{")
+            before = self.prog.sync.copy()
+            self.block(node.body)
+            after_then = self.prog.sync
+            if node.orelse:
+                self.prog.sync = before.copy()
+                self.line("} else {")
+                self.block(node.orelse)
+                self.prog.sync = self.prog.sync.union(after_then)
+            else:
+                self.prog.sync = before.union(after_then)
+            self.line("}")
+            return
+        if isinstance(node, ast.While):
+            c = self.expr(node.test)
+            if isinstance(c, Const):
+                raise self.err(node, "a while loop over a compile-time condition: use for ... in range(...)")
+            self.stmt_header(node)
+            self.loop_body(node, f"while ({self.bool_text(c, node.test)}) {{", node.body)
+            return
+        # for
+        if node.orelse:
+            raise self.err(node, "for ... else is not supported in kernels")
+        it = node.iter
+        fn = self.expr(it.func) if isinstance(it, ast.Call) else None
+        if not (isinstance(fn, Const) and fn.value in (builtins.range, objects.range)):
+            raise self.err(it, "kernels loop over range(...) or asc.range(...)")
+        if it.keywords:
+            raise self.err(it, "range() takes positional arguments")
+        args = [self.expr(a) for a in it.args]
+        if not 1 <= len(args) <= 3:
+            raise self.err(it, "range() takes 1 to 3 arguments")
+        start, stop, step = (Const(0), args[0], Const(1)) if len(args) == 1 else \
+            (args[0], args[1], args[2] if len(args) == 3 else Const(1))
+        if not isinstance(step, Const):
+            raise self.err(it, "the step of a kernel loop must be a compile-time constant")
+        if step.value == 0:
+            raise self.err(it, "range() step must not be zero", CompileError)
+        if not isinstance(node.target, ast.Name):
+            raise self.err(node.target, "the loop variable must be a name")
+        var = node.target.id
+        cmp = "<" if step.value > 0 else ">"
+        inc = f"++{var}" if step.value == 1 else f"{var} += {c_literal(step.value)}"
+        self.stmt_header(node)
+        header = (f"for (int64_t {var} = {self.int_text(start, it)}; {var} {cmp} {self.int_text(stop, it)}; "
+                  f"{inc}) {{")
+        self.loop_body(node, header, node.body, var)
+
+    def loop_body(self, node, header, body, var=None):
+        saved_env = dict(self.env)
+        if self.prog.insert_sync:
+            # the state at the loop head joins the entry and the end of an iteration: translate once to learn it
+            snap, out_len, tmp = self.prog.snapshot(), len(self.out), self.tmp
+            entry = self.prog.sync.copy()
+            self._body(header, body, var)
+            end_state = self.prog.sync
+            del self.out[out_len:]
+            self.prog.restore(snap)
+            self.tmp = tmp
+            self.env = dict(saved_env)
+            self.prog.sync = entry.union(end_state)
+        self._body(header, body, var)
+        for k, v in saved_env.items():
+            if k not in self.env or isinstance(self.env[k], tuple):
+                self.env[k] = v
+        if self.prog.insert_sync:
+            self.prog.sync = self.prog.sync.union(entry)
+
+    def _body(self, header, body, var):
+        self.line(header)
+        self.push_scope()
+        if var is not None:
+            self.declare(var, "int64_t")
+            self.env[var] = Val("scalar", var, "int64_t", INT)
+        self.runtime_depth += 1
+        self.depth += 1
+        for s in body:
+            self.stmt(s)
+        self.depth -= 1
+        self.runtime_depth -= 1
+        self.pop_scope()
+        self.line("}")
+
+    def block(self, body):
+        self.push_scope()
+        self.runtime_depth += 1
+        self.depth += 1
+        for s in body:
+            self.stmt(s)
+        self.depth -= 1
+        self.runtime_depth -= 1
+        self.pop_scope()
+
+    # ------------------------------------------------------------------ assignment
+
+    def assign(self, target, value_node, node):
+        if isinstance(target, ast.Tuple):
+            v = self.expr(value_node)
+            if not (isinstance(v, Const) and isinstance(v.value, (tuple, list))) or len(v.value) != len(target.elts):
+                raise self.err(node, "tuple assignment takes a compile-time tuple of the same length")
+            for t, x in zip(target.elts, v.value):
+                if not isinstance(t, ast.Name):
+                    raise self.err(t, "assign to names")
+                self.env[t.id] = Const(x)
+            return
+        if isinstance(target, ast.Attribute):
+            obj = self.expr(target.value)
+            if isinstance(obj, Val) and obj.kind == "struct":
+                v = self.expr(value_node)
+                self.parts.append(f"{obj.text}.{target.attr} = {self.value_text(v, target)};")
+                return
+            raise self.err(target, "assignment to an attribute of this value is not supported")
+        if isinstance(target, ast.Subscript):
+            raise self.err(target, "assignment to a tensor element: use tensor.set_value(index, value)")
+        if not isinstance(target, ast.Name):
+            raise self.err(target, "assign to a name")
+        name = target.id
+        v = self.expr(value_node)
+        if isinstance(v, Const):
+            if name in self.multi and is_num(v.value) and not isinstance(v.value, bool) or \
+                    (name in self.multi and isinstance(self.env.get(name), Val)):
+                v = self.scalar_val(v)
+            else:
+                if self.runtime_depth and name in self.multi and name in self.env and \
+                        not (isinstance(self.env[name], Const) and self.env[name].value is v.value):
+                    raise self.err(node, f"{name!r} is rebound to another compile-time value inside runtime "
+                                         f"control flow")
+                self.env[name] = v
+                return
+        if isinstance(v, Val) and v.kind == "call":
+            if v.ctype == "void":
+                raise self.err(value_node, "this call returns nothing")
+            v = Val(v.get("rkind", "scalar"), v.text, v.ctype, v.dtype, v.root, v.info)
+        if isinstance(v, Val) and v.kind == "new":          # an object constructed in place: TQue, TPipe, ...
+            decl = v.text.format(name=name)
+            if self.declared(name) is not None:
+                raise self.err(node, f"{name!r} is constructed twice (one object per name)")
+            self.declare(name, v.ctype)
+            if isinstance(v.get("deferred"), Deferred):
+                d = v.get("deferred")
+                d.fmt = "    " * self.depth + decl
+                self.stmt_header(node)
+                self.out.append(d)
+            else:
+                self.parts.append(decl)
+            nv = Val(v.get("kind", "obj"), name, v.ctype, v.dtype, v.root, v.info)
+            if isinstance(v.get("deferred"), Deferred):
+                nv = Val(nv.kind, name, v.ctype, v.dtype, v.root, v.info + (("var", name),))
+            self.env[name] = nv
+            extra = v.get("after")
+            if extra:
+                self.parts.append(extra.format(name=name))
+            return
+        if not isinstance(v, Val):
+            raise self.err(value_node, "this value cannot be stored in a kernel variable")
+        have = self.declared(name)
+        if have is not None:
+            if have != v.ctype:
+                raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
+                               KernelTypeError)
+            if v.text != name:
+                self.parts.append(f"{name} = {v.text};")
+        else:
+            self.declare(name, v.ctype)
+            self.parts.append(f"{v.ctype} {name} = {v.text};")
+        self.env[name] = Val(v.kind, name, v.ctype, v.dtype, v.root, v.info)
+
+    # ------------------------------------------------------------------ expressions
+
+    def scalar_val(self, c: Const) -> Val:
+        v = c.value
+        if isinstance(v, bool):
+            return Val("scalar", c_literal(v), "bool", dtypes.bool_)
+        if isinstance(v, int):
+            return Val("scalar", c_literal(v), "int64_t", INT)
+        if isinstance(v, float):
+            return Val("scalar", c_literal(v), "float", FLOAT)
+        raise ValueError(v)
+
+    @staticmethod
+    def is_num_const(c: Const) -> bool:
+        return is_num(c.value)
+
+    def int_text(self, v, node) -> str:
+        if isinstance(v, Const):
+            if not isinstance(v.value, int) or isinstance(v.value, enum_types()):
+                raise self.err(node, f"expected an integer, got {v.value!r}", KernelTypeError)
+            return c_literal(int(v.value))
+        if v.kind != "scalar":
+            raise self.err(node, f"expected an integer, got a {v.kind}", KernelTypeError)
+        return v.text
+
+    def bool_text(self, v, node) -> str:
+        if isinstance(v, Const):
+            return c_literal(bool(v.value))
+        if v.kind != "scalar":
+            raise self.err(node, "a condition must be a scalar", KernelTypeError)
+        return v.text
+
+    def value_text(self, v, node) -> str:
+        if isinstance(v, Const):
+            try:
+                return c_literal(v.value)
+            except ValueError as e:
+                raise self.err(node, str(e), KernelTypeError) from None
+        return v.text
+
+    def lookup(self, name, node):
+        if name in self.env:
+            v = self.env[name]
+            if isinstance(v, tuple):
+                raise self.err(node, f"{name!r} was defined inside a loop or if-branch and is used after it "
+                                     f"(define it before)")
+            return v
+        if name in self.globals:
+            return Const(self.globals[name])
+        if hasattr(builtins, name):
+            return Const(getattr(builtins, name))
+        raise self.err(node, f"name {name!r} is not defined", CompileError)
+
+    def expr(self, node):
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is None:
+            raise self.err(node, f"unsupported Python expression in a kernel: {type(node).__name__}")
+        return m(node)
+
+    def e_Constant(self, node):
+        return Const(node.value)
+
+    def e_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def e_Tuple(self, node):
+        vals = [self.expr(e) for e in node.elts]
+        if all(isinstance(v, Const) for v in vals):
+            return Const(tuple(v.value for v in vals))
+        return Const(tuple(vals))
+
+    e_List = e_Tuple
+
+    def e_JoinedStr(self, node):
+        vals = [self.expr(v) for v in node.values]
+        out = []
+        for v, n in zip(vals, node.values):
+            if not isinstance(v, Const):
+                raise self.err(n, "f-strings of runtime values: use asc.printf")
+            out.append(v.value if isinstance(n, ast.Constant) else format(v.value))
+        return Const("".join(out))
+
+    def e_FormattedValue(self, node):
+        v = self.expr(node.value)
+        if not isinstance(v, Const):
+            raise self.err(node, "f-strings of runtime values: use asc.printf")
+        return Const(format(v.value))
+
+    def e_Attribute(self, node):
+        base = self.expr(node.value)
+        attr = node.attr
+        if isinstance(base, Const):
+            try:
+                return Const(getattr(base.value, attr))
+            except AttributeError:
+                raise self.err(node, f"{base.value!r} has no attribute {attr!r}", CompileError) from None
+        if attr == "dtype" and base.dtype is not None and base.kind in ("gaddr", "gtensor", "ltensor"):
+            return Const(base.dtype)
+        if base.kind == "struct":
+            cls = base.get("struct")
+            f = cls._asc_fields.get(attr)
+            if f is None:
+                raise self.err(node, f"struct {cls.__name__} has no field {attr!r}", CompileError)
+            text = f"{base.text}.{attr}"
+            if isinstance(f, struct.StructField):
+                self.prog.structs.setdefault(f.cls, None)
+                return Val("struct", text, f.cls.__name__, None, None, (("struct", f.cls),))
+            return Val("scalar", text, f.dtype.cname, f.dtype)
+        return Bound(base, attr)
+
+    def e_Subscript(self, node):
+        base = self.expr(node.value)
+        sl = node.slice
+        if isinstance(base, Const):
+            idx = self.expr(sl) if not isinstance(sl, ast.Slice) else None
+            if idx is None or not isinstance(idx, Const):
+                raise self.err(node, "indexing of a compile-time value takes a compile-time index")
+            try:
+                return Const(base.value[idx.value])
+            except Exception as e:   # noqa: BLE001 -- the user's indexing error, at the user's line
+                raise self.err(node, f"{type(e).__name__}: {e}", CompileError) from None
+        if base.kind not in ("gtensor", "ltensor"):
+            raise self.err(node, f"a {base.kind} cannot be indexed")
+        if isinstance(sl, ast.Slice):
+            if sl.upper is not None or sl.step is not None:
+                raise self.err(node, "tensor slices take a start only (t[offset:]), as operator[] of Ascend C")
+            off = self.expr(sl.lower) if sl.lower is not None else Const(0)
+        else:
+            off = self.expr(sl)
+        return base.with_text(f"{base.text}[{self.int_text(off, node)}]")
+
+    def e_BinOp(self, node):
+        a, b = self.expr(node.left), self.expr(node.right)
+        sym, fn = _BINOPS[type(node.op)]
+        if isinstance(a, Const) and isinstance(b, Const):
+            try:
+                return Const(fn(a.value, b.value))
+            except Exception as e:   # noqa: BLE001
+                raise self.err(node, f"{type(e).__name__}: {e}", CompileError) from None
+        if isinstance(a, Val) and a.kind == "gaddr" and sym in "+-":
+            return a.with_text(f"({a.text} {sym} {self.int_text(b, node.right)})")
+        for x, n in ((a, node.left), (b, node.right)):
+            if isinstance(x, Val) and x.kind != "scalar":
+                raise self.err(n, f"arithmetic on a {x.kind}", KernelTypeError)
+            if isinstance(x, Const) and not is_num(x.value):
+                raise self.err(n, f"arithmetic on {x.value!r}", KernelTypeError)
+        at, bt = self.value_text(a, node.left), self.value_text(b, node.right)
+        fl = any((isinstance(x, Const) and isinstance(x.value, float)) or
+                 (isinstance(x, Val) and x.dtype is not None and x.dtype.is_float) for x in (a, b))
+        if sym == "/":
+            return Val("scalar", f"(static_cast<float>({at}) / static_cast<float>({bt}))", "float", FLOAT)
+        if sym == "**":
+            raise self.err(node, "** of a runtime value is not supported in kernels")
+        if fl:
+            if sym in ("//", "%", "<<", ">>", "&", "|", "^"):
+                raise self.err(node, f"{sym} on floats is not supported in kernels")
+            return Val("scalar", f"({at} {sym} {bt})", "float", FLOAT)
+        if sym == "//":
+            self.prog.uses_prelude = True
+            return Val("scalar", f"asc_floordiv({at}, {bt})", "int64_t", INT)
+        if sym == "%":
+            self.prog.uses_prelude = True
+            return Val("scalar", f"asc_mod({at}, {bt})", "int64_t", INT)
+        return Val("scalar", f"(static_cast<int64_t>({at}) {sym} {bt})" if sym in ("+", "-", "*", "<<") and
+                   isinstance(a, Val) and a.ctype != "int64_t" else f"({at} {sym} {bt})", "int64_t", INT)
+
+    def e_UnaryOp(self, node):
+        v = self.expr(node.operand)
+        if isinstance(v, Const):
+            return Const({ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                          ast.Invert: operator.invert}[type(node.op)](v.value))
+        sym = {ast.USub: "-", ast.UAdd: "+", ast.Not: "!", ast.Invert: "~"}[type(node.op)]
+        if v.kind != "scalar":
+            raise self.err(node, f"{sym} of a {v.kind}", KernelTypeError)
+        if sym == "!":
+            return Val("scalar", f"(!{v.text})", "bool", dtypes.bool_)
+        return Val("scalar", f"({sym}{v.text})", v.ctype, v.dtype)
+
+    def e_BoolOp(self, node):
+        vals = [self.expr(v) for v in node.values]
+        is_and = isinstance(node.op, ast.And)
+        if all(isinstance(v, Const) for v in vals):
+            r = vals[0].value
+            for v in vals[1:]:
+                r = (r and v.value) if is_and else (r or v.value)
+            return Const(r)
+        texts = [self.bool_text(v, n) for v, n in zip(vals, node.values)]
+        return Val("scalar", "(" + (" && " if is_and else " || ").join(texts) + ")", "bool", dtypes.bool_)
+
+    def e_Compare(self, node):
+        left = self.expr(node.left)
+        out_c, out_t = True, []
+        for op, rn in zip(node.ops, node.comparators):
+            right = self.expr(rn)
+            if type(op) not in _CMPOPS:
+                raise self.err(node, f"unsupported comparison {type(op).__name__}")
+            sym, fn = _CMPOPS[type(op)]
+            if isinstance(left, Const) and isinstance(right, Const):
+                out_c = out_c and fn(left.value, right.value)
+            else:
+                out_t.append(f"({self.cmp_text(left, rn)} {sym} {self.cmp_text(right, rn)})")
+            left = right
+        if not out_t:
+            return Const(out_c)
+        if out_c is False:
+            return Const(False)
+        return Val("scalar", "(" + " && ".join(out_t) + ")", "bool", dtypes.bool_)
+
+    def cmp_text(self, v, node):
+        if isinstance(v, Const) and isinstance(v.value, enum_types()):
+            return f"static_cast<int32_t>({v.value.cname})"
+        return self.value_text(v, node)
+
+    def e_IfExp(self, node):
+        c = self.expr(node.test)
+        if isinstance(c, Const):
+            return self.expr(node.body if c.value else node.orelse)
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        for x in (a, b):
+            if isinstance(x, Val) and x.kind != "scalar":
+                raise self.err(node, "a conditional expression of tensors is not supported")
+        fl = any((isinstance(x, Const) and isinstance(x.value, float)) or
+                 (isinstance(x, Val) and x.dtype is not None and x.dtype.is_float) for x in (a, b))
+        return Val("scalar", f"({self.bool_text(c, node.test)} ? {self.value_text(a, node)} : "
+                   f"{self.value_text(b, node)})", "float" if fl else "int64_t", FLOAT if fl else INT)
+
+    def e_Call(self, node):
+        return calls.call(self, node)
+
+    def e_Lambda(self, node):
+        raise self.err(node, "lambdas are not supported in kernels")

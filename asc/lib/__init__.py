@@ -1,0 +1,1 @@
+"""pyasc's host-side libraries at their pyasc import paths (`asc.lib.runtime`)."""
