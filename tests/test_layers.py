@@ -22,6 +22,7 @@ LAYERS = [
     ("runtime", ["asc.runtime"]),
     ("compiler", ["asc.compiler"]),
     ("dispatch", ["asc.dispatch"]),
+    ("pyasc", ["asc.ascendc", "asc.lib"]),    # pyasc's Ascend C API in Python, and its host runtime
     ("tools", ["asc.tools", "asc.autodiff", "asc.torch", "asc.math", "asc.debugger"]),
     ("language", ["asc.language"]),
     ("apps", ["asc", "asc.examples", "asc.demo", "asc.cli", "asc.__main__"]),   # programs written in the language

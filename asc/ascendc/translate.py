@@ -415,13 +415,13 @@ class FuncTranslator:
                 raise self.err(value_node, "this call returns nothing")
             v = Val(v.get("rkind", "scalar"), v.text, v.ctype, v.dtype, v.root, v.info)
         if isinstance(v, Val) and v.kind == "new":          # an object constructed in place: TQue, TPipe, ...
-            decl = v.text.format(name=name)
+            decl = v.text.replace("{name}", name)
             if self.declared(name) is not None:
                 raise self.err(node, f"{name!r} is constructed twice (one object per name)")
             self.declare(name, v.ctype)
             if isinstance(v.get("deferred"), Deferred):
                 d = v.get("deferred")
-                d.fmt = "    " * self.depth + decl
+                d.fmt = "    " * self.depth + decl.replace("{ctype}", "{ctype}")
                 self.stmt_header(node)
                 self.out.append(d)
             else:
@@ -432,7 +432,7 @@ class FuncTranslator:
             self.env[name] = nv
             extra = v.get("after")
             if extra:
-                self.parts.append(extra.format(name=name))
+                self.parts.append(extra.replace("{name}", name))
             return
         if not isinstance(v, Val):
             raise self.err(value_node, "this value cannot be stored in a kernel variable")

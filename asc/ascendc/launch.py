@@ -1,0 +1,126 @@
+"""Running a pyasc kernel: on the CPU twin (Backend.CPU, and Backend.Model with a one-time notice) the translated
+source is compiled with the system C++ compiler against ascend-sim and its blocks run on the CPU; Backend.NPU
+needs an NPU. Tensor arguments are copied into device buffers (512-byte aligned, as aclrtMalloc gives, with
+poisoned guard zones around them) and copied back only when the run succeeds: a kernel that breaks a rule leaves
+the caller's data unchanged."""
+from __future__ import annotations
+
+import ctypes
+import sys
+import warnings
+
+import numpy as np
+
+from .. import config as asc_config
+from ..errors import ArgumentError, MemoryCheckError
+from ..runtime import ascend_sim
+from ..runtime import config as rconfig
+from . import source
+
+GUARD = 64 * 1024          # poisoned bytes before and after each tensor argument
+GM_ALIGN = 512
+
+
+class ModelNotice(UserWarning):
+    """Backend.Model (CANN's simulator) runs on asc's CPU twin."""
+
+
+_noticed = [False]
+
+
+def _notice_model():
+    if _noticed[0]:
+        return
+    _noticed[0] = True
+    warnings.warn("config.Backend.Model selects CANN's cycle simulator, which is not here: asc runs the kernel on "
+                  "its CPU twin (the same Ascend C compiled against ascend-sim, every Ascend rule checked; no "
+                  "cycle figures). Select config.Backend.CPU to run there without this notice.", ModelNotice,
+                  stacklevel=4)
+
+
+def _host_view(name, value):
+    """A writable NumPy view of a tensor argument's memory (torch tensors share theirs)."""
+    if isinstance(value, np.ndarray):
+        if not value.flags.c_contiguous:
+            raise ArgumentError(f"argument {name} is not C-contiguous (pass np.ascontiguousarray(...))")
+        return value
+    t = value
+    if getattr(t, "device", None) is not None and t.device.type != "cpu":
+        raise ArgumentError(f"argument {name} is on {t.device}; the CPU twin takes CPU tensors (.cpu())")
+    if not t.is_contiguous():
+        raise ArgumentError(f"argument {name} is not contiguous (pass .contiguous())")
+    import torch
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy()
+    return t.numpy()
+
+
+class _Device:
+    def __init__(self, name, host: np.ndarray):
+        self.name, self.host = name, host
+        self.nbytes = host.nbytes
+        raw = np.empty(self.nbytes + 2 * GUARD + GM_ALIGN, np.uint8)
+        start = GUARD + (-(raw.ctypes.data + GUARD)) % GM_ALIGN
+        self.raw, self.start = raw, start
+        raw[:] = 0xA5
+        self.data = raw[start:start + self.nbytes]
+        if self.nbytes:
+            self.data[:] = host.reshape(-1).view(np.uint8)
+        self.ptr = self.data.ctypes.data
+
+    def guards_intact(self):
+        lo = self.raw[:self.start]
+        hi = self.raw[self.start + self.nbytes:]
+        return bool((lo == 0xA5).all() and (hi == 0xA5).all())
+
+    def copy_back(self):
+        if self.nbytes:
+            self.host.reshape(-1).view(np.uint8)[:] = self.data
+
+
+def run(jf, core_num, stream, args, kwargs):
+    if asc_config.config.debug:
+        from . import emulate
+        return emulate.run(jf, core_num, args, kwargs)
+    backend = rconfig.state.backend
+    if backend == rconfig.Backend.NPU:
+        if not rconfig.npu_available():
+            raise rconfig.NoDeviceError(
+                f"kernel {jf.fn.__name__!r}: config.Backend.NPU is selected, and this machine has no Ascend NPU "
+                f"and CANN runtime. Run on the CPU twin (config.set_platform(config.Backend.CPU)), or build for "
+                f"an NPU with `asc compile FILE.py::{jf.fn.__name__} --target ascend -o DIR`.")
+        raise rconfig.NoDeviceError("launching on a real NPU from asc is not supported yet: build the CANN "
+                                    "project with `asc compile ... --target ascend` and run it there")
+    if backend == rconfig.Backend.Model:
+        _notice_model()
+    k = source.specialize(jf, args, kwargs)
+    if k.lib is None:
+        k.lib, k.so, _ = ascend_sim.build(k.text, k.name, k.params)
+    devs, ptrs, keep, names = [], [], [], {}
+    for a in k.args:
+        if a.kind == "gm":
+            d = _Device(a.name, _host_view(a.name, a.value))
+            devs.append(d)
+            ptrs.append(d.ptr if d.nbytes else 0)
+            names[d.ptr] = (a.name, tuple(np.shape(a.value)))
+        elif a.kind == "scalar":
+            np_t = {"int64": np.int64, "float32": np.float32, "bool": np.bool_}.get(a.dtype.name) or a.dtype.np
+            buf = np.array(a.value, dtype=np_t)
+            keep.append(buf)
+            ptrs.append(buf.ctypes.data)
+        elif a.kind == "struct":
+            c = a.value.to_ctypes()
+            keep.append(c)
+            ptrs.append(ctypes.addressof(c))
+    ascend_sim.launch(k.lib, ptrs, np.zeros(1, np.uint32), core_num, k, k.name, names)
+    for d in devs:
+        if not d.guards_intact():
+            raise MemoryCheckError(f"kernel {k.name!r} wrote global memory outside argument {d.name!r} "
+                                   f"({d.nbytes} bytes): a GM write out of bounds (ascend-sim)")
+    for d in devs:
+        d.copy_back()
+    return None
+
+
+__all__ = ["run", "ModelNotice", "sys"]
