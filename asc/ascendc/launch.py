@@ -94,11 +94,12 @@ def run(jf, core_num, stream, args, kwargs):
                                     "project with `asc compile ... --target ascend` and run it there")
     if backend == rconfig.Backend.Model:
         _notice_model()
-    k = source.specialize(jf, args, kwargs)
+    bound = source.bind(jf, args, kwargs)
+    k = source.specialize_bound(jf, bound)
     if k.lib is None:
         k.lib, k.so, _ = ascend_sim.build(k.text, k.name, k.params)
     devs, ptrs, keep, names = [], [], [], {}
-    for a in k.args:
+    for a in bound:
         if a.kind == "gm":
             d = _Device(a.name, _host_view(a.name, a.value))
             devs.append(d)

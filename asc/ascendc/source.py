@@ -89,7 +89,12 @@ class Kernel:
 
 
 def specialize(jf, args, kwargs) -> Kernel:
-    bound = bind(jf, args, kwargs)
+    return specialize_bound(jf, bind(jf, args, kwargs))
+
+
+def specialize_bound(jf, bound: list) -> Kernel:
+    """The kernel for these bound arguments (k.args are those of the call that translated it: launch with
+    `bound`)."""
     key = tuple(_key(a) for a in bound) + (jf.options.key(),)
     hit = jf.cache.get(key)
     if hit is not None and not jf.options.always_compile:
