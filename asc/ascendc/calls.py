@@ -305,7 +305,28 @@ def sp_call(tr, node, a, args, kwargs):
 
 
 def sp_trans_5hd(tr, node, a, args, kwargs):
-    raise tr.err(node, "asc.trans_data_to_5hd is not supported yet by asc (TensorList/AddrList forms)")
+    sig, got = bind(tr, node, a, args, kwargs)
+    lists = []
+    for k in ("dst_list", "src_list"):
+        v = got[k]
+        if isinstance(v, Val):
+            raise tr.err(node, "asc.trans_data_to_5hd: the address-tensor form (LocalTensor<uint64_t> lists) is not "
+                               "supported yet by asc; pass lists of 16 LocalTensors")
+        items = v.value if isinstance(v, Const) and isinstance(v.value, tuple) else None
+        if items is None or len(items) != 16 or not all(isinstance(t, Val) and t.kind == "ltensor" for t in items):
+            raise tr.err(node, f"asc.trans_data_to_5hd: {k} must be a list of 16 LocalTensors", KernelTypeError)
+        d = items[0].dtype
+        if any(t.dtype is not d for t in items):
+            raise tr.err(node, f"asc.trans_data_to_5hd: the tensors of {k} differ in element type", KernelTypeError)
+        name = tr.fresh(k)
+        tr.parts.append(f"AscendC::LocalTensor<{d.cname}> {name}[16] = {{{', '.join(t.text for t in items)}}};")
+        lists.append((name, items))
+    if lists[0][1][0].dtype is not lists[1][1][0].dtype:
+        raise tr.err(node, "asc.trans_data_to_5hd: dst_list and src_list differ in element type", KernelTypeError)
+    p = got["params"]
+    sync_before(tr, "V", [("dst", "dst_list", lists[0][1][0]), ("src", "src_list", lists[1][1][0])])
+    return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, "
+                f"{p.text if isinstance(p, Val) else tr.value_text(p, node)})")
 
 
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
@@ -476,7 +497,7 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         if name == "get_phy_addr":
             off = got.get("offset")
             return Val("gaddr", f"{base}GetPhyAddr({'' if off is None else tr.int_text(off, node)})",
-                       f"__gm__ {obj.dtype.cname}*", obj.dtype)
+                       f"const __gm__ {obj.dtype.cname}*", obj.dtype)
     if kind == "ltensor":
         d = obj.dtype
         if name in ("get_value", "set_value"):
