@@ -442,15 +442,22 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
         _args(tr, node, p.cname, [], args, kwargs)
         return Val("struct", "AscendC::SoftMaxTiling()", "AscendC::SoftMaxTiling")
     got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
-    vals = []
+    vals, targ = [], ""
+    if p.cname == "DataCopyPadExtParams":      # a template on the element type: DataCopyPadExtParams<T>
+        d = _dtype_arg(tr, node, got.pop("dtype"), "DataCopyPadExtParams: dtype")
+        targ = f"<{d.cname}>"
+        got["padding_value"] = Val("scalar", scalar_as(tr, node, got["padding_value"], d, "padding_value"),
+                                   d.cname, d)
     for f, _ in p.fields:
+        if f not in got:
+            continue
         v = got[f]
         if isinstance(v, Const) and v.value is None:
             raise tr.err(node, f"asc.{p.cname}: {f} is required", KernelTypeError)
         vals.append(tr.value_text(v, node) if isinstance(v, Const) else v.text)
     if not vals:
         return Val("struct", f"AscendC::{p.cname}()", f"AscendC::{p.cname}")
-    return Val("struct", f"AscendC::{p.cname}({', '.join(vals)})", f"AscendC::{p.cname}")
+    return Val("struct", f"AscendC::{p.cname}{targ}({', '.join(vals)})", f"AscendC::{p.cname}{targ}")
 
 
 # ------------------------------------------------------------------ methods

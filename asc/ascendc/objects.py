@@ -60,7 +60,7 @@ DataCopyParams = Params("DataCopyParams", (("block_count", 1), ("block_len", 0),
                                            ("dst_stride", 0)))
 DataCopyExtParams = Params("DataCopyExtParams", (("block_count", 1), ("block_len", 0), ("src_stride", 0),
                                                  ("dst_stride", 0), ("rsv", 0)))
-DataCopyPadExtParams = Params("DataCopyPadExtParams", (("is_pad", False), ("left_padding", 0),
+DataCopyPadExtParams = Params("DataCopyPadExtParams", (("dtype", None), ("is_pad", False), ("left_padding", 0),
                                                        ("right_padding", 0), ("padding_value", 0)))
 TransposeParamsExt = Params("TransposeParamsExt", (("n_size", 0), ("c_size", 0), ("h_size", 0), ("w_size", 0),
                                                    ("transpose_type", None)))

@@ -1,0 +1,135 @@
+"""The vector API of pyasc kernels against NumPy, on the CPU twin: the binary, scalar, unary and duplicate families
+over float16/float32/int16/int32, with per-block sizes that are (64) and are not (37) a multiple of 32 bytes, on
+1 and on 4 blocks. One kernel per family and dtype (tests/ascendc/pyasc_kernels.py)."""
+import numpy as np
+import pytest
+
+import asc
+import asc.runtime.config as config
+
+import pyasc_kernels as K
+
+DTYPES = [np.float16, np.float32, np.int16, np.int32]
+SHAPES = [(64, 1), (37, 4), (64, 4), (37, 1)]
+CAP = 64
+
+
+@pytest.fixture(autouse=True)
+def _cpu():
+    config.set_platform(config.Backend.CPU)
+
+
+def _tol(d):
+    return {"rtol": 1e-3, "atol": 1e-3} if d == np.float16 else {"rtol": 2e-6, "atol": 1e-6}
+
+
+def _f32(a):
+    return a.astype(np.float32)
+
+
+def _check(got, ref, d):
+    ref = ref.astype(d)
+    if np.dtype(d).kind == "f":
+        np.testing.assert_allclose(got.astype(np.float64), ref.astype(np.float64), **_tol(d))
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("n,blocks", SHAPES)
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_binary(d, n, blocks):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-50, 50, n * blocks).astype(d)
+    y = rng.uniform(1, 50, n * blocks).astype(d)        # div by y: no zero
+    ops = 6 if np.dtype(d).kind == "f" else 5           # Div: half and float only
+    o = np.zeros(ops * n * blocks, d)
+    K.binary_all[blocks](x, y, o, n, ops, CAP)
+    ref = [_f32(x) + _f32(y), _f32(x) - _f32(y), _f32(x) * _f32(y), np.maximum(x, y), np.minimum(x, y),
+           _f32(x) / _f32(y)][:ops]
+    for k, r in enumerate(ref):
+        _check(o[k * n * blocks:(k + 1) * n * blocks], r, d)
+
+
+SCALAR_OPS = ["adds", "muls", "maxs", "mins", "duplicate"]
+
+
+@pytest.mark.parametrize("n,blocks", SHAPES)
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_scalar_ops(d, n, blocks):
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-60, 60, n * blocks).astype(d)
+    s = 3.0 if np.dtype(d).kind == "i" else 2.5
+    o = np.zeros(5 * n * blocks, d)
+    K.unary_all[blocks](x, o, n, s, 0, 5, CAP)
+    sv = np.float32(s)
+    ref = [_f32(x) + sv, _f32(x) * sv, np.maximum(_f32(x), sv), np.minimum(_f32(x), sv),
+           np.full(n * blocks, sv)]
+    for k, r in enumerate(ref):
+        _check(o[k * n * blocks:(k + 1) * n * blocks], r, d)
+
+
+@pytest.mark.parametrize("n,blocks", SHAPES)
+@pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
+def test_unary(d, n, blocks):
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0.5, 4, n * blocks).astype(d)
+    x[::3] *= -1                                         # abs and relu see negatives
+    o = np.zeros(7 * n * blocks, d)
+    K.unary_all[blocks](x, o, n, 0.0, 5, 12, CAP)
+    a = np.abs(_f32(x))
+    ref = [np.abs(_f32(x)), np.maximum(_f32(x), 0), np.exp(_f32(x)), None, None, None, 1 / _f32(x)]
+    for k, r in enumerate(ref):
+        got = o[k * n * blocks:(k + 1) * n * blocks]
+        if r is None:                                    # ln, sqrt, rsqrt: on the positive elements
+            pos = _f32(x) > 0
+            r = [np.log(a), np.sqrt(a), 1 / np.sqrt(a)][k - 3]
+            _check(got[pos], r[pos], d)
+            assert np.isnan(got[~pos].astype(np.float32)).all()
+            continue
+        _check(got, r, d)
+
+
+def test_same_kernel_new_data():
+    """A cached specialization runs on each call's own tensors (a call must never see the first call's data)."""
+    x = np.arange(64, dtype=np.float32)
+    for s in (1.0, 2.0):
+        y = np.full(64, s, np.float32)
+        z = np.zeros(64, np.float32)
+        K.vadd_queues[1](x, y, z, 64, 16)
+        np.testing.assert_array_equal(z, x + y)
+
+
+@pytest.mark.parametrize("blocks", [1, 8])
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_queue_vadd(d, blocks):
+    rng = np.random.default_rng(10)
+    n = 256
+    x = rng.integers(-100, 100, n * blocks).astype(d)
+    y = rng.integers(-100, 100, n * blocks).astype(d)
+    z = np.zeros_like(x)
+    K.vadd_queues[blocks](x, y, z, n, 64)
+    _check(z, _f32(x) + _f32(y), d)
+
+
+@pytest.mark.parametrize("blocks", [1, 8])
+@pytest.mark.parametrize("d", [np.float32, np.float16, np.int32, np.int16], ids=lambda d: np.dtype(d).name)
+def test_local_tensor_auto(d, blocks):
+    """insert_sync: MTE2 -> S (get_value), MTE2 -> V, V -> MTE3, and the next iteration's MTE3/V -> MTE2."""
+    rng = np.random.default_rng(11)
+    n, tile = 512, 128
+    x = rng.integers(-100, 100, n * blocks).astype(d)
+    y = rng.integers(-100, 100, n * blocks).astype(d)
+    z = np.zeros_like(x)
+    K.vadd_auto[blocks](x, y, z, n, tile)
+    first = x.reshape(-1, tile)[:, :1]
+    ref = _f32(y).reshape(-1, tile) + _f32(first) + _f32(x).reshape(-1, tile)
+    _check(z, ref.reshape(-1), d)
+
+
+def test_torch_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(512, dtype=torch.float32)
+    y = torch.ones(512)
+    z = torch.zeros(512)
+    K.vadd_queues[2](x, y, z, 256, 64)
+    assert torch.equal(z, x + y)
