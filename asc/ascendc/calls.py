@@ -591,7 +591,7 @@ def param_kind(fn, name):
 
 
 def helper_call(tr, node, jf, args, kwargs):
-    from .translate import FuncTranslator
+    from .translate import FuncTranslator, ident
     try:
         bound = inspect.signature(jf.fn).bind(*args, **kwargs)
     except TypeError as e:
@@ -608,7 +608,7 @@ def helper_call(tr, node, jf, args, kwargs):
         elif isinstance(v, Const):
             sv = tr.scalar_val(v)
             key.append((pname, "v", sv.ctype))
-            params.append((pname, Val("scalar", pname, sv.ctype, sv.dtype), sv.text))
+            params.append((pname, Val("scalar", ident(pname), sv.ctype, sv.dtype), sv.text))
         else:
             if pk == "const":
                 raise tr.err(node, f"{jf.fn.__name__}(): {pname} is asc.ConstExpr, and this argument is a runtime "
@@ -617,7 +617,7 @@ def helper_call(tr, node, jf, args, kwargs):
                 raise tr.err(node, f"{jf.fn.__name__}(): {pname}: this argument has no value", KernelTypeError)
             info = tuple((k, x) for k, x in v.info if k not in ("deferred", "var"))
             key.append((pname, "v", v.kind, v.ctype, v.dtype, v.root, info))
-            params.append((pname, Val(v.kind, pname, v.ctype, v.dtype, v.root, info), v.text))
+            params.append((pname, Val(v.kind, ident(pname), v.ctype, v.dtype, v.root, info), v.text))
     if tr.prog.insert_sync:
         key.append(tr.prog.sync.key())
     key = tuple(key)
@@ -632,9 +632,9 @@ def helper_call(tr, node, jf, args, kwargs):
             sub.env[pname] = v
             sub.declare(pname, v.ctype)
             ref = "&" if v.kind in ("que", "pipe", "buf") else ""
-            sig.append(f"{v.ctype}{ref} {pname}")
+            sig.append(f"{v.ctype}{ref} {v.text}")
         sub.translate_body()
-        cname = tr.prog.helper_cname(jf.fn.__name__)
+        cname = tr.prog.helper_cname(ident(jf.fn.__name__))
         ret = sub.ret.ctype if sub.ret is not None else "void"
         text = [f"__aicore__ inline {ret} {cname}({', '.join(sig)})", "{"] + sub.out + ["}"]
         tr.prog.funcs.append(text)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from . import dtypes, struct
-from .translate import PRELUDE, FuncTranslator, Program
+from .translate import PRELUDE, FuncTranslator, Program, ident
 from .values import Const, Deferred, Val
 
 
@@ -79,9 +79,11 @@ def _key(a: Arg):
 class Kernel:
     """One specialization: its source, its C parameters (for the build) and Python line map (for reports)."""
 
+    lines_are_python = True      # the source's #line directives make ascend-sim report Python lines
+
     def __init__(self, jf, args: list, prog: Program, text: str, params: list):
         self.jf, self.args, self.prog, self.text, self.params = jf, args, prog, text, params
-        self.name = jf.fn.__name__
+        self.name = ident(jf.fn.__name__)
         self.lib = None
 
     def python_loc(self, line: int):
@@ -105,34 +107,35 @@ def specialize_bound(jf, bound: list) -> Kernel:
 
 
 def translate_kernel(jf, bound: list) -> Kernel:
-    name = jf.fn.__name__
+    name = ident(jf.fn.__name__)
     prog = Program(name, jf.options)
     tr = FuncTranslator(prog, jf.fn, is_kernel=True)
     sig, params, spec = [], [], []
     for a in bound:
+        cn = ident(a.name)
         if a.kind == "const":
             tr.env[a.name] = Const(a.value)
             spec.append(f"{a.name}={a.value!r}")
         elif a.kind == "gm":
-            tr.env[a.name] = Val("gaddr", f"((__gm__ {a.dtype.cname}*){a.name})", f"__gm__ {a.dtype.cname}*",
+            tr.env[a.name] = Val("gaddr", f"((__gm__ {a.dtype.cname}*){cn})", f"__gm__ {a.dtype.cname}*",
                                  a.dtype)
-            sig.append(f"GM_ADDR {a.name}")
-            params.append(("gm", a.name, None))
+            sig.append(f"GM_ADDR {cn}")
+            params.append(("gm", cn, None))
             spec.append(f"{a.name}: {a.dtype.name}")
         elif a.kind == "scalar":
             ct = a.dtype.cname
-            tr.env[a.name] = Val("scalar", a.name, ct, a.dtype)
+            tr.env[a.name] = Val("scalar", cn, ct, a.dtype)
             tr.declare(a.name, ct)
-            sig.append(f"{ct} {a.name}")
-            params.append(("scalar", a.name, ct))
+            sig.append(f"{ct} {cn}")
+            params.append(("scalar", cn, ct))
             spec.append(f"{a.name}: {a.dtype.name}")
         else:
             cls = a.dtype
             prog.structs.setdefault(cls, None)
-            tr.env[a.name] = Val("struct", a.name, cls.__name__, None, None, (("struct", cls),))
+            tr.env[a.name] = Val("struct", cn, cls.__name__, None, None, (("struct", cls),))
             tr.declare(a.name, cls.__name__)
-            sig.append(f"{cls.__name__} {a.name}")
-            params.append(("scalar", a.name, cls.__name__))
+            sig.append(f"{cls.__name__} {cn}")
+            params.append(("scalar", cn, cls.__name__))
             spec.append(f"{a.name}: {cls.__name__}")
     if _uses_local_tensor_auto(tr):
         prog.insert_sync = True

@@ -64,6 +64,21 @@ def c_literal(v) -> str:
     raise ValueError(f"{v!r} has no C literal")
 
 
+CPP_RESERVED = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this
+thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+xor_eq half bfloat16_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t GM_ADDR AscendC
+ascend_sim main printf""".split())
+
+
+def ident(name: str) -> str:
+    """The C++ identifier of a Python name (a C++ keyword or a name the source uses gets a trailing _)."""
+    return name + "_" if name in CPP_RESERVED or name.startswith("asc_") else name
+
+
 def enum_types():
     return enums.ALL
 
@@ -201,7 +216,7 @@ class FuncTranslator:
     def pop_scope(self):
         for name in self.scopes.pop():
             v = self.env.get(name)
-            if isinstance(v, Val) and v.text == name:
+            if isinstance(v, Val) and v.text == ident(name):
                 self.env[name] = ("out-of-scope", name)
 
     # ------------------------------------------------------------------ entry points
@@ -321,13 +336,14 @@ class FuncTranslator:
             raise self.err(it, "range() step must not be zero", CompileError)
         if not isinstance(node.target, ast.Name):
             raise self.err(node.target, "the loop variable must be a name")
-        var = node.target.id
+        pyvar = node.target.id
+        var = ident(pyvar)
         cmp = "<" if step.value > 0 else ">"
         inc = f"++{var}" if step.value == 1 else f"{var} += {c_literal(step.value)}"
         self.stmt_header(node)
         header = (f"for (int64_t {var} = {self.int_text(start, it)}; {var} {cmp} {self.int_text(stop, it)}; "
                   f"{inc}) {{")
-        self.loop_body(node, header, node.body, var)
+        self.loop_body(node, header, node.body, (pyvar, var))
 
     def loop_body(self, node, header, body, var=None):
         saved_env = dict(self.env)
@@ -353,8 +369,8 @@ class FuncTranslator:
         self.line(header)
         self.push_scope()
         if var is not None:
-            self.declare(var, "int64_t")
-            self.env[var] = Val("scalar", var, "int64_t", INT)
+            self.declare(var[0], "int64_t")
+            self.env[var[0]] = Val("scalar", var[1], "int64_t", INT)
         self.runtime_depth += 1
         self.depth += 1
         for s in body:
@@ -398,6 +414,7 @@ class FuncTranslator:
         if not isinstance(target, ast.Name):
             raise self.err(target, "assign to a name")
         name = target.id
+        cn = ident(name)
         v = self.expr(value_node)
         if isinstance(v, Const):
             if name in self.multi and is_num(v.value) and not isinstance(v.value, bool) or \
@@ -415,7 +432,7 @@ class FuncTranslator:
                 raise self.err(value_node, "this call returns nothing")
             v = Val(v.get("rkind", "scalar"), v.text, v.ctype, v.dtype, v.root, v.info)
         if isinstance(v, Val) and v.kind == "new":          # an object constructed in place: TQue, TPipe, ...
-            decl = v.text.replace("{name}", name)
+            decl = v.text.replace("{name}", cn)
             if self.declared(name) is not None:
                 raise self.err(node, f"{name!r} is constructed twice (one object per name)")
             self.declare(name, v.ctype)
@@ -426,13 +443,13 @@ class FuncTranslator:
                 self.out.append(d)
             else:
                 self.parts.append(decl)
-            nv = Val(v.get("kind", "obj"), name, v.ctype, v.dtype, v.root, v.info)
+            nv = Val(v.get("kind", "obj"), cn, v.ctype, v.dtype, v.root, v.info)
             if isinstance(v.get("deferred"), Deferred):
-                nv = Val(nv.kind, name, v.ctype, v.dtype, v.root, v.info + (("var", name),))
+                nv = Val(nv.kind, cn, v.ctype, v.dtype, v.root, v.info + (("var", name),))
             self.env[name] = nv
             extra = v.get("after")
             if extra:
-                self.parts.append(extra.replace("{name}", name))
+                self.parts.append(extra.replace("{name}", cn))
             return
         if not isinstance(v, Val):
             raise self.err(value_node, "this value cannot be stored in a kernel variable")
@@ -441,12 +458,12 @@ class FuncTranslator:
             if have != v.ctype:
                 raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
                                KernelTypeError)
-            if v.text != name:
-                self.parts.append(f"{name} = {v.text};")
+            if v.text != cn:
+                self.parts.append(f"{cn} = {v.text};")
         else:
             self.declare(name, v.ctype)
-            self.parts.append(f"{v.ctype} {name} = {v.text};")
-        self.env[name] = Val(v.kind, name, v.ctype, v.dtype, v.root, v.info)
+            self.parts.append(f"{v.ctype} {cn} = {v.text};")
+        self.env[name] = Val(v.kind, cn, v.ctype, v.dtype, v.root, v.info)
 
     # ------------------------------------------------------------------ expressions
 

@@ -134,7 +134,8 @@ def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, 
         msg = err.value.decode(errors="replace")
         loc = src.python_loc(line.value) if src is not None and line.value > 0 else None
         at = f"{loc!r}: " if loc is not None else ""
-        where = f" (block {blk.value} of {block_dim}" + (f", kernel .cpp line {line.value})" if line.value else ")")
+        cpp_line = line.value and not getattr(src, "lines_are_python", False)   # pyasc: #line gives the Python
+        where = f" (block {blk.value} of {block_dim}" + (f", kernel .cpp line {line.value})" if cpp_line else ")")
         gm = re.search(r" \[gm (\d+) (-?\d+)\]", msg)
         if gm:
             msg = msg[:gm.start()] + msg[gm.end():]
