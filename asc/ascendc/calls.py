@@ -9,7 +9,7 @@ import inspect
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
 from . import dtypes, enums, objects, struct
-from .values import Const, Deferred, Val
+from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
              builtins.round, builtins.tuple, builtins.list, builtins.isinstance, builtins.str}
@@ -38,14 +38,12 @@ def call(tr, node):
         raise tr.err(node, "*args in a kernel call is not supported")
     args = [tr.expr(a) for a in node.args]
     kwargs = {k.arg: tr.expr(k.value) for k in node.keywords}
-    from .translate import Bound
     if isinstance(fn, Bound):
         return method(tr, node, fn.obj, fn.name, args, kwargs)
     if not isinstance(fn, Const):
         raise tr.err(node.func, "this value cannot be called", KernelTypeError)
     f = fn.value
-    from .jit import JITFunction
-    if isinstance(f, JITFunction):
+    if getattr(f, "_asc_jit", False):          # an @asc.jit function (jit.JITFunction)
         return helper_call(tr, node, f, args, kwargs)
     a = getattr(f, "_asc_api", None)
     if a is not None:
@@ -579,19 +577,9 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
 
 # ------------------------------------------------------------------ @asc.jit helpers
 
-def param_kind(fn, name):
-    from .dtypes import ConstExpr
-    ann = fn.__annotations__.get(name)
-    if isinstance(ann, str):
-        try:
-            ann = eval(ann, fn.__globals__)      # noqa: S307 -- the user's own annotation, in its module
-        except Exception:   # noqa: BLE001
-            ann = None
-    return "const" if isinstance(ann, ConstExpr) else "value"
 
 
 def helper_call(tr, node, jf, args, kwargs):
-    from .translate import FuncTranslator, ident
     try:
         bound = inspect.signature(jf.fn).bind(*args, **kwargs)
     except TypeError as e:
@@ -603,7 +591,7 @@ def helper_call(tr, node, jf, args, kwargs):
             v = Const(v)
         pk = param_kind(jf.fn, pname)
         if isinstance(v, Const) and (pk == "const" or not tr.is_num_const(v)):
-            key.append((pname, "c", _freeze(v.value)))
+            key.append((pname, "c", freeze(v.value)))
             params.append((pname, v, None))
         elif isinstance(v, Const):
             sv = tr.scalar_val(v)
@@ -623,7 +611,7 @@ def helper_call(tr, node, jf, args, kwargs):
     key = tuple(key)
     hit = tr.prog.helpers.get(key)
     if hit is None:
-        sub = FuncTranslator(tr.prog, jf.fn, is_kernel=False)
+        sub = type(tr)(tr.prog, jf.fn, is_kernel=False)
         sig = []
         for pname, v, _ in params:
             if isinstance(v, Const):
@@ -649,13 +637,3 @@ def helper_call(tr, node, jf, args, kwargs):
     return Val(ret.kind, text, ret.ctype, ret.dtype, ret.root, ret.info)
 
 
-def _freeze(v):
-    if isinstance(v, list):
-        return ("list", tuple(_freeze(x) for x in v))
-    if isinstance(v, tuple):
-        return tuple(_freeze(x) for x in v)
-    try:
-        hash(v)
-        return (type(v).__name__, v)
-    except TypeError:
-        return ("id", id(v))

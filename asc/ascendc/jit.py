@@ -15,6 +15,8 @@ class JITFunction:
     """An @asc.jit function: a kernel when launched with kernel[core_num](...), an `__aicore__ inline` helper when
     called from a kernel."""
 
+    _asc_jit = True
+
     def __init__(self, fn, **options):
         if not callable(fn) or not inspect.isfunction(fn):
             raise ArgumentError(f"@asc.jit decorates a Python function, got {fn!r}")

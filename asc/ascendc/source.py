@@ -3,7 +3,6 @@ structs, ConstExpr values), and the whole Ascend C source of the kernel with its
 from __future__ import annotations
 
 import ast
-import inspect
 import os
 from dataclasses import dataclass
 
@@ -12,7 +11,7 @@ import numpy as np
 from ..errors import ArgumentError
 from . import dtypes, struct
 from .translate import PRELUDE, FuncTranslator, Program, ident
-from .values import Const, Deferred, Val
+from .values import Const, Deferred, Val, freeze, param_kind
 
 
 @dataclass
@@ -61,7 +60,6 @@ def bind(jf, args, kwargs) -> list:
     except TypeError as e:
         raise ArgumentError(f"{jf.fn.__name__}(): {e}") from None
     b.apply_defaults()
-    from .calls import param_kind
     return [classify(jf, n, v, param_kind(jf.fn, n) == "const") for n, v in b.arguments.items()]
 
 
@@ -72,8 +70,7 @@ def _key(a: Arg):
         return (a.name, "scalar", a.dtype.name)
     if a.kind == "struct":
         return (a.name, "struct", a.dtype)
-    from .calls import _freeze
-    return (a.name, "const", _freeze(a.value))
+    return (a.name, "const", freeze(a.value))
 
 
 class Kernel:
@@ -181,9 +178,3 @@ def _uses_local_tensor_auto(tr) -> bool:
     return False
 
 
-def annotation_is_const(fn, name) -> bool:
-    from .calls import param_kind
-    return param_kind(fn, name) == "const"
-
-
-__all__ = ["Kernel", "specialize", "translate_kernel", "bind", "inspect"]

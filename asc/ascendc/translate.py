@@ -18,7 +18,7 @@ from ..ir.nodes import Loc
 from . import api as api_mod
 from . import calls, dtypes, enums, objects, struct
 from .syncs import SyncState
-from .values import Const, Deferred, Val
+from .values import CPP_RESERVED, Bound, Const, Deferred, Val, ident  # noqa: F401
 
 INT = dtypes.int64
 FLOAT = dtypes.float32
@@ -64,19 +64,6 @@ def c_literal(v) -> str:
     raise ValueError(f"{v!r} has no C literal")
 
 
-CPP_RESERVED = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
-decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
-int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
-reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this
-thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
-xor_eq half bfloat16_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t GM_ADDR AscendC
-ascend_sim main printf""".split())
-
-
-def ident(name: str) -> str:
-    """The C++ identifier of a Python name (a C++ keyword or a name the source uses gets a trailing _)."""
-    return name + "_" if name in CPP_RESERVED or name.startswith("asc_") else name
 
 
 def enum_types():
@@ -118,11 +105,6 @@ class Program:
         return base if n == 0 else f"{base}_{n}"
 
 
-class Bound:
-    """A method of a runtime value, not yet called."""
-
-    def __init__(self, obj: Val, name: str):
-        self.obj, self.name = obj, name
 
 
 class FuncTranslator:

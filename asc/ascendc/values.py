@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .dtypes import ConstExpr
+
 
 @dataclass(frozen=True)
 class Const:
@@ -39,3 +41,48 @@ class Deferred:
 
     def render(self) -> str:
         return self.fmt.format(ctype=self.ctype or "AscendC::GlobalTensor<uint8_t>")
+
+
+class Bound:
+    """A method of a runtime value, not yet called."""
+
+    def __init__(self, obj: Val, name: str):
+        self.obj, self.name = obj, name
+
+
+CPP_RESERVED = frozenset("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this
+thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+xor_eq half bfloat16_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t GM_ADDR AscendC
+ascend_sim main printf""".split())
+
+
+def ident(name: str) -> str:
+    """The C++ identifier of a Python name (a C++ keyword or a name the source uses gets a trailing _)."""
+    return name + "_" if name in CPP_RESERVED or name.startswith("asc_") else name
+
+
+def param_kind(fn, name):
+    """'const' for an asc.ConstExpr parameter of fn, else 'value'."""
+    ann = fn.__annotations__.get(name)
+    if isinstance(ann, str):
+        try:
+            ann = eval(ann, fn.__globals__)      # noqa: S307 -- the user's own annotation, in its module
+        except Exception:   # noqa: BLE001
+            ann = None
+    return "const" if isinstance(ann, ConstExpr) else "value"
+
+
+def freeze(v):
+    if isinstance(v, list):
+        return ("list", tuple(freeze(x) for x in v))
+    if isinstance(v, tuple):
+        return tuple(freeze(x) for x in v)
+    try:
+        hash(v)
+        return (type(v).__name__, v)
+    except TypeError:
+        return ("id", id(v))
