@@ -4,7 +4,8 @@ the state of each buffer's accesses since the last sync, and the SetFlag/WaitFla
 An access on pipe P of buffer b needs an event Q_P for each earlier access of b on another pipe Q that it must
 follow (read after write, write after read, write after write) and that no earlier Q_P event has ordered before P.
 A SetFlag on pipe Q is issued behind every earlier instruction of Q, so after the pair Q_P every access of any
-buffer made on Q before it is ordered before P."""
+buffer made on Q before it is ordered before P. A scalar read orders itself: GetValue returns before the scalar
+unit issues anything after it."""
 from __future__ import annotations
 
 # the HardEvent of each ordered pipe pair the vector path uses
@@ -37,6 +38,8 @@ class SyncState:
         """Records an access; returns the events (HardEvent names) to set and wait before it, in order."""
         need = []
         for p, a, synced in self.entries.get(buf, []):
+            if p == "S" and a == "r":
+                continue       # a scalar read (GetValue) completes before the scalar unit issues the next instruction
             if p != pipe and pipe not in synced and (a == "w" or kind == "w"):
                 ev = EVENTS.get((p, pipe))
                 if ev is not None and ev not in need:
