@@ -76,6 +76,26 @@ def _kv(items, conv):
     return out
 
 
+def _compile_pyasc(k, a) -> int:
+    """asc compile for an @asc.jit (pyasc) kernel: its Ascend C, or with -o DIR a CANN project."""
+    from .ascendc import project
+    from .errors import AscError
+    if a.target != "ascend":
+        raise SystemExit(f"asc compile: {a.kernel} is a pyasc (@asc.jit) kernel: it compiles to Ascend C "
+                         f"(--target ascend); the CPU twin runs that source")
+    try:
+        tensors = dict(project.parse_tensor(t) for t in a.tensor or ())
+        args = project.example_args(k, tensors, _kv(a.scalar, str))
+        if a.output:
+            for path in project.write_project(k, args, a.blocks, a.output, a.soc):
+                print(path)
+            return 0
+        sys.stdout.write(k.source(*args))
+    except AscError as e:
+        raise SystemExit(f"asc compile: {e}") from None
+    return 0
+
+
 BENCH_SUITES = {"elementwise": "run.py", "tensor": "tensor.py", "gemm": "matmul.py", "torch": "torch_ops.py",
                 "checks": "checks.py"}
 
@@ -97,6 +117,10 @@ def main(argv=None) -> int:
                    help="print this stage of the pipeline instead of the source: frontend, a pass's name (see "
                         "asc.compiler.stages(target)), or source")
     c.add_argument("-o", "--output", help="write to this file instead of printing (ascend: the project directory)")
+    c.add_argument("--tensor", action="append",
+                   help="@asc.jit kernels: a GlobalAddress argument, NAME=DTYPE:SIZE (e.g. x=float32:16384); "
+                        "ConstExpr values and scalars are given with --scalar NAME=VALUE")
+    c.add_argument("--blocks", type=int, default=8, help="@asc.jit kernels: the core_num of the project's launch")
     b = sub.add_parser("bench", help="run the benchmarks in benchmarks/ (from a checkout of asc)")
     b.add_argument("suite", nargs="?", default="elementwise", choices=sorted(BENCH_SUITES),
                    help="elementwise (GELU, SwiGLU, SAXPY, softmax, layernorm, parallel_sum, compile and load "
@@ -112,6 +136,8 @@ def main(argv=None) -> int:
         return 0 if demo.run() else 1
     if a.cmd == "compile":
         k = _load_kernel(a.kernel)
+        if getattr(k, "_asc_jit", False):
+            return _compile_pyasc(k, a)
         project = a.target == "ascend" and bool(a.output)
         args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str), _kv(a.scalar, str), need_scalars=project)
         if project:
