@@ -26,7 +26,7 @@ def _load_kernel(ref: str):
 def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalars: bool = False):
     """Zero arrays shaped by the annotations, with sizes from --shape and dtypes from --dtype; each scalar from
     --scalar NAME=VALUE, else the kernel's Python default. `need_scalars` (a project's host program runs the
-    kernel with these values): a scalar with neither is an error rather than a silent 0."""
+    kernel with these values): a scalar with neither starts at 0, with a warning naming it."""
     import numpy as np
     from .dtypes import as_dtype
     from .frontend.signature import NO_DEFAULT
@@ -48,8 +48,10 @@ def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalar
             elif spec.default is not NO_DEFAULT:
                 value = spec.default
             elif need_scalars:
-                raise SystemExit(f"asc compile: scalar parameter {spec.name!r} of {kernel.__name__} has no default; "
-                                 f"the project's host program needs its value: pass --scalar {spec.name}=VALUE")
+                print(f"asc compile: scalar parameter {spec.name!r} of {kernel.__name__} has no default: the host "
+                      f"program starts it at 0; pass --scalar {spec.name}=VALUE, or {spec.name}=VALUE when running it",
+                      file=sys.stderr)
+                value = 0
             else:
                 value = 0
             args.append(value if spec.weak else h.np.type(value))

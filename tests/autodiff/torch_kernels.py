@@ -250,8 +250,12 @@ def load(dtype: str):
     folder = os.path.join(os.environ.get("ASC_CACHE_DIR") or tempfile.gettempdir(), "torch-test-kernels")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"asc_torch_kernels_{dtype}.py")
-    with open(path, "w") as f:
+    # written to a file of this process and renamed into place: the xdist workers share the folder, and a worker
+    # must never import a file another one is still writing
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
         f.write(TEMPLATE.replace("DT", dtype))
+    os.replace(tmp, path)
     spec = importlib.util.spec_from_file_location(f"asc_torch_kernels_{dtype}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
