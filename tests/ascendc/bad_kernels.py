@@ -1,4 +1,4 @@
-"""pyasc kernels that break a rule (tests/ascendc/test_errors.py)."""
+"""pyasc kernels that break a rule (tests/ascendc/test_pyasc_errors.py)."""
 import asc
 
 
