@@ -73,8 +73,8 @@ def call(tr, node):
         d = dtypes.float32 if fl else dtypes.int64
         return scalar(f"(({a0}) {op} ({b0}) ? ({a0}) : ({b0}))", d)
     if f is builtins.print or f is builtins.breakpoint:
-        raise tr.err(node, f"{f.__name__}() runs in Python only: run the kernel with ASC_DEBUG=1 (over NumPy), "
-                           f"or use asc.printf / asc.dump_tensor in the compiled kernel")
+        raise tr.err(node, f"{f.__name__}() does not run inside a compiled pyasc kernel: use asc.printf / "
+                           f"asc.dump_tensor")
     if f is builtins.range or f is objects.range:
         raise tr.err(node, "range() is for for-loops")
     if all(isinstance(x, Const) for x in args) and all(isinstance(x, Const) for x in kwargs.values()) and \

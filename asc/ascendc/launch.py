@@ -6,13 +6,12 @@ the caller's data unchanged."""
 from __future__ import annotations
 
 import ctypes
-import sys
 import warnings
 
 import numpy as np
 
 from .. import config as asc_config
-from ..errors import ArgumentError, MemoryCheckError
+from ..errors import ArgumentError, MemoryCheckError, UnsupportedError
 from ..runtime import ascend_sim
 from ..runtime import config as rconfig
 from . import source
@@ -81,8 +80,9 @@ class _Device:
 
 def run(jf, core_num, stream, args, kwargs):
     if asc_config.config.debug:
-        from . import emulate
-        return emulate.run(jf, core_num, args, kwargs)
+        raise UnsupportedError(f"kernel {jf.fn.__name__!r}: ASC_DEBUG=1 runs @lang.kernel kernels in the "
+                               f"interpreter; pyasc (@asc.jit) kernels have no interpreter yet: unset ASC_DEBUG to "
+                               f"run this one on the CPU twin")
     backend = rconfig.state.backend
     if backend == rconfig.Backend.NPU:
         if not rconfig.npu_available():
@@ -123,5 +123,3 @@ def run(jf, core_num, stream, args, kwargs):
         d.copy_back()
     return None
 
-
-__all__ = ["run", "ModelNotice", "sys"]

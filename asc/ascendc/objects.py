@@ -1,7 +1,6 @@
 """The Python names of pyasc's API that a kernel calls or constructs: the tensor, pipe and queue classes, the
 parameter structs, and one function per API of the declaration table (api.py). Inside an @asc.jit function the
-translator reads them; called from plain Python (outside a kernel) they run over the NumPy emulation when
-ASC_DEBUG=1 (emulate.py) and are an error otherwise."""
+translator reads them; called from plain Python (outside a kernel) they are an error naming the call."""
 from __future__ import annotations
 
 from . import api as _api
@@ -13,8 +12,7 @@ class KernelOnly:
 
     def __init__(self, *args, **kwargs):
         from ..errors import UnsupportedError
-        raise UnsupportedError(f"asc.{self._asc_name} is the Ascend C API: use it inside an @asc.jit function "
-                               f"(or run with ASC_DEBUG=1 to run the kernel in Python over NumPy)")
+        raise UnsupportedError(f"asc.{self._asc_name} is the Ascend C API: use it inside an @asc.jit function")
 
 
 def _kclass(name: str, doc: str, base=KernelOnly):
@@ -80,8 +78,8 @@ def array(dtype, values):
 
 def _api_function(a: _api.Api):
     def f(*args, **kwargs):
-        from . import emulate
-        return emulate.call(a, args, kwargs)
+        from ..errors import UnsupportedError
+        raise UnsupportedError(f"asc.{a.name} is the Ascend C API: call it inside an @asc.jit function")
     f.__name__ = a.name.split(".")[-1]
     f.__qualname__ = f.__name__
     f.__doc__ = f"{a.name}: AscendC::{a.cname} ({a.status})." + (f" {a.note}" if a.note else "")

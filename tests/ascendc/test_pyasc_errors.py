@@ -35,9 +35,27 @@ def test_no_overload_names_the_forms():
     assert "^~~~" in msg
 
 
-def test_print_in_compiled_kernel_points_to_asc_debug():
-    with pytest.raises(UnsupportedError, match="ASC_DEBUG=1"):
+def test_print_in_compiled_kernel_points_to_printf():
+    with pytest.raises(UnsupportedError, match=r"print\(\) does not run inside a compiled pyasc kernel: use "
+                                               r"asc.printf"):
         B.prints[1](X)
+
+
+def test_asc_debug_refuses_pyasc_kernels_clearly(monkeypatch):
+    """ASC_DEBUG=1 has no interpreter for pyasc kernels yet: a clear error, never a silent compiled run."""
+    from asc import config
+    import dataclasses
+    monkeypatch.setattr(config, "config", dataclasses.replace(config.config, debug=True))
+    with pytest.raises(UnsupportedError, match="pyasc .*have no interpreter yet: unset ASC_DEBUG"):
+        B.prints[1](X)
+
+
+def test_api_outside_a_kernel_is_an_error():
+    import asc
+    with pytest.raises(UnsupportedError, match=r"asc.add is the Ascend C API: call it inside an @asc.jit"):
+        asc.add(None, None, None, 8)
+    with pytest.raises(UnsupportedError, match=r"asc.TPipe is the Ascend C API"):
+        asc.TPipe()
 
 
 def test_assert_runtime_value_refused_compile_time_assert_checked():

@@ -25,7 +25,7 @@ def _numel(shape, symbols) -> int:
     return n
 
 
-def _c_number(v) -> str:
+def c_number(v) -> str:
     """A Python number as a C++ literal (inf and nan through <cmath>'s macros)."""
     if isinstance(v, float) and not math.isfinite(v):
         return "NAN" if math.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")
@@ -85,7 +85,7 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
     lines.append("{")
     for kind, n, ct in src.entry_params:
         if kind == "scalar":
-            lines.append(f"    {ct} {cname(n)} = static_cast<{ct}>({_c_number(scalars.get(n, 0))});")
+            lines.append(f"    {ct} {cname(n)} = static_cast<{ct}>({c_number(scalars.get(n, 0))});")
     if any(kind == "scalar" for kind, _, _ in src.entry_params):
         lines.append("    for (int i = 1; i < argc; ++i) {")
         lines.append("        std::string a(argv[i]);")
@@ -159,11 +159,12 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
     return "\n".join(lines) + "\n"
 
 
-def cmake_source(src: AscendSource, soc: str) -> str:
-    """CMakeLists.txt: CANN's ascendc_library build of the kernel and the host program."""
-    return f"""# Build project for the asc kernel {src.name} (CANN kernel direct-launch flow).
+def cmake_source(name: str, soc: str) -> str:
+    """CMakeLists.txt: CANN's ascendc_library build of the kernel NAME.cpp (with its launch wrapper NAME_do) and the
+    host program main.cpp -- for the kernels of both front ends."""
+    return f"""# Build project for the asc kernel {name} (CANN kernel direct-launch flow).
 cmake_minimum_required(VERSION 3.16)
-project({src.name}_ascend LANGUAGES CXX)
+project({name}_ascend LANGUAGES CXX)
 
 set(SOC_VERSION "{soc}" CACHE STRING "Ascend SoC to build for (e.g. Ascend910B1, Ascend910B2, Ascend910B3, Ascend910B4)")
 if(DEFINED ENV{{ASCEND_HOME_PATH}})
@@ -183,8 +184,8 @@ else()
 endif()
 include(${{ASCENDC_CMAKE_DIR}}/ascendc.cmake)
 
-# device code (bisheng) + the host-side launch wrapper {src.name}_do
-ascendc_library(kernels STATIC {src.name}.cpp)
+# device code (bisheng) + the host-side launch wrapper {name}_do
+ascendc_library(kernels STATIC {name}.cpp)
 
 add_executable(main main.cpp)
 target_include_directories(main PRIVATE ${{ASCEND_CANN_PACKAGE_PATH}}/include)
@@ -243,7 +244,7 @@ def write_project(src: AscendSource, symbols: dict, scalars: dict, out_dir: str,
     scalar parameters `scalars` (the host program's defaults); returns the files written."""
     os.makedirs(out_dir, exist_ok=True)
     files = {f"{src.name}.cpp": src.text, "main.cpp": host_source(src, symbols, soc, scalars),
-             "CMakeLists.txt": cmake_source(src, soc), "README.md": readme_source(src, symbols, soc)}
+             "CMakeLists.txt": cmake_source(src.name, soc), "README.md": readme_source(src, symbols, soc)}
     for name, text in files.items():
         with open(os.path.join(out_dir, name), "w") as f:
             f.write(text)
