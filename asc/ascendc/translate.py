@@ -14,6 +14,7 @@ import os
 import textwrap
 
 from ..errors import CompileError, KernelTypeError, UnsupportedError
+from ..frontend.source import closure_values
 from ..ir.nodes import Loc
 from . import api as api_mod
 from . import calls, dtypes, enums, objects, struct
@@ -132,13 +133,7 @@ class FuncTranslator:
         self.ret: Val | None = None
         self.ret_seen = False
         self.tmp = 0
-        self.globals = dict(fn.__globals__)
-        if fn.__closure__:
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                try:
-                    self.globals[name] = cell.cell_contents
-                except ValueError:
-                    pass
+        self.globals = {**fn.__globals__, **closure_values(fn)}
 
     # ------------------------------------------------------------------ helpers
 
@@ -348,22 +343,17 @@ class FuncTranslator:
             self.prog.sync = self.prog.sync.union(entry)
 
     def _body(self, header, body, var):
+        """`header {` (a loop or branch run at run time), the body in its own scope (with the loop variable `var`,
+        (python name, C name), declared in it), `}`."""
         self.line(header)
+        self.block(body, var)
+        self.line("}")
+
+    def block(self, body, var=None):
         self.push_scope()
         if var is not None:
             self.declare(var[0], "int64_t")
             self.env[var[0]] = Val("scalar", var[1], "int64_t", INT)
-        self.runtime_depth += 1
-        self.depth += 1
-        for s in body:
-            self.stmt(s)
-        self.depth -= 1
-        self.runtime_depth -= 1
-        self.pop_scope()
-        self.line("}")
-
-    def block(self, body):
-        self.push_scope()
         self.runtime_depth += 1
         self.depth += 1
         for s in body:

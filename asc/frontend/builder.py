@@ -14,7 +14,7 @@ from .calls import CallsMixin
 from .context import BuildContext
 from .expressions import ExpressionsMixin
 from .scalars import ScalarMixin
-from .source import get_source
+from .source import closure_values, get_source
 from .statements import StatementsMixin
 from .tensor_builtins import TensorBuiltinsMixin
 from .temporaries import TemporariesMixin
@@ -63,13 +63,7 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         self.returns: list = []                # (value, loc)
         self.ret_guess = ret_guess
         self.ret_type = None
-        self.closure = {}
-        if pyfunc.__closure__:
-            for n, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
-                try:
-                    self.closure[n] = cell.cell_contents
-                except ValueError:
-                    pass
+        self.closure = closure_values(pyfunc)
         self.params = params                   # list of ir.Var, bound in env
         self.params_by_name = {v.name for v in params}
         for v in params:

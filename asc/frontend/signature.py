@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..errors import CompileError
 from ..dtypes import Dim, DTypeHandle, TensorAnnotation
-from .source import get_source
+from .source import closure_values, get_source
 
 NO_DEFAULT = inspect.Parameter.empty
 
@@ -42,13 +42,7 @@ class _AnnotationNamespace(dict):
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
-        self.closure = {}
-        if fn.__closure__:
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                try:
-                    self.closure[name] = cell.cell_contents
-                except ValueError:
-                    pass
+        self.closure = closure_values(fn)
 
     def __missing__(self, name):
         if name in self.closure:

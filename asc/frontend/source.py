@@ -62,6 +62,17 @@ def remember_source(code, src: Source) -> None:
     _cache[code] = src
 
 
+def closure_values(fn) -> dict:
+    """The values of a function's free variables (cells not yet filled are left out)."""
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return out
+
+
 def get_source(fn) -> Source:
     code = fn.__code__
     hit = _cache.get(code)
