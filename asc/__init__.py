@@ -2,6 +2,8 @@
 
     import asc.language as lang
 """
+import importlib
+
 from .version import __version__  # noqa: F401
 
 from .errors import (AscError, ArgumentError, CacheMissError, CompileError, KernelTypeError,  # noqa: E402,F401
@@ -10,13 +12,22 @@ from .errors import (AscError, ArgumentError, CacheMissError, CompileError, Kern
 
 from . import language  # noqa: E402,F401  (the top layer: docs/architecture.md)
 
-# pyasc's API at pyasc's own names (`import asc; @asc.jit; asc.GlobalTensor; asc.data_copy; asc.float16; asc.adv`):
-# docs/pyasc.md. None of these names is one asc exported before (tests/ascendc/test_surface.py checks).
-from . import ascendc as _ascendc  # noqa: E402
 
-for _name in _ascendc.PUBLIC:
-    globals()[_name] = getattr(_ascendc, _name)
-del _name
+
+def __getattr__(name):
+    """pyasc's API at pyasc's own names (`import asc; @asc.jit; asc.GlobalTensor; asc.data_copy; asc.float16;
+    asc.adv`: docs/pyasc.md), loaded on first use so that `import asc.language` does not pay for it (65 ms). None of
+    these names is one asc exported before (tests/ascendc/test_surface.py checks)."""
+    if not name.startswith("__") and name != "ascendc":
+        ascendc = importlib.import_module(__name__ + ".ascendc")
+        if name in ascendc.PUBLIC:
+            value = globals()[name] = getattr(ascendc, name)
+            return value
+    raise AttributeError(f"module 'asc' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(importlib.import_module(__name__ + ".ascendc").PUBLIC))
 
 
 def grad(kernel):

@@ -80,3 +80,17 @@ def test_cli_emits_source_and_project(tmp_path):
     assert "vadd_queues<<<blockDim, nullptr, stream>>>" in (tmp_path / "vadd_queues.cpp").read_text()
     bad = subprocess.run(args[:6] + ["cpu"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--target ascend" in bad.stderr
+
+
+def test_pyasc_api_loads_on_first_use_only():
+    """`import asc.language` does not load the pyasc translator (import time); `asc.jit` and `from asc import
+    GlobalTensor` load it."""
+    import subprocess
+    import sys
+    code = ("import sys, asc.language\nassert 'asc.ascendc' not in sys.modules, 'loaded by import asc.language'\n"
+            "from asc import GlobalTensor\nimport asc\nassert asc.jit is sys.modules['asc.ascendc'].jit\n"
+            "assert 'data_copy' in dir(asc)\n"
+            "try:\n    asc.no_such_name\nexcept AttributeError as e:\n    assert 'no_such_name' in str(e)\n"
+            "else:\n    raise AssertionError('no AttributeError')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

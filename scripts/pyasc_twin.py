@@ -1,0 +1,151 @@
+"""Runs the Ascend C that asc emits for pyasc (@asc.jit) kernels through the CANN twin (Huawei's open Ascend C API
+implementation on the CPU, with a model of the hardware intrinsics: the twin's own README) and compares each result
+with asc's CPU twin (the same source against ascend-sim) and with NumPy.
+
+    ASC_CANN_TWIN=<folder of run_twin.sh> TWIN_DEVKIT_GIT=... TWIN_TOOLS_GIT=... TWIN_SECUREC_GIT=... \
+        python scripts/pyasc_twin.py [NAME ...]
+
+The kernels are those of tests/ascendc/pyasc_kernels.py (the vector API families, the queue and the insert_sync
+vadd) over float16/float32/int16/int32, with 37 elements per block (not a multiple of 32 bytes) on 4 blocks.
+Prints one row per kernel: blocks, the largest difference of the twin from ascend-sim and from NumPy (in units of
+the output dtype's eps times the largest |output|; 0 for integers means bit-equal), and pass/fail. Exits 1 when a
+kernel fails, 0 with a notice when ASC_CANN_TWIN is not set (the twin is a development-time check, not CI)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import asc.config
+import asc.runtime.config as rconfig
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ascendc"))
+
+import pyasc_kernels as K  # noqa: E402
+
+N, BLOCKS, CAP = 37, 4, 64
+TWIN_TYPE = {"float": "f32", "int32_t": "i32", "uint32_t": "u32", "int64_t": "i64"}
+
+
+def _f32(a):
+    return a.astype(np.float32)
+
+
+def corpus() -> dict:
+    """name -> (kernel, blocks, args, {output name: NumPy reference}, outputs)."""
+    rng = np.random.default_rng(0)
+    out = {}
+    total = N * BLOCKS
+    for d in (np.float32, np.float16, np.int32, np.int16):
+        name = np.dtype(d).name
+        x = rng.uniform(-50, 50, total).astype(d)
+        y = rng.uniform(1, 50, total).astype(d)
+        ops = 6 if np.dtype(d).kind == "f" else 5
+        refs = [_f32(x) + _f32(y), _f32(x) - _f32(y), _f32(x) * _f32(y), np.maximum(x, y), np.minimum(x, y),
+                _f32(x) / _f32(y)][:ops]
+        out[f"binary_{name}"] = (K.binary_all, BLOCKS, (x, y, np.zeros(ops * total, d), N, ops, CAP),
+                                 {"o": np.concatenate([r.astype(d) for r in refs])})
+        s = 3.0 if np.dtype(d).kind == "i" else 2.5
+        sv = np.float32(s)
+        refs = [_f32(x) + sv, _f32(x) * sv, np.maximum(_f32(x), sv), np.minimum(_f32(x), sv), np.full(total, sv)]
+        out[f"scalar_{name}"] = (K.unary_all, BLOCKS, (x, np.zeros(5 * total, d), N, s, 0, 5, CAP),
+                                 {"o": np.concatenate([r.astype(d) for r in refs])})
+        if np.dtype(d).kind == "f":
+            u = rng.uniform(0.5, 4, total).astype(d)
+            a = _f32(u)
+            refs = [np.abs(a), np.maximum(a, 0), np.exp(a), np.log(a), np.sqrt(a), 1 / np.sqrt(a), 1 / a]
+            out[f"unary_{name}"] = (K.unary_all, BLOCKS, (u, np.zeros(7 * total, d), N, 0.0, 5, 12, CAP),
+                                    {"o": np.concatenate([r.astype(d) for r in refs])})
+        xi = rng.integers(-100, 100, 256 * 2).astype(d)
+        yi = rng.integers(-100, 100, 256 * 2).astype(d)
+        out[f"vadd_queues_{name}"] = (K.vadd_queues, 2, (xi, yi, np.zeros_like(xi), 256, 64),
+                                      {"z": (_f32(xi) + _f32(yi)).astype(d)})
+        xa = rng.integers(-100, 100, 512 * 2).astype(d)
+        ya = rng.integers(-100, 100, 512 * 2).astype(d)
+        first = _f32(xa).reshape(-1, 128)[:, :1]
+        ref = (_f32(ya).reshape(-1, 128) + first + _f32(xa).reshape(-1, 128)).reshape(-1).astype(d)
+        out[f"vadd_auto_{name}"] = (K.vadd_auto, 2, (xa, ya, np.zeros_like(xa), 512, 128), {"z": ref})
+    return out
+
+
+def _diff(got: np.ndarray, ref: np.ndarray) -> float:
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    if np.dtype(ref.dtype).kind != "f":
+        return float(np.max(np.abs(g - r))) if g.size else 0.0
+    unit = (float(np.max(np.abs(r))) or 1.0) * float(np.finfo(ref.dtype).eps)
+    return float(np.max(np.abs(g - r))) / unit
+
+
+def run(name, kernel, blocks, args, refs, twin_dir, work):
+    k = kernel.specialize(args, {})
+    names = list(kernel.signature.parameters)
+    by_name = dict(zip(names, args))
+    sim_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    rconfig.set_platform(rconfig.Backend.CPU)
+    kernel[blocks](*sim_args)                                     # asc's CPU twin: the source against ascend-sim
+    sim = dict(zip(names, sim_args))
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"{k.name}.cpp"), "w") as f:
+        f.write(k.text)
+    types, argv = [], []
+    for kind, pname, ct in k.params:
+        if kind == "gm":
+            a = np.ascontiguousarray(by_name[pname])
+            types.append("gm")
+            if pname in refs:
+                argv.append(f"out:{a.nbytes}:{d}/{pname}.out")
+            else:
+                a.tofile(f"{d}/{pname}.bin")
+                argv.append(f"in:{d}/{pname}.bin")
+        elif kind == "scalar" and ct in TWIN_TYPE:
+            types.append(TWIN_TYPE[ct])
+            argv.append(repr(float(by_name[pname])) if ct == "float" else str(int(by_name[pname])))
+        else:
+            return None, None, f"parameter {pname} ({kind} {ct}) has no CANN-twin driver type"
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{d}/{k.name}.cpp", k.name, ",".join(types),
+           str(blocks)] + argv
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(f"{d}/twin.log", "w") as f:
+        f.write(p.stdout + p.stderr)
+    if p.returncode != 0:
+        return None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)"
+    worst_sim = worst_ref = 0.0
+    for pname, ref in refs.items():
+        a = by_name[pname]
+        got = np.fromfile(f"{d}/{pname}.out", dtype=a.dtype).reshape(a.shape)
+        worst_sim = max(worst_sim, _diff(got, sim[pname]))
+        worst_ref = max(worst_ref, _diff(got, ref))
+    return worst_sim, worst_ref, None
+
+
+def main(names) -> int:
+    twin_dir = asc.config.config.cann_twin
+    if not twin_dir:
+        print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
+        return 0
+    work = tempfile.mkdtemp(prefix="asc-pyasc-twin-")
+    failed = 0
+    print(f"{'kernel':22s} {'blocks':>6s} {'|twin - ascend-sim|':>20s} {'|twin - NumPy|':>16s}")
+    for name, (kernel, blocks, args, refs) in corpus().items():
+        if names and name not in names:
+            continue
+        worst_sim, worst_ref, err = run(name, kernel, blocks, args, refs, twin_dir, work)
+        # float outputs: within 8 eps of the largest |output| of NumPy; integers: equal
+        bound = 0 if "int" in name else 8
+        ok = err is None and worst_ref <= bound and worst_sim <= bound
+        failed += not ok
+        fmt = (lambda v: "did not run" if v is None else f"{v:.2f}")
+        print(f"{name:22s} {blocks:6d} {fmt(worst_sim):>20s} {fmt(worst_ref):>16s}  {'ok' if ok else 'FAIL'}",
+              flush=True)
+        if err:
+            print("   " + err.replace("\n", "\n   "))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
