@@ -75,7 +75,7 @@ def binary_all(x: asc.GlobalAddress, y: asc.GlobalAddress, o: asc.GlobalAddress,
             binary_op(3, qx, qy, qo, x.dtype, n)
         elif k == 4:
             binary_op(4, qx, qy, qo, x.dtype, n)
-        else:
+        elif ops > 5:        # compile time: Div is instantiated only where it is asked for (half and float take it)
             binary_op(5, qx, qy, qo, x.dtype, n)
         store(qo, og, n)
 
@@ -132,28 +132,30 @@ def unary_all(x: asc.GlobalAddress, o: asc.GlobalAddress, n: int, s: float, firs
         load(qx, xg, n)
         for j in range(last - first):
             if j == k:
-                unary_dispatch(first, j, qx, qo, x.dtype, n, s)
+                unary_dispatch(first, last, j, qx, qo, x.dtype, n, s)
         store(qo, og, n)
 
 
 @asc.jit
-def unary_dispatch(first: asc.ConstExpr[int], j: int, qx: asc.TQue, qo: asc.TQue, dt: asc.ConstExpr[object], n: int,
-                   s: float):
-    # one runtime j selects one compile-time op (each branch is one specialization of unary_op)
+def unary_dispatch(first: asc.ConstExpr[int], last: asc.ConstExpr[int], j: int, qx: asc.TQue, qo: asc.TQue,
+                   dt: asc.ConstExpr[object], n: int, s: float):
+    # one runtime j selects one compile-time op (each branch is one specialization of unary_op); a branch past
+    # `last` repeats the last op, so that no API is instantiated for a dtype that does not take it (the NPU build
+    # of an integer kernel must not instantiate Exp or Abs)
     if j == 0:
         unary_op(first, qx, qo, dt, n, s)
     elif j == 1:
-        unary_op(first + 1, qx, qo, dt, n, s)
+        unary_op(min(first + 1, last - 1), qx, qo, dt, n, s)
     elif j == 2:
-        unary_op(first + 2, qx, qo, dt, n, s)
+        unary_op(min(first + 2, last - 1), qx, qo, dt, n, s)
     elif j == 3:
-        unary_op(first + 3, qx, qo, dt, n, s)
+        unary_op(min(first + 3, last - 1), qx, qo, dt, n, s)
     elif j == 4:
-        unary_op(first + 4, qx, qo, dt, n, s)
+        unary_op(min(first + 4, last - 1), qx, qo, dt, n, s)
     elif j == 5:
-        unary_op(first + 5, qx, qo, dt, n, s)
+        unary_op(min(first + 5, last - 1), qx, qo, dt, n, s)
     else:
-        unary_op(first + 6, qx, qo, dt, n, s)
+        unary_op(min(first + 6, last - 1), qx, qo, dt, n, s)
 
 
 @asc.jit

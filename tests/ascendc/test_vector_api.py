@@ -133,3 +133,28 @@ def test_torch_tensors():
     z = torch.zeros(512)
     K.vadd_queues[2](x, y, z, 256, 64)
     assert torch.equal(z, x + y)
+
+
+def test_int32_arithmetic_is_exact_and_wraps():
+    """Integer vector arithmetic is integer arithmetic (ascend-sim computed it in float: 2**24 + 1 + 2 gave
+    2**24 + 2), wrapping as int32 does, as NumPy's int32 does."""
+    x = np.array([2**30 + 12345, 2**31 - 1, -2**31, 2**24 + 1] * 16, np.int32)
+    y = np.array([2**30 + 1, 1, -1, 2] * 16, np.int32)
+    o = np.zeros(5 * 64, np.int32)
+    K.binary_all[1](x, y, o, 64, 5, CAP)
+    with np.errstate(over="ignore"):
+        ref = [x + y, x - y, x * y, np.maximum(x, y), np.minimum(x, y)]
+    for k, r in enumerate(ref):
+        np.testing.assert_array_equal(o[k * 64:(k + 1) * 64], r)
+
+
+@pytest.mark.parametrize("d", [np.int32, np.int16], ids=lambda d: np.dtype(d).name)
+def test_apis_a_dtype_lacks_do_not_compile(d):
+    """Div has no integer form on the 910B (asc-devkit: half and float): a kernel instantiating it for int32 does
+    not build for the NPU, and must not build on the CPU twin either; the error names the API and the Python line."""
+    from asc.errors import ToolchainError
+    x = np.ones(64, d)
+    with pytest.raises(ToolchainError) as e:
+        K.binary_all[1](x, x, np.zeros(6 * 64, d), 64, 6, CAP)
+    msg = str(e.value)
+    assert "Div: this element type is not one the API takes on A2" in msg and "pyasc_kernels.py:40" in msg, msg

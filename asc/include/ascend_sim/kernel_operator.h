@@ -12,6 +12,9 @@
 //   - reads of UB that was never written (UB is poisoned with NaN bytes when a buffer is handed out);
 //   - scalar reads (GetValue) of UB after vector or MTE2 writes without a V_S / MTE2_S SetFlag/WaitFlag pair;
 //   - Cast round modes that the A2 (910B) hardware does not accept for a type pair; count-form semantics.
+//   - the element types each vector API takes on A2 (as asc-devkit lists them: Div, Exp, Ln, Abs, Sqrt, Rsqrt,
+//     Reciprocal take half and float only; Relu also int32_t): another type does not compile, as for the NPU;
+//     integer arithmetic is exact and wraps.
 // See docs/ascend.md. This header is part of asc; the API names and parameter lists follow the Ascend C docs.
 #pragma once
 
@@ -735,8 +738,19 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
 // ------------------------------------------------------------------ vector instructions (count form)
 
 namespace detail {
-template <class T> inline float ld(T v) { return float(v); }
-template <class T> inline T st(float v) { return T(v); }
+// the arithmetic type of an element: integers exactly (int64_t, wrapped back to T on the store, as the vector unit
+// wraps), half and float in float
+template <class T> using acc_t = typename std::conditional<std::is_integral<T>::value, int64_t, float>::type;
+template <class T> inline acc_t<T> ld(T v) { return acc_t<T>(v); }
+template <class T, class A> inline T st(A v) { return T(v); }
+template <class T> inline bool nan_of(T v) { return v != v; }
+
+// the element types an API takes on A2 (910B), as the asc-devkit headers' dtype checks list them: a kernel that
+// instantiates an API for another type does not compile for the NPU, so it does not compile here either
+template <class T, class... U> constexpr bool one_of() { return (std::is_same<T, U>::value || ...); }
+#define ASC_SIM_TYPES_ARITH(T) detail::one_of<T, half, float, int16_t, int32_t>()
+#define ASC_SIM_TYPES_FLOAT(T) detail::one_of<T, half, float>()
+#define ASC_SIM_TYPES_RELU(T) detail::one_of<T, half, float, int32_t>()
 
 template <class T> inline void vec_check(const char* api) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
@@ -795,46 +809,50 @@ inline void unary(const char* api, const LocalTensor<T>& dst, const LocalTensor<
 template <class T> inline T fl(T x, float (*g)(float)) { return st<T>(g(ld(x))); }
 }  // namespace detail
 
-#define ASC_SIM_BINARY(NAME, EXPR)                                                                              \
+#define ASC_SIM_BINARY(NAME, TYPES, EXPR)                                                                       \
     template <class T>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
                      const int32_t& count, int line = __builtin_LINE()) {                                       \
-        detail::binary(#NAME, dst, src0, src1, count, line, [](T x, T y) { return EXPR; });                     \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        detail::binary(#NAME, dst, src0, src1, count, line, [](T x0, T y0) {                                    \
+            auto x = detail::ld(x0), y = detail::ld(y0); return detail::st<T>(EXPR); });                        \
     }
-ASC_SIM_BINARY(Add, detail::st<T>(detail::ld(x) + detail::ld(y)))
-ASC_SIM_BINARY(Sub, detail::st<T>(detail::ld(x) - detail::ld(y)))
-ASC_SIM_BINARY(Mul, detail::st<T>(detail::ld(x) * detail::ld(y)))
-ASC_SIM_BINARY(Div, detail::st<T>(detail::ld(x) / detail::ld(y)))
-ASC_SIM_BINARY(Max, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) > detail::ld(y) ? detail::ld(x) : detail::ld(y)))
-ASC_SIM_BINARY(Min, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) < detail::ld(y) ? detail::ld(x) : detail::ld(y)))
+ASC_SIM_BINARY(Add, ASC_SIM_TYPES_ARITH, x + y)
+ASC_SIM_BINARY(Sub, ASC_SIM_TYPES_ARITH, x - y)
+ASC_SIM_BINARY(Mul, ASC_SIM_TYPES_ARITH, x * y)
+ASC_SIM_BINARY(Div, ASC_SIM_TYPES_FLOAT, x / y)
+ASC_SIM_BINARY(Max, ASC_SIM_TYPES_ARITH, detail::nan_of(x) || x > y ? x : y)
+ASC_SIM_BINARY(Min, ASC_SIM_TYPES_ARITH, detail::nan_of(x) || x < y ? x : y)
 #undef ASC_SIM_BINARY
 
 #define ASC_SIM_SCALAR(NAME, EXPR)                                                                              \
     template <class T, bool isSetMask = true>                                                                   \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                \
                      const int32_t& count, int line = __builtin_LINE()) {                                       \
-        const float s = detail::ld(scalarValue);                                                                \
-        detail::unary(#NAME, dst, src, count, line, [s](T x) { return EXPR; });                                 \
+        static_assert(ASC_SIM_TYPES_ARITH(T), #NAME ": this element type is not one the API takes on A2");      \
+        const auto s = detail::ld(scalarValue);                                                                 \
+        detail::unary(#NAME, dst, src, count, line, [s](T x0) { auto x = detail::ld(x0); return detail::st<T>(EXPR); }); \
     }
-ASC_SIM_SCALAR(Adds, detail::st<T>(detail::ld(x) + s))
-ASC_SIM_SCALAR(Muls, detail::st<T>(detail::ld(x) * s))
-ASC_SIM_SCALAR(Maxs, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) > s ? detail::ld(x) : s))
-ASC_SIM_SCALAR(Mins, detail::st<T>(std::isnan(detail::ld(x)) || detail::ld(x) < s ? detail::ld(x) : s))
+ASC_SIM_SCALAR(Adds, x + s)
+ASC_SIM_SCALAR(Muls, x * s)
+ASC_SIM_SCALAR(Maxs, detail::nan_of(x) || x > s ? x : s)
+ASC_SIM_SCALAR(Mins, detail::nan_of(x) || x < s ? x : s)
 #undef ASC_SIM_SCALAR
 
-#define ASC_SIM_UNARY(NAME, EXPR)                                                                               \
+#define ASC_SIM_UNARY(NAME, TYPES, EXPR)                                                                        \
     template <class T>                                                                                          \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,                \
                      int line = __builtin_LINE()) {                                                             \
-        detail::unary(#NAME, dst, src, count, line, [](T x) { float v = detail::ld(x); return detail::st<T>(EXPR); }); \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        detail::unary(#NAME, dst, src, count, line, [](T x) { auto v = detail::ld(x); return detail::st<T>(EXPR); }); \
     }
-ASC_SIM_UNARY(Exp, std::exp(v))
-ASC_SIM_UNARY(Ln, std::log(v))
-ASC_SIM_UNARY(Abs, std::fabs(v))
-ASC_SIM_UNARY(Reciprocal, 1.0f / v)
-ASC_SIM_UNARY(Sqrt, std::sqrt(v))
-ASC_SIM_UNARY(Rsqrt, 1.0f / std::sqrt(v))
-ASC_SIM_UNARY(Relu, v > 0.0f ? v : (std::isnan(v) ? v : 0.0f))
+ASC_SIM_UNARY(Exp, ASC_SIM_TYPES_FLOAT, std::exp(v))
+ASC_SIM_UNARY(Ln, ASC_SIM_TYPES_FLOAT, std::log(v))
+ASC_SIM_UNARY(Abs, ASC_SIM_TYPES_FLOAT, std::fabs(v))
+ASC_SIM_UNARY(Reciprocal, ASC_SIM_TYPES_FLOAT, 1.0f / v)
+ASC_SIM_UNARY(Sqrt, ASC_SIM_TYPES_FLOAT, std::sqrt(v))
+ASC_SIM_UNARY(Rsqrt, ASC_SIM_TYPES_FLOAT, 1.0f / std::sqrt(v))
+ASC_SIM_UNARY(Relu, ASC_SIM_TYPES_RELU, v > 0 ? v : (detail::nan_of(v) ? v : decltype(v)(0)))
 #undef ASC_SIM_UNARY
 
 template <class T>
