@@ -74,8 +74,17 @@ class _Device:
         return bool((lo == 0xA5).all() and (hi == 0xA5).all())
 
     def copy_back(self):
-        if self.nbytes:
-            self.host.reshape(-1).view(np.uint8)[:] = self.data
+        if not self.nbytes:
+            return
+        host = self.host.reshape(-1).view(np.uint8)
+        if not self.host.flags.writeable:
+            # a read-only array is fine as an input; the kernel writing it is an error (checked before any
+            # argument is written back, so that the caller's data stay unchanged)
+            if not np.array_equal(host, self.data):
+                raise ArgumentError(f"the kernel wrote argument {self.name}, which is a read-only array: pass a "
+                                    f"writable one (e.g. {self.name}.copy())")
+            return
+        host[:] = self.data
 
 
 def run(jf, core_num, stream, args, kwargs):
@@ -120,6 +129,10 @@ def run(jf, core_num, stream, args, kwargs):
             raise MemoryCheckError(f"kernel {k.name!r} wrote global memory outside argument {d.name!r} "
                                    f"({d.nbytes} bytes): a GM write out of bounds (ascend-sim)")
     for d in devs:
-        d.copy_back()
+        if not d.host.flags.writeable:
+            d.copy_back()          # raises before anything is written back when a read-only argument was written
+    for d in devs:
+        if d.host.flags.writeable:
+            d.copy_back()
     return None
 

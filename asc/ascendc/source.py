@@ -33,6 +33,9 @@ def classify(jf, name, value, annotation_const: bool) -> Arg:
                                 f"not a tensor")
         return Arg(name, "const", None, value)
     if isinstance(value, np.ndarray):
+        if not value.dtype.isnative:
+            raise ArgumentError(f"{jf.fn.__name__}(): {name} has non-native byte order ({value.dtype.str}): pass "
+                                f"{name}.astype({name}.dtype.newbyteorder('='))")
         d = dtypes.from_numpy(value.dtype)
         if d is None:
             raise ArgumentError(f"{jf.fn.__name__}(): {name} has dtype {value.dtype}, which Ascend C has no type for")

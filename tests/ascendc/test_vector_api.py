@@ -158,3 +158,23 @@ def test_apis_a_dtype_lacks_do_not_compile(d):
         K.binary_all[1](x, x, np.zeros(6 * 64, d), 64, 6, CAP)
     msg = str(e.value)
     assert "Div: this element type is not one the API takes on A2" in msg and "pyasc_kernels.py:40" in msg, msg
+
+
+def test_byte_order_and_read_only_arguments():
+    """A big-endian array is refused by name; a read-only input is fine; a read-only argument the kernel writes is
+    an error, and no argument is written back then."""
+    from asc.errors import ArgumentError
+    x = np.arange(128, dtype=np.float32)
+    with pytest.raises(ArgumentError, match=r"x has non-native byte order \(>f4\)"):
+        K.vadd_queues[2](x.astype(">f4"), x, np.zeros(128, np.float32), 64, 16)
+    ro = x.copy()
+    ro.flags.writeable = False
+    z = np.zeros(128, np.float32)
+    K.vadd_queues[2](ro, ro, z, 64, 16)
+    np.testing.assert_array_equal(z, 2 * x)
+    zro = np.zeros(128, np.float32)
+    zro.flags.writeable = False
+    y = np.full(128, 7, np.float32)
+    with pytest.raises(ArgumentError, match="wrote argument z, which is a read-only array"):
+        K.vadd_queues[2](x, y, zro, 64, 16)
+    assert not zro.any()
