@@ -52,8 +52,10 @@ def c_literal(v) -> str:
             return f"{v}ULL"
         raise ValueError(f"the integer {v} does not fit 64 bits")
     if isinstance(v, float):
-        if not math.isfinite(v):
-            raise ValueError(f"the float {v} has no literal (inf/nan)")
+        if math.isnan(v):
+            return "__builtin_nanf(\"\")"          # g++ and the NPU's clang both have these builtins
+        if math.isinf(v):
+            return "__builtin_inff()" if v > 0 else "(-__builtin_inff())"
         r = repr(float(v))
         if "e" not in r and "." not in r:
             r += ".0"

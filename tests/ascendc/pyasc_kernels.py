@@ -3,6 +3,8 @@ API in one kernel per dtype, so that a test file compiles each kernel once.
 
 Every kernel moves `n` elements per block (block b starts at b * n) through TQue buffers of `cap` elements, with
 data_copy_pad at both ends, so that n need not be a multiple of 32 bytes."""
+import math
+
 import asc
 
 
@@ -217,3 +219,16 @@ def vadd_auto(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, 
         asc.adds(c, b, first, tile)
         asc.add(c, c, a, tile)
         asc.data_copy(zg[i * tile:], c, count=tile)
+
+
+@asc.jit
+def specials(x: asc.GlobalAddress, z: asc.GlobalAddress):
+    """z[0] = min(x[0], inf), z[1] = -inf, z[2] = nan: float specials as compile-time values."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    lim = float("inf")
+    zg.set_value(0, min(xg.get_value(0), lim))
+    zg.set_value(1, -math.inf)
+    zg.set_value(2, math.nan)

@@ -178,3 +178,11 @@ def test_byte_order_and_read_only_arguments():
     with pytest.raises(ArgumentError, match="wrote argument z, which is a read-only array"):
         K.vadd_queues[2](x, y, zro, 64, 16)
     assert not zro.any()
+
+
+def test_float_specials_are_literals():
+    """inf and nan as compile-time values render as C++ (they were a 'has no literal' error)."""
+    x = np.array([3.5] + [0] * 7, np.float32)
+    z = np.zeros(8, np.float32)
+    K.specials[1](x, z)
+    assert z[0] == 3.5 and z[1] == -np.inf and np.isnan(z[2])
