@@ -24,13 +24,10 @@ class ModelNotice(UserWarning):
     """Backend.Model (CANN's simulator) runs on asc's CPU twin."""
 
 
-_noticed = [False]
-
-
 def _notice_model():
-    if _noticed[0]:
+    if rconfig.state.model_noticed:
         return
-    _noticed[0] = True
+    rconfig.state.model_noticed = True
     warnings.warn("config.Backend.Model selects CANN's cycle simulator, which is not here: asc runs the kernel on "
                   "its CPU twin (the same Ascend C compiled against ascend-sim, every Ascend rule checked; no "
                   "cycle figures). Select config.Backend.CPU to run there without this notice.", ModelNotice,

@@ -42,8 +42,8 @@ def test_npu_without_npu_is_a_clear_error():
 
 
 def test_model_runs_on_cpu_twin_with_a_notice():
-    import asc.ascendc.launch as L
-    L._noticed[0] = False
+    from asc.runtime import config as rconfig
+    rconfig.state.model_noticed = False
     config.set_platform(config.Backend.Model)
     x = np.arange(256, dtype=np.float32)
     z = np.zeros_like(x)

@@ -157,7 +157,9 @@ def test_apis_a_dtype_lacks_do_not_compile(d):
     with pytest.raises(ToolchainError) as e:
         K.binary_all[1](x, x, np.zeros(6 * 64, d), 64, 6, CAP)
     msg = str(e.value)
-    assert "Div: this element type is not one the API takes on A2" in msg and "pyasc_kernels.py:40" in msg, msg
+    div_line = next(i for i, line in enumerate(open(K.__file__), 1) if "asc.div(" in line)
+    assert "Div: this element type is not one the API takes on A2" in msg, msg
+    assert f"pyasc_kernels.py:{div_line}" in msg, msg
 
 
 def test_byte_order_and_read_only_arguments():
