@@ -210,10 +210,12 @@ template <typename T> struct Buffer {
 // checked access after it, in bounds or not, is skipped or reads 0 as well (a checked kernel runs on one thread,
 // asc_single_thread above, so its loops run in the interpreter's order), so no element is written after the first
 // bad access, as in the interpreter.
-static std::atomic<int64_t> asc_err_site(-1);
-static int64_t asc_err_axis = 0, asc_err_index = 0;
-static int asc_err_kind = 0;      // 2: out of bounds, 3: a non-finite value stored
-static double asc_err_value = 0;
+// Per calling thread: a checked kernel runs on the thread that calls it (asc_single_thread), which then reads the
+// error (asc_error_info), so calls from several Python threads at once each see their own.
+static thread_local std::atomic<int64_t> asc_err_site(-1);
+static thread_local int64_t asc_err_axis = 0, asc_err_index = 0;
+static thread_local int asc_err_kind = 0;      // 2: out of bounds, 3: a non-finite value stored
+static thread_local double asc_err_value = 0;
 static inline void asc_err_reset() { asc_err_site.store(-1); }
 static inline int asc_err_status() { return asc_err_site.load() >= 0 ? asc_err_kind : 0; }
 static inline int asc_stopped() { return asc_err_site.load(std::memory_order_relaxed) >= 0; }

@@ -206,3 +206,30 @@ def test_the_check_stops_a_nested_loop_on_cpu(c):
             kern(a, c)
     np.testing.assert_array_equal(got, want)
     assert not np.array_equal(got, a0)         # the rows before the bad access were written
+
+
+def test_checked_calls_from_threads_each_report_their_own_error():
+    """Python threads calling one checked kernel at once: each call raises for its own bad index (or returns its own
+    result), whatever the others do."""
+    import threading
+    reads, _, _ = make("cpu")
+    x = np.arange(1 << 18, dtype=np.float32)      # long enough calls to overlap (the GIL is released in them)
+    failures = []
+
+    def worker(t):
+        for r in range(30):
+            k = (t + r) % 3 - 1          # -1 and 1 are bad, 0 is fine
+            try:
+                out = reads(x, k)
+                if k != 0 or not np.array_equal(out, x):
+                    failures.append((t, r, k, "no error"))
+            except asc.MemoryCheckError as e:
+                want = f"index {x.size if k == 1 else -1} is out of bounds"
+                if k == 0 or want not in str(e):
+                    failures.append((t, r, k, str(e)))
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[:5]
