@@ -62,12 +62,12 @@ def test_ascend_project_host_takes_the_python_defaults_and_overrides(tmp_path):
     out = tmp_path / "proj"
     assert cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=4096", "-o", str(out)]) == 0
     vals = _main_cpp_scalars((out / "main.cpp").read_text())
-    assert vals == {"beta": "1.5", "eps": "1e-05", "k": "3", "lim": "INFINITY"}, vals
+    assert vals == {"beta": "1.5", "eps": "1e-05", "k_v": "3", "lim": "INFINITY"}, vals   # k: a name of the renderers
     out2 = tmp_path / "proj2"
     assert cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=4096", "--scalar", "eps=0.25",
                      "--scalar", "k=-7", "-o", str(out2)]) == 0
     vals = _main_cpp_scalars((out2 / "main.cpp").read_text())
-    assert vals["eps"] == "0.25" and vals["k"] == "-7" and vals["beta"] == "1.5"
+    assert vals["eps"] == "0.25" and vals["k_v"] == "-7" and vals["beta"] == "1.5"
 
 
 def test_ascend_project_scalar_errors(tmp_path, capsys):

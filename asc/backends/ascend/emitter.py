@@ -102,9 +102,14 @@ def tiling_struct(out: Out, sname: str, fields: list, doc: dict):
     out.emit()
 
 
+def param_name(kind: str, name: str) -> str:
+    """The C++ name of an entry parameter: the tiling's is the renderers' own `tiling`, the others the user's."""
+    return "tiling" if kind == "tiling" else cname(name)
+
+
 def entry_open(out: Out, name: str, params: list, sname: str, kernel_type: str = "KERNEL_TYPE_AIV_ONLY"):
     """The entry function's signature and its first lines: the task type and the tiling, loaded."""
-    decl = ", ".join(f"{ct} {cname(n)}" for _, n, ct in params)
+    decl = ", ".join(f"{ct} {param_name(k, n)}" for k, n, ct in params)
     out.emit(f'extern "C" __global__ __aicore__ void {name}({decl})')
     out.emit("{")
     out.depth += 1
@@ -115,8 +120,8 @@ def entry_open(out: Out, name: str, params: list, sname: str, kernel_type: str =
 
 def launch_wrapper(out: Out, name: str, params: list):
     """The host-side `<name>_do` that launches the kernel with <<<>>> (bisheng only)."""
-    host = ", ".join(("uint8_t* " if k != "scalar" else f"{ct} ") + cname(n) for k, n, ct in params)
-    args = ", ".join(cname(n) for _, n, _ in params)
+    host = ", ".join(("uint8_t* " if k != "scalar" else f"{ct} ") + param_name(k, n) for k, n, ct in params)
+    args = ", ".join(param_name(k, n) for k, n, _ in params)
     out.emit("#ifndef ASCENDC_CPU_DEBUG")
     out.emit("// host-side launch wrapper (compiled by bisheng with the kernel; main.cpp calls it)")
     out.emit(f"void {name}_do(uint32_t blockDim, void* stream, {host})")

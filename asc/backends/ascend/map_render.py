@@ -13,7 +13,7 @@ from .soc import BUFFER_NUM
 
 def _init(out: Out, plan: MapPlan, params: list, sname: str, st: dict, ins_t: list, outs_t: list):
     kernel = plan.kernel
-    init_params = ", ".join([f"{ct} {cname(n)}" for _, n, ct in params if n != "tiling"] +
+    init_params = ", ".join([f"{ct} {cname(n)}" for k, n, ct in params if k != "tiling"] +
                             [f"const {sname}& t", "TPipe* pipe"])
     out.emit(f"__aicore__ inline void Init({init_params})")
     out.emit("{")
@@ -41,7 +41,7 @@ def _init(out: Out, plan: MapPlan, params: list, sname: str, st: dict, ins_t: li
     for pname, t in plan.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in kernel.symbols:
-        out.emit(f"{sym}_ = t.size_{sym};")
+        out.emit(f"{cname(sym)}_ = t.size_{sym};")
     for loc, pname, ct, text in plan.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -132,7 +132,7 @@ def _members(out: Out, plan: MapPlan, st: dict, ins_t: list, outs_t: list):
     for loc, pname, ct, text in plan.pre:
         out.emit(f"{ct} {cname(pname)}_;")
     for sym in plan.kernel.symbols:
-        out.emit(f"int64_t {sym}_;")
+        out.emit(f"int64_t {cname(sym)}_;")
     out.emit("uint32_t tile_;")
     out.emit("uint32_t length_;")
 
@@ -166,5 +166,5 @@ def render_map(plan: MapPlan) -> AscendSource:
     out.depth -= 1
     out.emit("};")
     out.emit()
-    class_entry(out, name, cls, params, sname, [n for _, n, _ in params if n != "tiling"])
+    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k != "tiling"])
     return AscendSource(name, out.text(), plan, out.locs, fields, params)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ... import ir
 from ...errors import CompileError
 from .budget import check_budget
+from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
 from .lowering import Lowerer, same_dim, simple_range
 from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
@@ -82,9 +83,9 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     products = [s for s in fn.body if isinstance(s, ir.MatMul)]
     if products:
         return _cube_or_loops(base, products[0])
-    scalar_names = {name: f"{name}_" for name, _ in base.scalars}
+    scalar_names = {name: f"{cname(name)}_" for name, _ in base.scalars}
     for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
-        scalar_names[sym] = f"static_cast<float>({sym}_)"
+        scalar_names[sym] = f"static_cast<float>({cname(sym)}_)"
     tensors = {t.name: t for t in base.tensors}
     pre, loops = [], []
     for s in fn.body:
@@ -98,7 +99,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
             if not isinstance(v, S) or s.var.type.dtype.kind != "f":
                 raise Unsupported(f"the scalar {s.var.name!r} before the loop", s.loc)
             pre.append((s.loc, s.var.name, "float", v.text))
-            scalar_names[s.var.name] = f"{s.var.name}_"
+            scalar_names[s.var.name] = f"{cname(s.var.name)}_"
         elif isinstance(s, ir.For):
             loops.append(s)
         elif isinstance(s, ir.Return):

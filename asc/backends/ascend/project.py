@@ -8,7 +8,7 @@ import os
 from ... import ir
 from .budget import tiling
 from .ctext import STORAGE, camel, cname
-from .emitter import AscendSource
+from .emitter import AscendSource, param_name
 from .soc import DEFAULT_SOC
 
 
@@ -68,7 +68,8 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
         lines.append(f"    {ct} {f};")
     lines.append("};")
     lines.append("")
-    decl = ", ".join(("uint8_t* " if kind != "scalar" else f"{ct} ") + cname(n) for kind, n, ct in src.entry_params)
+    decl = ", ".join(("uint8_t* " if kind != "scalar" else f"{ct} ") + param_name(kind, n)
+                     for kind, n, ct in src.entry_params)
     lines.append(f"extern void {src.name}_do(uint32_t blockDim, void* stream, {decl});")
     lines.append("")
     lines.append("static void ReadInput(const char* path, std::vector<uint8_t>& buf)")
@@ -87,12 +88,12 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
         if kind == "scalar":
             lines.append(f"    {ct} {cname(n)} = static_cast<{ct}>({c_number(scalars.get(n, 0))});")
     if any(kind == "scalar" for kind, _, _ in src.entry_params):
-        lines.append("    for (int i = 1; i < argc; ++i) {")
-        lines.append("        std::string a(argv[i]);")
+        lines.append("    for (int argi = 1; argi < argc; ++argi) {")
+        lines.append("        std::string arg(argv[argi]);")
         for kind, n, ct in src.entry_params:
             if kind == "scalar":
-                lines.append(f'        if (a.rfind("{n}=", 0) == 0) {{ {cname(n)} = static_cast<{ct}>'
-                             f'(std::atof(a.c_str() + {len(n) + 1})); }}')
+                lines.append(f'        if (arg.rfind("{n}=", 0) == 0) {{ {cname(n)} = static_cast<{ct}>'
+                             f'(std::atof(arg.c_str() + {len(n) + 1})); }}')
         lines.append("    }")
     else:
         lines.append("    (void)argc;")

@@ -11,7 +11,7 @@ from ... import ir
 from ...errors import CompileError
 from ...passes.loops import update_op
 from .budget import max_cols, row_bytes
-from .ctext import FLOATS, cname_local
+from .ctext import FLOATS, cname
 from .lowering import Lowerer, is_var, same_dim, simple_range
 from .ops import OPS
 from .plans import Instr, Plan, RowPlan, S, Unsupported, V
@@ -37,7 +37,7 @@ class RowLowerer(Lowerer):
     # ---- scalars of the row
     def scalar(self, e):
         if isinstance(e, ir.Var) and e.name in self.row_locals:
-            return S(cname_local(e.name))
+            return S(cname(e.name))
         return super().scalar(e)
 
     def value_of(self, e):
@@ -97,7 +97,7 @@ class RowLowerer(Lowerer):
             if t.name in self.stored:
                 raise Unsupported(f"a scalar read of {t.name!r} after the row wrote it", e.loc)
             self.load_tensor(t, e)
-            return S(f"static_cast<float>({cname_local(t.name)}In.GetValue({int(e.indices[1].value)}))")
+            return S(f"static_cast<float>({cname(t.name)}In.GetValue({int(e.indices[1].value)}))")
         raise Unsupported(f"the access {t.name}[...] in row code", e.loc)
 
     # ---- vector loads over the row
@@ -163,7 +163,7 @@ class RowLowerer(Lowerer):
                                   getattr(s, "loc", None))
         for s, op, v in reductions:
             self.loc = s.loc
-            self.out.append(Instr(REDUCE_API[op], None, (v,), rdst=cname_local(s.var.name), mode=op, loc=s.loc))
+            self.out.append(Instr(REDUCE_API[op], None, (v,), rdst=cname(s.var.name), mode=op, loc=s.loc))
         self.env = inner_env
         self.col_var = None
         self.indices = (self.row_var,)
@@ -212,7 +212,7 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
             if s.var.type.dtype.kind != "f":
                 raise Unsupported(f"the {s.var.type!r} scalar {s.var.name!r} in row code", s.loc)
             v = low.scalar_expr(s.value)
-            low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname_local(s.var.name), loc=s.loc))
+            low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname(s.var.name), loc=s.loc))
         elif isinstance(s, ir.For):
             low.inner(s, cols_dim)
         else:

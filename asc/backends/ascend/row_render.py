@@ -3,7 +3,7 @@ loaded once per core; reductions into `red` with a work tensor, per-row scalar m
 from __future__ import annotations
 
 from .budget import ROW_DOC, ROW_FIELDS, sym_fields
-from .ctext import STORAGE, cname, cname_local, scalar_ctype
+from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
                       names, tiling_struct)
 from .instructions import emit_instr
@@ -13,7 +13,7 @@ from .soc import BUFFER_NUM
 
 def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, ins_t: list, outs_t: list,
           rows1: list):
-    init_params = ", ".join([f"{ct} {cname(n)}" for _, n, ct in params if n != "tiling"] +
+    init_params = ", ".join([f"{ct} {cname(n)}" for k, n, ct in params if k != "tiling"] +
                             [f"const {sname}& t", "TPipe* pipe"])
     out.emit(f"__aicore__ inline void Init({init_params})")
     out.emit("{")
@@ -48,7 +48,7 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:
-        out.emit(f"{sym}_ = t.size_{sym};")
+        out.emit(f"{cname(sym)}_ = t.size_{sym};")
     for loc, pname, ct, text in p.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -103,7 +103,7 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
     if p.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
     for nm in p.row_locals:
-        out.emit(f"float {cname_local(nm)} = 0.0f;")
+        out.emit(f"float {cname(nm)} = 0.0f;")
     for k in range(p.nscalar):
         out.emit(f"float sm{k} = 0.0f;")
     for t in rows1:
@@ -149,7 +149,7 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
     for loc, pname, ct, text in p.pre:
         out.emit(f"{ct} {cname(pname)}_;")
     for sym in p.kernel.symbols:
-        out.emit(f"int64_t {sym}_;")
+        out.emit(f"int64_t {cname(sym)}_;")
     out.emit("uint32_t rows_;")
     out.emit("uint32_t cols_;")
     out.emit("uint32_t colsPad_;")
@@ -187,5 +187,5 @@ def render_row(p: RowPlan) -> AscendSource:
     out.depth -= 1
     out.emit("};")
     out.emit()
-    class_entry(out, name, cls, params, sname, [n for _, n, _ in params if n != "tiling"])
+    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k != "tiling"])
     return AscendSource(name, out.text(), p, out.locs, fields, params)

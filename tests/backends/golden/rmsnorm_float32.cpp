@@ -92,7 +92,7 @@ private:
     LocalTensor<float> red = redBuf_.GetWithOffset<float>(8, 0);
     LocalTensor<float> red2 = redBuf_.GetWithOffset<float>(8, 32);
     float s = 0.0f;
-    float r_l = 0.0f;
+    float r_v = 0.0f;
     float sm0 = 0.0f;
     LocalTensor<float> wRow = wRow_;
     // kernels.py:18  s = 0.0
@@ -117,11 +117,11 @@ private:
       WaitFlag<HardEvent::V_S>(eventId);
     }
     sm0 = red2.GetValue(0);
-    r_l = sm0;
+    r_v = sm0;
     // kernels.py:22  for j in range(C):
     // (the loop over the row: count-form instructions on its n elements)
     // kernels.py:23  out[i, j] = x[i, j] * r * w[j]
-    Muls(buf0, xIn, (float)r_l, n);
+    Muls(buf0, xIn, (float)r_v, n);
     Mul(outOut, buf0, wRow, n);
     // (the value is computed straight into the out tile)
     outOutQue_.EnQue(outOut);
