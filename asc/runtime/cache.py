@@ -181,6 +181,16 @@ def _lookups(parts: tuple, write_path: str) -> list:
     return out + [write_path]
 
 
+def locate(parts: tuple, k: str) -> str:
+    """The path of entry `parts` (its path inside the cache): in the configured cache when this process cannot write
+    it and it holds the entry for key `k` intact, else in the cache this process writes (where it may be missing)."""
+    write_path = os.path.join(subdir(*parts[:-1]), parts[-1])
+    for path in _lookups(parts, write_path)[:-1]:
+        if seal.verify(path, k) is None:
+            return path
+    return write_path
+
+
 def library(parts: tuple, k: str, build, what: str, reason: str, why_missing=None):
     """The loaded library of cache entry `parts` (its path inside the cache) for the full key `k`: loaded when its
     build record names `k` and its bytes are intact, else built by `build(path, reason)` (which must leave the library

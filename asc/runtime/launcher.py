@@ -146,9 +146,10 @@ def _key() -> str:
 
 
 def _path() -> str:
-    """The cache entry of the launcher (in a trusted cache directory: asc/runtime/trust.py)."""
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    return os.path.join(cache.subdir("launch"), f"_asc_launch-{_key()[:24]}{suffix}")
+    """The cache entry of the launcher (in a trusted cache directory: asc/runtime/trust.py; a read-only cache's
+    when it holds it)."""
+    key = _key()
+    return cache.locate(("launch", f"_asc_launch-{key[:24]}{importlib.machinery.EXTENSION_SUFFIXES[0]}"), key)
 
 
 def _take(path: str | None = None):
@@ -175,10 +176,12 @@ def start() -> None:
             return
         _pending.clear()
         try:
-            path = _path()
-            if _config.config.cache_mode == "must-hit" or seal.verify(path, _key()) is None:
-                return                                # nothing compiles under must-hit; module() says why
-            _pending.append(_Build(path, _key()))
+            path, key = _path(), _key()
+            problem = None if _config.config.cache_mode == "must-hit" else seal.verify(path, key)
+            if problem is None:
+                return                                # in the cache; nothing compiles under must-hit (module() says)
+            _rebuilding(problem)
+            _pending.append(_Build(path, key))
         except (ToolchainError, OSError, ImportError, ValueError):
             return
         if not _atexit_set:
@@ -194,6 +197,11 @@ def cancel() -> None:
         job.cancel()
 
 
+def _rebuilding(problem: str) -> None:
+    if problem != seal.MISSING:
+        cache.log(f"the compiled launcher's {problem}: rebuilding it")
+
+
 def _load():
     path, key = _path(), _key()
     with _load_lock:
@@ -203,8 +211,7 @@ def _load():
             if _config.config.cache_mode == "must-hit":
                 raise CacheMissError(f"ASC_CACHE=must-hit: the compiled launcher needs compiling ({problem}: "
                                      f"{path}). Run once without ASC_CACHE=must-hit to fill the cache.")
-            if problem != seal.MISSING:
-                cache.log(f"the compiled launcher's {problem}: rebuilding it")
+            _rebuilding(problem)
             job = _Build(path, key)
         if job is not None:
             built = job.finish()
