@@ -235,3 +235,12 @@ def test_generated_python_modules_follow_the_same_rules(tmp_path, monkeypatch):
     with pytest.raises(UntrustedCacheError, match=f"cache directory {d}: others can write it"):
         cache.generated_module("autodiff", "gen", source)
     assert not list(d.iterdir())
+
+
+def test_must_hit_does_not_build_the_launcher(tmp_path):
+    assert run(tmp_path).returncode == 0
+    shutil.rmtree(tmp_path / "cache" / "launch")
+    r = run(tmp_path, ASC_CACHE="must-hit")
+    assert r.returncode != 0 and "CacheMissError" in r.stderr
+    assert "ASC_CACHE=must-hit: the compiled launcher needs compiling" in r.stderr
+    assert list((tmp_path / "cache" / "launch").iterdir()) == []
