@@ -67,20 +67,17 @@ def readonly_root() -> str | None:
 
 
 def subdir(*parts: str) -> str:
-    """A private directory inside the cache (created 0700), trust-checked."""
-    root = cache_dir()
-    d = os.path.join(root, *parts)
-    if d not in _made:
-        os.makedirs(d, mode=0o700, exist_ok=True)
-        path = root
-        for p in parts:
-            path = os.path.join(path, p)
-            trust.check_dir(path)
-        _made.add(d)
-    return d
-
-
-_made: set = set()
+    """A private folder inside the cache: each level created 0700 (whatever the umask) and trust-checked."""
+    path = cache_dir()
+    os.makedirs(path, mode=0o700, exist_ok=True)      # (made again if it was removed since)
+    for p in parts:
+        path = os.path.join(path, p)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        trust.check_dir(path)
+    return path
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -168,7 +165,8 @@ def _lookups(parts: tuple, write_path: str) -> list:
     """Where an entry may be: the configured cache when it is read-only (trusted), then the one written to."""
     out = []
     ro = readonly_root()
-    if ro is not None:
+    if ro is not None and os.path.isdir(ro):
+        trust.check_dir(ro)
         path, ok = ro, True
         for p in parts[:-1]:
             path = os.path.join(path, p)

@@ -145,8 +145,9 @@ def finish(tmp: str, out_path: str, key: str, what: str, cmd: list) -> None:
     seal.install(tmp, out_path, key)
 
 
-def build(source: str, out_path: str, options: dict, name: str, key: str) -> None:
-    """Compiles `source` into the shared library `out_path` (written atomically, sealed with `key`)."""
+def build(source: str, out_path: str, options: dict, name: str, key: str = "") -> None:
+    """Compiles `source` into the shared library `out_path` (written atomically, with its build record naming the
+    cache key `key`: asc/runtime/seal.py)."""
     cxx = compiler()
     d = os.path.dirname(out_path)
     src_path = out_path[:-3] + ".cpp"

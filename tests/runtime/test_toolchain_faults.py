@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 
+import asc
 import asc.config
 import asc.language as lang
 from asc.errors import CacheMissError, ToolchainError
@@ -179,3 +180,38 @@ def test_must_hit_compiles_nothing_for_ascend_sim(tmp_path, use):
     use(cache_mode="", cxx=fake_cxx(tmp_path, f"touch {tmp_path}/ran\n$REAL"))   # now it compiles
     assert (sim_add(np.ones(256, np.float32), np.ones(256, np.float32)) == 2).all()
     assert (tmp_path / "ran").exists()
+
+
+def test_a_launcher_build_that_never_returns_leaves_calls_on_the_python_path(tmp_path):
+    """The compiled launcher builds in the background (asc/runtime/launcher.py); a compiler that hangs on it is
+    stopped after ASC_COMPILE_TIMEOUT and calls take the Python path (run in a new process: one launcher each)."""
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(asc.__file__)))
+    script = tmp_path / "k.py"
+    script.write_text(textwrap.dedent('''\
+        from __future__ import annotations
+        import numpy as np
+        import asc.language as lang
+        from asc.runtime import launcher
+
+        @lang.kernel
+        def inc(x: lang.float32[N]) -> lang.float32[N]:
+            out = lang.empty_like(x)
+            for i in range(N):
+                out[i] = x[i] + 1.0
+            return out
+        x = np.arange(5, dtype=np.float32)
+        assert all((inc(x) == x + 1).all() for _ in range(3))
+        print("module", launcher.module() is not None)
+    '''))
+    hang_on_launcher = fake_cxx(tmp_path, 'for a in "$@"; do [ "$a" = "-x" ] && exec sleep 300; done\nexec $REAL')
+    env = {k: v for k, v in os.environ.items() if k not in ("ASC_CACHE", "CXX", "CC", "ASC_CFLAGS")}
+    env.update(ASC_CACHE_DIR=str(tmp_path / "cache"), ASC_LOG="compile", ASC_COMPILE_TIMEOUT="3", CXX=hang_on_launcher,
+               PYTHONPATH=os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p]))
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - t0 < 60
+    assert "module False" in r.stdout
+    assert "the compiled launcher did not build within 3 s (ASC_COMPILE_TIMEOUT)" in r.stderr
