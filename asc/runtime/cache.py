@@ -161,6 +161,19 @@ def _key_lock(k: str) -> threading.Lock:
         return lock
 
 
+def _after_fork_in_child() -> None:
+    """A lock another thread of the parent held when it forked stays held in the child forever: the child starts
+    with fresh ones (the parent's build in progress is not the child's; the child builds for itself)."""
+    global _locks_lock, _roots_lock
+    _locks_lock, _roots_lock = threading.Lock(), threading.Lock()
+    _key_locks.clear()
+    trust.forget_locks()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _lookups(parts: tuple, write_path: str) -> list:
     """Where an entry may be: the configured cache when it is read-only (trusted), then the one written to."""
     out = []

@@ -61,6 +61,12 @@ def check_file(path: str) -> os.stat_result:
     return st
 
 
+def forget_locks() -> None:
+    """In a forked child: a fresh lock (the parent's may have been held by another thread)."""
+    global _lock
+    _lock = threading.Lock()
+
+
 def forget() -> None:
     """Forgets the directories checked so far (tests that change a directory's owner or mode)."""
     with _lock:

@@ -106,3 +106,27 @@ def test_concurrent_generated_modules_share_one_file(tmp_path, monkeypatch):
         assert errors == [] and results == [r] * THREADS
         names = [p.name for p in (tmp_path / f"c{r}" / "vectorize").iterdir() if p.suffix == ".py"]
         assert len(names) == 1 and not [n for n in names if n.startswith(".tmp-")]
+
+
+def test_a_child_forked_while_another_thread_builds_can_build(tmp_path):
+    """fork() while another thread holds a key's build lock (it is compiling): the child has its own locks."""
+    import os
+    held, release = threading.Event(), threading.Event()
+
+    def builder():
+        with cache._key_lock("the-key"):
+            held.set()
+            release.wait(30)
+    t = threading.Thread(target=builder)
+    t.start()
+    held.wait(30)
+    try:
+        pid = os.fork()
+        if pid == 0:                                   # the child: the key's lock is free here
+            ok = cache._key_lock("the-key").acquire(timeout=5) and cache._key_lock("other").acquire(timeout=5)
+            os._exit(0 if ok else 3)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        release.set()
+        t.join()
