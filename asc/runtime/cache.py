@@ -119,10 +119,6 @@ def key(normalized_ir: str, options: dict) -> str:
     return h.hexdigest()
 
 
-def path_for(name: str, k: str) -> str:
-    return os.path.join(subdir(k[:2]), f"{name}-{k[:32]}.so")
-
-
 def log(msg: str) -> None:
     if "compile" in _config.config.log:
         print(f"asc: {msg}", file=sys.stderr)
