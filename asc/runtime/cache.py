@@ -53,7 +53,8 @@ def _writable_root(d: str) -> str:
 
 def _fallback(d: str, e: OSError) -> str:
     tmp = tempfile.mkdtemp(prefix="asc-cache-")
-    atexit.register(shutil.rmtree, tmp, True)
+    owner = os.getpid()
+    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(tmp, True))     # not by a forked child
     warnings.warn(f"asc: the kernel cache {d} cannot be written ({e.strerror or e}); this process compiles into "
                   f"a temporary cache ({tmp}, removed at exit), so kernels compile again in every process. Fix: make "
                   f"{d} writable, or set ASC_CACHE_DIR to a directory you can write.", CacheWarning, stacklevel=3)
