@@ -55,10 +55,11 @@ def _render_ascend(k: ir.Kernel, options: BuildOptions, warn: bool = True):
 
 def _build_cpu(t, k: ir.Kernel, lowered: ir.Kernel, options: BuildOptions, reason: str, signature: str):
     """The library from the disk cache, keyed by the lowered IR, or rendered and compiled."""
-    from .runtime import cache
+    from .runtime import cache, forking
     normalized = ir.format_kernel(lowered, locs=False)
     lib, path, compiled, reason = cache.load_or_build(k.entry.name, normalized, lambda: t.render(lowered, options),
                                                       options.as_dict(), reason, signature)
+    forking.adopt(lib)
     return Build(lowered, lib, path, lib.asc_entry, compiled, reason, None)
 
 

@@ -15,11 +15,16 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
     passes' decisions, rendered by ScheduledLoops (cpu_loops.py)."""
     header = '#include "asc_cpu.h"'
 
+    def team(self) -> str:
+        """The team size of a parallel region: the num_threads option or OpenMP's default, and 1 in a forked child
+        (asc_cpu.h: the OpenMP pool does not survive fork)."""
+        threads = self.options.get("num_threads")
+        return f"asc_team({int(threads)})" if threads else "asc_max_threads()"
+
     def parallel_clauses(self, s: ir.For) -> tuple:
         """The num_threads clause and, where the trip count is known only at run time, the `if` that keeps a
         small loop on one thread."""
-        threads = self.options.get("num_threads")
-        nt = f" num_threads({int(threads)})" if threads else ""
+        nt = f" num_threads({self.team()})"
         varying = {s.var.name} | {x.var.name for x in ir.walk_stmts(s.body) if isinstance(x, (ir.Assign, ir.For))}
         work, known = self.work_expr(s, varying)
         # decided at run time when the sizes are: enough work for the threads?
@@ -55,13 +60,12 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
 
     def loop_pragma(self, s: ir.For):
         if s.kind == "parallel":
-            threads = self.options.get("num_threads")
             nt, cond = self.parallel_clauses(s)
             sched = "static"
             if not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(s.body)):
                 # an element loop: chunks aligned to 64 iterations (no false sharing at their edges)
                 trips = f"({self.expr(s.stop)} - {self.expr(s.start)})"
-                team = str(int(threads)) if threads else "omp_get_max_threads()"
+                team = self.team()
                 sched = f"static, asc_chunk({trips}, {team}, 64)"
             return f"#pragma omp parallel for schedule({sched}){nt}{cond}"
         if s.kind == "simd" and not self.checks:   # (checks record errors atomically)
@@ -93,7 +97,8 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
         acc = ["1" if s.accumulate else "0"]
         if not s.epilogue:
             args = codes + [batch, m, n, k] + view(a, True) + view(b, True) + view(d, False) + acc
-            self.emit(f"asc_matmul({', '.join(args)});")
+            stop = "if (!asc_stopped()) " if self.options.get("memory_check") else ""   # after a bad access
+            self.emit(f"{stop}asc_matmul({', '.join(args)});")
             return
         # the epilogue: a lambda over a block of the result, called by the GEMM for each tile while it is in cache
         i, j = (self.cname(v.name) for v in s.index)
@@ -119,7 +124,8 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
             ptr, _, s0, s1 = view(v, const)
             return [ptr, s0, s1]
         args = codes + [m, n, k] + plain(a, True) + plain(b, True) + plain(d, False) + acc + ["asc_epi"]
-        self.emit(f"asc_matmul_fused({', '.join(args)});")
+        stop = "if (!asc_stopped()) " if self.options.get("memory_check") else ""
+        self.emit(f"{stop}asc_matmul_fused({', '.join(args)});")
         self.depth -= 1
         self.emit("}")
 

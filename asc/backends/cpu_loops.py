@@ -91,8 +91,7 @@ class ScheduledLoops:
         for acc, _ in s.reduce:
             t = self.ctype(self.local_type(acc))
             self.emit(f"asc::Buffer<{t}> asc_{self.cname(acc.name)}_part(asc_{v}_blocks);")
-        threads = self.options.get("num_threads")
-        self.emit("#pragma omp parallel for schedule(static)" + (f" num_threads({int(threads)})" if threads else ""))
+        self.emit(f"#pragma omp parallel for schedule(static) num_threads({self.team()})")
         self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
         self.depth += 1
         for acc, op in s.reduce:

@@ -233,9 +233,12 @@ class CStyleRenderer:
             self.sites.append((s.loc, s.tensor.name, s.tensor.type.shape))
             value = f"asc_fin({value}, {site}, {self.index(s.tensor, s.indices)})"
         conv = self.store_conv.get(s.tensor.type.dtype.name)
-        store = f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = {conv.format(value) if conv else value};"
         check = self.bounds_check(s.tensor, s.indices, s.loc)
-        self.emit(store if check is None else f"if ({check}) {store}")
+        if check is not None:          # the value first (Python's order: a bad load in it is the first error)
+            self.emit(f"{{ const auto asc_v = {value};")
+            value = "asc_v"
+        store = f"{self.cname(s.tensor.name)}[{self.index(s.tensor, s.indices)}] = {conv.format(value) if conv else value};"
+        self.emit(store if check is None else f"  if ({check}) {store} }}")
 
     def numel(self, t: ir.TensorType) -> str:
         return " * ".join(self.dim(d) for d in t.shape) or "1LL"

@@ -11,6 +11,7 @@ from .. import config as _config
 from ..errors import CompileError
 from ..marks import DeviceCallable
 from ..runtime import binding, launcher
+from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
 from .options import Options, hide_internals
 from .specialization import Specialization
 from .state import STATE

@@ -25,6 +25,32 @@
 
 #include "asc_math.h"
 
+// ---------------------------------------------------------------- threads, and fork()
+// The OpenMP runtime's thread pool does not survive fork(): in a child, a parallel region waits forever for threads
+// that were never copied. asc (runtime/forking.py) sets asc_single_thread to 1 in every kernel library of a process
+// forked from one that had an OpenMP runtime loaded, and each parallel region of the kernel then runs on the calling
+// thread alone (same results: every split of the work is a fixed function of the iteration space, not of the team).
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(ASC_MEMORY_CHECK)
+ASC_EXPORT int asc_single_thread = 1;   // checked kernels run in the interpreter's order (products included)
+#else
+ASC_EXPORT int asc_single_thread = 0;
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+// the team size of a parallel region that asks for `n` threads
+static inline int asc_team(int n) { return asc_single_thread ? 1 : n; }
+#if defined(_OPENMP)
+static inline int asc_max_threads(void) { return asc_single_thread ? 1 : omp_get_max_threads(); }
+#else
+static inline int asc_max_threads(void) { return 1; }
+#endif
+#define ASC_MAX_THREADS() asc_max_threads()
+
 // ---------------------------------------------------------------- 16-bit floats: storage only, computed in float32
 typedef uint16_t asc_half;
 typedef uint16_t asc_bf16;
@@ -180,14 +206,21 @@ template <typename T> struct Buffer {
 #if defined(ASC_MEMORY_CHECK) && defined(__cplusplus)
 #include <atomic>
 // the first out-of-bounds access of a call: its site (a Python line and tensor), axis and index. The access itself
-// is skipped (a store) or reads 0 (a load): nothing outside a tensor is touched.
-static std::atomic<int64_t> asc_err_site(-1);
-static int64_t asc_err_axis = 0, asc_err_index = 0;
-static int asc_err_kind = 0;      // 2: out of bounds, 3: a non-finite value stored
-static double asc_err_value = 0;
+// is skipped (a store) or reads 0 (a load): nothing outside a tensor is touched. The kernel stops there: every
+// checked access after it, in bounds or not, is skipped or reads 0 as well (a checked kernel runs on one thread,
+// asc_single_thread above, so its loops run in the interpreter's order), so no element is written after the first
+// bad access, as in the interpreter.
+// Per calling thread: a checked kernel runs on the thread that calls it (asc_single_thread), which then reads the
+// error (asc_error_info), so calls from several Python threads at once each see their own.
+static thread_local std::atomic<int64_t> asc_err_site(-1);
+static thread_local int64_t asc_err_axis = 0, asc_err_index = 0;
+static thread_local int asc_err_kind = 0;      // 2: out of bounds, 3: a non-finite value stored
+static thread_local double asc_err_value = 0;
 static inline void asc_err_reset() { asc_err_site.store(-1); }
 static inline int asc_err_status() { return asc_err_site.load() >= 0 ? asc_err_kind : 0; }
+static inline int asc_stopped() { return asc_err_site.load(std::memory_order_relaxed) >= 0; }
 static inline int asc_inb(int64_t i, int64_t n, int64_t site, int64_t axis) {
+  if (asc_stopped()) return 0;
   if ((uint64_t)i < (uint64_t)n) return 1;
   int64_t none = -1;
   if (asc_err_site.compare_exchange_strong(none, site)) { asc_err_kind = 2; asc_err_axis = axis; asc_err_index = i; }

@@ -67,6 +67,9 @@
 #include <string.h>
 #if defined(_OPENMP)
 #include <omp.h>
+#ifndef ASC_MAX_THREADS        /* asc_cpu.h's: 1 in a forked child (the OpenMP pool does not survive fork) */
+#define ASC_MAX_THREADS() omp_get_max_threads()
+#endif
 #endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <sched.h>
@@ -672,7 +675,7 @@ ASC__STATIC void asc__gemm_drive(const asc__gemm_desc* d, int ta, int tb, int64_
   kumax = kcmax / kp;
 #if defined(_OPENMP)
   if (!omp_in_parallel() && 2.0 * (double)M * (double)N * (double)K >= ASC_GEMM_MIN_PARALLEL_FLOPS)
-    nthreads = omp_get_max_threads();
+    nthreads = ASC_MAX_THREADS();
 #endif
   abytes = (mr * kumax * usz + 4095) & ~(int64_t)4095;   /* one A micro-panel per thread */
   bbytes = (ncmax * kumax * usz + 4095) & ~(int64_t)4095;
@@ -839,10 +842,10 @@ ASC__STATIC void asc__gemm_batched(const asc__gemm_desc* d, int ta, int tb, int6
   int64_t b;
   int par = 0;
 #if defined(_OPENMP)
-  par = batch > 1 && !omp_in_parallel() && omp_get_max_threads() > 1 &&
+  par = batch > 1 && !omp_in_parallel() && ASC_MAX_THREADS() > 1 &&
         2.0 * (double)M * (double)N * (double)K < 64.0 * ASC_GEMM_MIN_PARALLEL_FLOPS &&
         2.0 * (double)M * (double)N * (double)K * (double)batch >= ASC_GEMM_MIN_PARALLEL_FLOPS;
-#pragma omp parallel for schedule(dynamic, 1) if (par)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ASC_MAX_THREADS()) if (par)
 #endif
   for (b = 0; b < batch; ++b)
     asc__gemm_drive(d, ta, tb, M, N, K, alpha, (const char*)A + b * sA * isz, lda, (const char*)B + b * sB * isz, ldb,

@@ -25,7 +25,7 @@ static void asc_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, TC alp
   asc::Buffer<TC> bt(K * N > 0 ? K * N : 1);                       // op(B), converted, k-major
   for (int64_t k = 0; k < K; ++k)
     for (int64_t j = 0; j < N; ++j) bt.data[k * N + j] = ld(tb ? B[j * ldb + k] : B[k * ldb + j]);
-#pragma omp parallel for schedule(static) if (M * N * K > (1 << 16))
+#pragma omp parallel for schedule(static) num_threads(ASC_MAX_THREADS()) if (M * N * K > (1 << 16))
   for (int64_t i = 0; i < M; ++i) {
     TC* c = C + i * ldc;
     for (int64_t j = 0; j < N; ++j) c[j] = beta == 0 ? (TC)0 : beta * c[j];
@@ -150,14 +150,14 @@ static void asc_matmul_one(int ta, int tc, int64_t M, int64_t N, int64_t K, cons
   }
   if (!direct) {
     if (tc == 1 && ct == 0 && sc1 == 1) {       // the common case: float32 -> float16 rows, vectorizable
-#pragma omp parallel for schedule(static) if (M * N > (1 << 16))
+#pragma omp parallel for schedule(static) num_threads(ASC_MAX_THREADS()) if (M * N > (1 << 16))
       for (int64_t i = 0; i < M; ++i) {
         const float* src = (const float*)tmp + i * N;
         uint16_t* dst = (uint16_t*)C + i * sc0;
         for (int64_t j = 0; j < N; ++j) dst[j] = asc_f2h(src[j]);
       }
     } else if (tc == 2 && ct == 0 && sc1 == 1) {
-#pragma omp parallel for schedule(static) if (M * N > (1 << 16))
+#pragma omp parallel for schedule(static) num_threads(ASC_MAX_THREADS()) if (M * N > (1 << 16))
       for (int64_t i = 0; i < M; ++i) {
         const float* src = (const float*)tmp + i * N;
         uint16_t* dst = (uint16_t*)C + i * sc0;
@@ -169,7 +169,7 @@ static void asc_matmul_one(int ta, int tc, int64_t M, int64_t N, int64_t K, cons
     }
     free(tmp);
     if (e32 || e64) {                             // the epilogue over C in its own dtype, by blocks of rows
-#pragma omp parallel for schedule(static) if (M * N > (1 << 15))
+#pragma omp parallel for schedule(static) num_threads(ASC_MAX_THREADS()) if (M * N > (1 << 15))
       for (int64_t i = 0; i < M; i += 16) {
         const int64_t rows = M - i < 16 ? M - i : 16;
         if (e32) e32(ctx, i, 0, rows, N, 0, 0); else e64(ctx, i, 0, rows, N, 0, 0);

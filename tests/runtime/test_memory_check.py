@@ -148,3 +148,88 @@ def test_interpreter_names_a_local_tensor():
         return x
     with pytest.raises(asc.MemoryCheckError, match="index 3 is out of bounds for axis 0 of 'tmp' with shape"):
         local(np.ones(5, np.float32))
+
+
+def make_stoppers(target):
+    opts = {"target": target} if target != "cpu" else {"memory_check": True}
+
+    @lang.kernel(**opts)
+    def shift_in_place(x: lang.float32[N], y: lang.float32[N], k: int):
+        for i in range(N):
+            x[i] = y[i + k] + 1.0          # a bad read in the middle of a loop that writes an argument
+
+    @lang.kernel(**opts)
+    def write_at(x: lang.float32[N], k: int):
+        for i in range(N):
+            x[i + k] = lang.float32(i)
+
+    @lang.kernel(**opts)
+    def rows_in_place(a: lang.float32[R, C], c: int):
+        for i in range(R):
+            for j in range(C):
+                a[i, j] = a[i, j] * 2.0 + a[i, j + c]
+    return shift_in_place, write_at, rows_in_place
+
+
+@pytest.mark.parametrize("target", ["cpu", "ascend-sim"])
+@pytest.mark.parametrize("n,k", [(8, 1), (8, -3), (1 << 17, 1000), (1 << 17, -1), (100_003, 77)])
+def test_the_check_stops_the_kernel_as_the_interpreter_does(target, n, k):
+    """cpu: after the first bad access nothing more is written, the arguments hold exactly what the interpreter
+    leaves (the loops are large enough to run in parallel without the check). ascend-sim: the kernel ran on device
+    copies, which a failed launch never copies back: every argument is as it was."""
+    comp, ref = make_stoppers(target), make_stoppers("interpret")
+    rng = np.random.default_rng(n + k)
+    y = rng.standard_normal(n).astype(np.float32)
+    for kc, kr in zip(comp[:2], ref[:2]):
+        args = (y,) if kc is comp[0] else ()
+        results = []
+        for kern in (kc, kr):
+            buf, x = guarded(n)
+            x[:] = -5.0
+            with pytest.raises(asc.MemoryCheckError):
+                kern(x, *args, k)
+            results.append(buf)
+        if target == "ascend-sim":
+            results[1] = guarded(n)[0]
+            results[1][16:16 + n] = -5.0
+        np.testing.assert_array_equal(results[0], results[1])
+        assert (results[0][:16] == -1).all() and (results[0][16 + n:] == -1).all()
+
+
+@pytest.mark.parametrize("c", [1, 3])
+def test_the_check_stops_a_nested_loop_on_cpu(c):
+    comp, ref = make_stoppers("cpu"), make_stoppers("interpret")
+    a0 = np.arange(300 * 257, dtype=np.float32).reshape(300, 257)
+    got, want = a0.copy(), a0.copy()
+    for kern, a in ((comp[2], got), (ref[2], want)):
+        with pytest.raises(asc.MemoryCheckError, match="axis 1"):
+            kern(a, c)
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, a0)         # the rows before the bad access were written
+
+
+def test_checked_calls_from_threads_each_report_their_own_error():
+    """Python threads calling one checked kernel at once: each call raises for its own bad index (or returns its own
+    result), whatever the others do."""
+    import threading
+    reads, _, _ = make("cpu")
+    x = np.arange(1 << 18, dtype=np.float32)      # long enough calls to overlap (the GIL is released in them)
+    failures = []
+
+    def worker(t):
+        for r in range(30):
+            k = (t + r) % 3 - 1          # -1 and 1 are bad, 0 is fine
+            try:
+                out = reads(x, k)
+                if k != 0 or not np.array_equal(out, x):
+                    failures.append((t, r, k, "no error"))
+            except asc.MemoryCheckError as e:
+                want = f"index {x.size if k == 1 else -1} is out of bounds"
+                if k == 0 or want not in str(e):
+                    failures.append((t, r, k, str(e)))
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures, failures[:5]
