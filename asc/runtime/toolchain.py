@@ -165,24 +165,26 @@ def build(source: str, out_path: str, options: dict, name: str, key: str = "") -
 
 
 def _failure(cxx: str, name: str, cmd: list, src_path: str, stderr: str, options: dict, d: str) -> str:
-    """The message for a failed kernel compile: the user's ASC_CFLAGS when the compile passes without them, else
-    a bug in asc."""
-    user = list(_config.config.cflags)
-    if user:
-        fd, probe = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
-        os.close(fd)
-        try:
-            retry = run(shlex.split(cxx) + list(flags(options, user=False)) + ["-I", INCLUDE_DIR, src_path, "-o", probe], f"kernel {name!r}")
-        except ToolchainError:
-            retry = None
-        finally:
-            seal.unlink(probe)
-        if retry is not None and retry.returncode == 0:
-            return (f"the C++ compiler failed on kernel {name!r} because of your ASC_CFLAGS "
-                    f"({' '.join(user)!r}): it compiles without them. Fix or unset ASC_CFLAGS.\n"
-                    f"Command: {shlex.join(cmd)}\nGenerated source: {src_path}\n{stderr[-4000:]}")
-        return (f"the C++ compiler failed on kernel {name!r}, also without your ASC_CFLAGS ({' '.join(user)!r}) "
-                f"(this is a bug in asc; please report it).\nRepro command: {shlex.join(cmd)}\n"
-                f"Generated source: {src_path}\n{stderr[-4000:]}")
-    return (f"the C++ compiler failed on kernel {name!r} (this is a bug in asc; please report it).\n"
-            f"Repro command: {shlex.join(cmd)}\nGenerated source: {src_path}\n{stderr[-4000:]}")
+    """The message for a failed kernel compile. With ASC_CFLAGS set, the compile runs once more without them: when
+    it then passes, the user's flags are at fault (said so); otherwise it is a bug in asc."""
+    tail = f"Repro command: {shlex.join(cmd)}\nGenerated source: {src_path}\n{stderr[-4000:]}"
+    bug = "(this is a bug in asc; please report it)"
+    user = " ".join(_config.config.cflags)
+    if not user:
+        return f"the C++ compiler failed on kernel {name!r} {bug}.\n{tail}"
+    fd, probe = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
+    os.close(fd)
+    try:
+        retry = run(shlex.split(cxx) + list(flags(options, user=False)) + ["-I", INCLUDE_DIR, src_path, "-o", probe],
+                    f"kernel {name!r} without ASC_CFLAGS").returncode
+    except ToolchainError:
+        retry = None
+    finally:
+        seal.unlink(probe)
+    if retry == 0:
+        return (f"the C++ compiler failed on kernel {name!r} because of your ASC_CFLAGS ({user!r}): it compiles "
+                f"without them. Fix or unset ASC_CFLAGS.\n{tail}")
+    if retry is None:
+        return (f"the C++ compiler failed on kernel {name!r} with your ASC_CFLAGS ({user!r}): try without them; if "
+                f"it still fails, {bug[1:-1]}.\n{tail}")
+    return f"the C++ compiler failed on kernel {name!r}, also without your ASC_CFLAGS ({user!r}) {bug}.\n{tail}"

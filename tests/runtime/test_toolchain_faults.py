@@ -39,8 +39,8 @@ def use(tmp_path, monkeypatch):
 def fake_cxx(tmp_path, body: str) -> str:
     """A compiler script: $out is the file after -o; $REAL runs the real compiler with the same arguments."""
     path = tmp_path / "fake-cxx"
-    path.write_text("#!/bin/sh\nout=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = \"-o\" ] && out=\"$a\"; prev=\"$a\"; done\n"
-                    + textwrap.dedent(body).replace("$REAL", f"{REAL_CXX} \"$@\"") + "\n")
+    head = '#!/bin/sh\nout=\nprev=\nfor a in "$@"; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done\n'
+    path.write_text(head + textwrap.dedent(body).replace("$REAL", f'{REAL_CXX} "$@"') + "\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return str(path)
 
