@@ -28,11 +28,19 @@ class Config:
     memory_check: bool          # ASC_MEMORY_CHECK=1: compiled kernels check every index
     numeric_check: bool         # ASC_NUMERIC_CHECK=1: nan/inf in a kernel's outputs is an error
     cann_twin: str | None       # ASC_CANN_TWIN: the folder of the CANN twin's run_twin.sh (scripts/cann_twin.py)
+    compile_timeout: float      # ASC_COMPILE_TIMEOUT: seconds one C++ compile may take (default 600; 0: no limit)
 
 
 def _int(name: str, default: int) -> int:
     try:
         return max(0, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(name, default)))
     except ValueError:
         return default
 
@@ -58,6 +66,7 @@ def _read() -> Config:
         memory_check=_flag("ASC_MEMORY_CHECK"),
         numeric_check=_flag("ASC_NUMERIC_CHECK"),
         cann_twin=os.environ.get("ASC_CANN_TWIN") or None,
+        compile_timeout=_seconds("ASC_COMPILE_TIMEOUT", 600.0),
     )
 
 

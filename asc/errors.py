@@ -62,4 +62,13 @@ class NumericCheckError(AscError, FloatingPointError):
 
 
 class CacheMissError(AscError, RuntimeError):
-    """ASC_CACHE=must-hit and a kernel needed compiling."""
+    """ASC_CACHE=must-hit and a kernel (or the compiled launcher) needed compiling."""
+
+
+class UntrustedCacheError(AscError, PermissionError):
+    """A cache directory or entry is not owned by the current user, or others can write it: asc loads nothing
+    from it (a planted library would run in this process)."""
+
+
+class CacheWarning(UserWarning):
+    """The kernel cache cannot be used as configured (not writable): asc uses a temporary one for this process."""

@@ -10,14 +10,13 @@ import hashlib
 import os
 import re
 import shlex
-import subprocess
 import tempfile
 
 import numpy as np
 
 from .. import ir
 from ..errors import AscError, MemoryCheckError, ToolchainError
-from . import cache, toolchain
+from . import cache, seal, toolchain
 
 SIM_DIR = os.path.join(toolchain.INCLUDE_DIR, "ascend_sim")
 HEADER = os.path.join(SIM_DIR, "kernel_operator.h")
@@ -76,45 +75,38 @@ def wrapper_source(kernel_path: str, name: str, params: list) -> str:
 
 
 def build(kernel_text: str, name: str, params: list):
-    """Compiles a kernel .cpp against ascend-sim (cached by content) -> (ctypes library, path, compiled: bool)."""
+    """Compiles a kernel .cpp against ascend-sim (cached by content, under the cache's rules: asc/runtime/cache.py)
+    -> (ctypes library, path, compiled: bool)."""
     cxx = toolchain.compiler()
     h = hashlib.sha256()
     for part in (kernel_text, name, repr(params), _header_hash(), " ".join(FLAGS), toolchain.identity({})):
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()
-    d = os.path.join(cache.cache_dir(), "ascend-sim", key[:2])
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    base = os.path.join(d, f"{name}-{key[:32]}")
-    so = base + ".so"
-    if os.path.exists(so):
+
+    def compile_(so: str, reason: str) -> None:
+        d = os.path.dirname(so)
+        base = so[:-3]
+        kpath, wpath = base + ".cpp", base + "_sim.cpp"
+        seal.write_atomic(kpath, kernel_text.encode())
+        seal.write_atomic(wpath, wrapper_source(kpath, name, params).encode())
+        fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
+        os.close(fd)
+        cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
+        cache.log(f"compiling {name} for ascend-sim ({reason}) -> {so}")
         try:
-            return ctypes.CDLL(so), so, False
-        except OSError:
-            pass
-    kpath = base + ".cpp"
-    wpath = base + "_sim.cpp"
-    for path, text in ((kpath, kernel_text), (wpath, wrapper_source(kpath, name, params))):
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cpp", dir=d)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
-    os.close(fd)
-    cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
-    cache.log(f"compiling {name} for ascend-sim -> {so}")
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        os.unlink(tmp_so)
-        raise ToolchainError(f"could not run the C++ compiler {cxx!r}: {e}. " + toolchain.INSTALL_HINT) from None
-    if proc.returncode != 0:
-        os.unlink(tmp_so)
-        raise ToolchainError(f"the kernel .cpp of {name!r} does not compile against ascend-sim.\n"
-                             f"Repro command: {shlex.join(cmd)}\nKernel source: {kpath}\n{proc.stderr[-4000:]}")
-    os.replace(tmp_so, so)
-    lib = ctypes.CDLL(so)
-    return lib, so, True
+            proc = toolchain.run(cmd, f"kernel {name!r} for ascend-sim")
+            if proc.returncode != 0:
+                raise ToolchainError(f"the kernel .cpp of {name!r} does not compile against ascend-sim.\n"
+                                     f"Repro command: {shlex.join(cmd)}\nKernel source: {kpath}\n"
+                                     f"{proc.stderr[-4000:]}")
+            toolchain.finish(tmp_so, so, key, f"kernel {name!r} for ascend-sim", cmd)
+        finally:
+            seal.unlink(tmp_so)
+
+    lib, so, compiled, _ = cache.library(("ascend-sim", key[:2], f"{name}-{key[:32]}.so"), key, compile_,
+                                         f"the ascend-sim kernel {name!r}", "")
+    return lib, so, compiled
 
 
 def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, kernel_name: str = "kernel",

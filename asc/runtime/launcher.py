@@ -18,9 +18,9 @@ import threading
 import numpy as np
 
 from .. import config as _config, ir
-from ..errors import ToolchainError
+from ..errors import CacheMissError, ToolchainError, UntrustedCacheError
 from ..dtypes import HANDLES
-from . import cache, toolchain
+from . import cache, seal, toolchain
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.c")
 _SCALAR_KIND = {"float64": "d", "float32": "f", "float16": "e", "bfloat16": "E", "int64": "q", "int32": "i",
@@ -37,6 +37,8 @@ def module():
     """The _asc_launch module, or None when it cannot be built (the Python path then serves every call)."""
     try:
         return _load()
+    except (UntrustedCacheError, CacheMissError):
+        raise                                         # a refused cache or ASC_CACHE=must-hit: said, not hidden
     except (ToolchainError, OSError, ImportError):
         return None
 
@@ -46,19 +48,20 @@ class _Build:
     finish() waits for it and moves the result into place (os.replace: another process building the same entry at
     the same time only replaces one complete file with another)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, key: str):
         import subprocess
         d, suffix = os.path.dirname(path), importlib.machinery.EXTENSION_SUFFIXES[0]
         cmd = shlex.split(toolchain.compiler()) + [
             "-x", "c", OPT, "-shared", "-fPIC", "-I", sysconfig.get_paths()["include"], "-I", np.get_include()]
-        self.path, self.owner = path, os.getpid()
+        self.path, self.key, self.owner = path, key, os.getpid()
         fd, self.tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=d)
         os.close(fd)
         self.errors = None
         try:
             self.errors = tempfile.TemporaryFile()    # not a pipe: nobody reads it while the compiler runs
             # a process group of its own: cancel() kills the compiler's children (cc1, as, ld) with it
-            self.proc = subprocess.Popen(cmd + [SOURCE, "-o", self.tmp], stdin=subprocess.DEVNULL,
+            self.cmd = cmd + [SOURCE, "-o", self.tmp]
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=self.errors, start_new_session=True)
         except BaseException:
             if self.errors is not None:
@@ -69,18 +72,27 @@ class _Build:
     def finish(self):
         """Waits for the compiler: True when the module is in place, False when it failed (logged), None when a
         signal killed it (worth another try)."""
+        import subprocess
+        timeout = _config.config.compile_timeout or None
         try:
-            rc = self.proc.wait()
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:             # a compiler that never returns (ASC_COMPILE_TIMEOUT)
+            self.cancel()
+            cache.log(f"the compiled launcher did not build within {timeout:g} s (ASC_COMPILE_TIMEOUT); calls take "
+                      f"the Python path")
+            return False
         except BaseException:                         # KeyboardInterrupt while waiting: nothing is left running
             self.cancel()
             raise
         if rc == 0:
             self.errors.close()
             try:
-                os.replace(self.tmp, self.path)
-            except OSError:
+                toolchain.finish(self.tmp, self.path, self.key, "the compiled launcher", self.cmd)
+            except ToolchainError as e:
+                cache.log(f"the compiled launcher did not build (calls take the Python path): {e}")
+                return False
+            finally:
                 _unlink(self.tmp)
-                raise
             return True
         _unlink(self.tmp)
         self.errors.seek(0)
@@ -102,9 +114,8 @@ class _Build:
         self.errors.close()
         if self.proc.returncode == 0:
             try:
-                os.replace(self.tmp, self.path)
-                return
-            except OSError:
+                toolchain.finish(self.tmp, self.path, self.key, "the compiled launcher", self.cmd)
+            except (ToolchainError, OSError):
                 pass
         _unlink(self.tmp)
 
@@ -128,14 +139,17 @@ def _source_digest() -> bytes:
         return hashlib.sha256(f.read()).digest()
 
 
+def _key() -> str:
+    """The full cache key of the launcher: this source, Python, NumPy and compiler (its build record holds it)."""
+    return hashlib.sha256(_source_digest() + sys.version.encode() + np.__version__.encode() + OPT.encode() +
+                          toolchain.identity({}).encode()).hexdigest()
+
+
 def _path() -> str:
-    """The cache entry of the launcher for this source, Python, NumPy and compiler."""
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    key = hashlib.sha256(_source_digest() + sys.version.encode() + np.__version__.encode() + OPT.encode() +
-                         toolchain.identity({}).encode()).hexdigest()[:24]
-    d = os.path.join(cache.cache_dir(), "launch")
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    return os.path.join(d, f"_asc_launch-{key}{suffix}")
+    """The cache entry of the launcher (in a trusted cache directory: asc/runtime/trust.py; a read-only cache's
+    when it holds it)."""
+    key = _key()
+    return cache.locate(("launch", f"_asc_launch-{key[:24]}{importlib.machinery.EXTENSION_SUFFIXES[0]}"), key)
 
 
 def _take(path: str | None = None):
@@ -162,10 +176,12 @@ def start() -> None:
             return
         _pending.clear()
         try:
-            path = _path()
-            if os.path.exists(path):
-                return
-            _pending.append(_Build(path))
+            path, key = _path(), _key()
+            problem = None if _config.config.cache_mode == "must-hit" else seal.verify(path, key)
+            if problem is None:
+                return                                # in the cache; nothing compiles under must-hit (module() says)
+            _rebuilding(problem)
+            _pending.append(_Build(path, key))
         except (ToolchainError, OSError, ImportError, ValueError):
             return
         if not _atexit_set:
@@ -181,16 +197,26 @@ def cancel() -> None:
         job.cancel()
 
 
+def _rebuilding(problem: str) -> None:
+    if problem != seal.MISSING:
+        cache.log(f"the compiled launcher's {problem}: rebuilding it")
+
+
 def _load():
-    path = _path()
+    path, key = _path(), _key()
     with _load_lock:
         job = _take(path)
-        if job is None and not os.path.exists(path):
-            job = _Build(path)
+        problem = seal.verify(path, key) if job is None else None     # the file and its build record, trusted
+        if problem is not None:
+            if _config.config.cache_mode == "must-hit":
+                raise CacheMissError(f"ASC_CACHE=must-hit: the compiled launcher needs compiling ({problem}: "
+                                     f"{path}). Run once without ASC_CACHE=must-hit to fill the cache.")
+            _rebuilding(problem)
+            job = _Build(path, key)
         if job is not None:
             built = job.finish()
             if built is None:                         # its compiler was killed: build again, here and now
-                built = _Build(path).finish()
+                built = _Build(path, key).finish()
             if not built:
                 return None
     spec = importlib.util.spec_from_file_location("_asc_launch", path)

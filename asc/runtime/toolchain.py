@@ -7,10 +7,13 @@ import os
 import platform
 import shlex
 import shutil
+import signal
+import subprocess
 import tempfile
 
 from .. import config as _config
 from ..errors import ToolchainError
+from . import seal
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 BASE_FLAGS = ("-O3", "-march=native", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno", "-fwrapv",
@@ -70,14 +73,16 @@ def host_fingerprint() -> str:
     return platform.machine() + ":" + hashlib.sha256(flags.encode()).hexdigest()[:16]
 
 
-def flags(options: dict) -> tuple:
+def flags(options: dict, user: bool = True) -> tuple:
+    """The compile flags for these kernel options; with `user`, the user's ASC_CFLAGS last."""
     out = list(BASE_FLAGS)
     if options.get("fastmath"):
         # FMA contraction and reciprocal division, but nan/inf and signed zeros keep their meaning (asc_math.h
         # relies on them; -ffast-math would break its special cases)
         out = [f for f in out if f != "-ffp-contract=off"] + ["-ffp-contract=fast", "-freciprocal-math",
                                                              "-fno-signed-zeros", "-fno-trapping-math"]
-    out += list(_config.config.cflags)
+    if user:
+        out += list(_config.config.cflags)
     return tuple(out)
 
 
@@ -96,28 +101,90 @@ def identity(options: dict) -> str:
                      repr(sorted(options.items()))))
 
 
-def build(source: str, out_path: str, options: dict, name: str) -> None:
-    """Compiles `source` into the shared library `out_path` (written atomically)."""
+def run(cmd: list, what: str) -> subprocess.CompletedProcess:
+    """Runs the compiler command `cmd` (`what` it compiles, for messages) in a process group of its own, within
+    ASC_COMPILE_TIMEOUT seconds: past that, or on KeyboardInterrupt, the compiler and its children (cc1plus, as,
+    ld) are killed. Raises ToolchainError when it cannot start or does not finish in time."""
+    timeout = _config.config.compile_timeout or None
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, errors="replace", start_new_session=True)
+    except OSError as e:
+        raise ToolchainError(f"could not run the C++ compiler {cmd[0]!r}: {e}. " + INSTALL_HINT) from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        raise ToolchainError(
+            f"the C++ compiler did not finish compiling {what} within {timeout:g} s and was stopped "
+            f"(ASC_COMPILE_TIMEOUT={timeout:g}). If it is only slow, raise ASC_COMPILE_TIMEOUT (seconds; 0: no "
+            f"limit); if it hangs, check the compiler with the command: {shlex.join(cmd)}") from None
+    except BaseException:
+        _kill(proc)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
+    proc.communicate()
+
+
+def finish(tmp: str, out_path: str, key: str, what: str, cmd: list) -> None:
+    """Checks that the compiler's output `tmp` is a complete shared library and moves it to `out_path` with its
+    build record (asc/runtime/seal.py); ToolchainError when the compiler left none or a damaged one."""
+    why = seal.incomplete(tmp) if os.path.exists(tmp) else "it wrote no file"
+    if why is not None:
+        seal.unlink(tmp)
+        raise ToolchainError(f"the C++ compiler reported success on {what} but its output is not a complete shared "
+                             f"library: {why}. The compiler or the disk is at fault (a full disk, a killed linker, "
+                             f"a wrapper script): check `df` and the command: {shlex.join(cmd)}")
+    seal.install(tmp, out_path, key)
+
+
+def build(source: str, out_path: str, options: dict, name: str, key: str = "") -> None:
+    """Compiles `source` into the shared library `out_path` (written atomically, with its build record naming the
+    cache key `key`: asc/runtime/seal.py)."""
     cxx = compiler()
     d = os.path.dirname(out_path)
+    src_path = out_path[:-3] + ".cpp"
+    seal.write_atomic(src_path, source.encode())
     fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
     os.close(fd)
-    src_path = out_path[:-3] + ".cpp"
-    fd, tmp_src = tempfile.mkstemp(prefix=".tmp-", suffix=".cpp", dir=d)
-    with os.fdopen(fd, "w") as f:
-        f.write(source)
-    os.replace(tmp_src, src_path)
-    cmd = shlex.split(cxx) + list(flags(options)) + ["-I", INCLUDE_DIR, src_path, "-o", tmp_so]
     try:
-        import subprocess
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        os.unlink(tmp_so)
-        raise ToolchainError(f"could not run the C++ compiler {cxx!r}: {e}. " + INSTALL_HINT) from None
-    if proc.returncode != 0:
-        os.unlink(tmp_so)
-        raise ToolchainError(
-            f"the C++ compiler failed on kernel {name!r} (this is a bug in asc; please report it).\n"
-            f"Repro command: {shlex.join(cmd)}\n"
-            f"Generated source: {src_path}\n{proc.stderr[-4000:]}")
-    os.replace(tmp_so, out_path)
+        cmd = shlex.split(cxx) + list(flags(options)) + ["-I", INCLUDE_DIR, src_path, "-o", tmp_so]
+        proc = run(cmd, f"kernel {name!r}")
+        if proc.returncode != 0:
+            raise ToolchainError(_failure(cxx, name, cmd, src_path, proc.stderr, options, d))
+        finish(tmp_so, out_path, key, f"kernel {name!r}", cmd)
+    finally:
+        seal.unlink(tmp_so)
+
+
+def _failure(cxx: str, name: str, cmd: list, src_path: str, stderr: str, options: dict, d: str) -> str:
+    """The message for a failed kernel compile. With ASC_CFLAGS set, the compile runs once more without them: when
+    it then passes, the user's flags are at fault (said so); otherwise it is a bug in asc."""
+    tail = f"Repro command: {shlex.join(cmd)}\nGenerated source: {src_path}\n{stderr[-4000:]}"
+    bug = "(this is a bug in asc; please report it)"
+    user = " ".join(_config.config.cflags)
+    if not user:
+        return f"the C++ compiler failed on kernel {name!r} {bug}.\n{tail}"
+    fd, probe = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
+    os.close(fd)
+    try:
+        retry = run(shlex.split(cxx) + list(flags(options, user=False)) + ["-I", INCLUDE_DIR, src_path, "-o", probe],
+                    f"kernel {name!r} without ASC_CFLAGS").returncode
+    except ToolchainError:
+        retry = None
+    finally:
+        seal.unlink(probe)
+    if retry == 0:
+        return (f"the C++ compiler failed on kernel {name!r} because of your ASC_CFLAGS ({user!r}): it compiles "
+                f"without them. Fix or unset ASC_CFLAGS.\n{tail}")
+    if retry is None:
+        return (f"the C++ compiler failed on kernel {name!r} with your ASC_CFLAGS ({user!r}): try without them; if "
+                f"it still fails, {bug[1:-1]}.\n{tail}")
+    return f"the C++ compiler failed on kernel {name!r}, also without your ASC_CFLAGS ({user!r}) {bug}.\n{tail}"

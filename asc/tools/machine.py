@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes as lang
 from ..dispatch import kernel
-from ..runtime import cache, toolchain
+from ..runtime import cache, seal, toolchain
 
 _limits = None
 
@@ -57,8 +57,5 @@ def limits() -> dict:
     _limits = {"bandwidth_gbs": round(_triad_gbs(), 2), "peak_gflops": round(_peak_gflops(), 1),
                "how": "bandwidth: best of 7 float32 triads a = b + s*c over 16M elements (12 bytes/element, "
                       "compiled by asc, all threads); peak: best of 4 float32 2048^3 matrix products (NumPy BLAS)"}
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(_limits, f)
-    os.replace(tmp, path)
+    seal.write_atomic(path, json.dumps(_limits).encode())     # a temporary name per thread and attempt
     return _limits

@@ -107,8 +107,12 @@ def run(tmp_path, *args, **env):
 
 
 def launch_dir(tmp_path, cache="cache"):
+    """The launcher libraries in the cache (each with its build record, LIB.seal, beside it)."""
     d = tmp_path / cache / "launch"
-    return sorted(os.listdir(d)) if d.exists() else []
+    names = sorted(os.listdir(d)) if d.exists() else []
+    libs = [n for n in names if not n.endswith(".seal")]
+    assert sorted(n for n in names if n.endswith(".seal")) == [n + ".seal" for n in libs]
+    return libs
 
 
 def fake_cxx(tmp_path, fail_on: str):
