@@ -63,3 +63,8 @@ class NumericCheckError(AscError, FloatingPointError):
 
 class CacheMissError(AscError, RuntimeError):
     """ASC_CACHE=must-hit and a kernel needed compiling."""
+
+
+class GradDetachedWarning(UserWarning):
+    """A torch tensor that requires grad was passed to a plain kernel call: the result is not connected to the
+    autograd graph (make the kernel an operator with asc.torch.op and a backward to differentiate through it)."""
