@@ -77,7 +77,7 @@ class _Build:
         if rc == 0:
             self.errors.close()
             try:
-                os.replace(self.tmp, self.path)
+                _put(self.tmp, self.path)
             except OSError:
                 _unlink(self.tmp)
                 raise
@@ -102,7 +102,7 @@ class _Build:
         self.errors.close()
         if self.proc.returncode == 0:
             try:
-                os.replace(self.tmp, self.path)
+                _put(self.tmp, self.path)
                 return
             except OSError:
                 pass
@@ -120,6 +120,59 @@ def _unlink(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def _record(path: str) -> str:
+    """The file beside a built launcher that holds the SHA-256 of what was built."""
+    return path + ".sha256"
+
+
+def _digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def _put(tmp: str, path: str) -> None:
+    """Moves a built launcher into place, with the record of its digest (written first: a process that reads the
+    pair between the two moves sees a mismatch and rebuilds, never loads a file the record does not vouch for)."""
+    rec = tmp + ".sha256"
+    with open(rec, "w") as f:
+        f.write(_digest(tmp) + "\n")
+    try:
+        os.replace(rec, _record(path))
+    except OSError:
+        _unlink(rec)
+        raise
+    os.replace(tmp, path)
+
+
+def damage(path: str) -> str | None:
+    """What is wrong with the cached launcher at `path` (truncated, overwritten, its record missing...), "" when
+    there is none, None when it is whole: the file is what was built (its SHA-256 is the one recorded at build
+    time). A damaged file is never loaded: dlopen of a truncated library can kill the process (SIGBUS)."""
+    try:
+        have = _digest(path)
+    except FileNotFoundError:
+        return ""
+    except OSError as e:
+        return f"it cannot be read: {e.strerror}"
+    try:
+        with open(_record(path)) as f:
+            want = f.read().strip()
+    except FileNotFoundError:
+        return "the record of what was built is missing"
+    except OSError as e:
+        return f"the record of what was built cannot be read: {e.strerror}"
+    if have != want:
+        return f"its content ({os.path.getsize(path)} bytes) is not what was built"
+    return None
+
+
+def _discard(path: str, why: str) -> None:
+    """Removes a damaged launcher (and its record) so that it is built again, and says so under ASC_LOG=compile."""
+    cache.log(f"the cached launcher {os.path.basename(path)} is damaged ({why}): removed, building it again")
+    _unlink(path)
+    _unlink(_record(path))
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,8 +216,11 @@ def start() -> None:
         _pending.clear()
         try:
             path = _path()
-            if os.path.exists(path):
+            why = damage(path)
+            if why is None:
                 return
+            if why:
+                _discard(path, why)
             _pending.append(_Build(path))
         except (ToolchainError, OSError, ImportError, ValueError):
             return
@@ -184,20 +240,62 @@ def cancel() -> None:
 def _load():
     path = _path()
     with _load_lock:
-        job = _take(path)
-        if job is None and not os.path.exists(path):
-            job = _Build(path)
-        if job is not None:
-            built = job.finish()
-            if built is None:                         # its compiler was killed: build again, here and now
-                built = _Build(path).finish()
-            if not built:
+        if not _ensure_built(path):
+            return None
+        try:
+            mod = _import(path)
+        except (ImportError, OSError) as e:           # whole as built, yet it does not load: build it once more
+            _discard(path, f"it does not load: {e}")
+            if not _ensure_built(path):
                 return None
-    spec = importlib.util.spec_from_file_location("_asc_launch", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+            try:
+                mod = _import_fresh(path)
+            except (ImportError, OSError) as e:
+                cache.log(f"the compiled launcher does not load (calls take the Python path): {e}")
+                return None
     mod.set_cache_limit(_config.config.output_cache_mb << 20)
     return mod
+
+
+def _ensure_built(path: str) -> bool:
+    """The launcher at `path` is in place and whole (built now, or by the background build, when it was not):
+    True; False when it did not build (logged)."""
+    job = _take(path)
+    if job is None:
+        why = damage(path)
+        if why is None:
+            return True
+        if why:
+            _discard(path, why)
+        job = _Build(path)
+    built = job.finish()
+    if built is None:                         # its compiler was killed: build again, here and now
+        built = _Build(path).finish()
+    if built and damage(path) is not None:    # another process replaced it meanwhile with a damaged file
+        return False
+    return bool(built)
+
+
+def _import(path: str):
+    loader = importlib.machinery.ExtensionFileLoader("_asc_launch", path)
+    spec = importlib.util.spec_from_file_location("_asc_launch", path, loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _import_fresh(path: str):
+    """Imports the rebuilt launcher at `path` through a name of this attempt's own: the dynamic loader answers a
+    second dlopen of a path it already opened with the library it opened then (the one that did not load)."""
+    fd, link = tempfile.mkstemp(prefix=".load-", suffix=importlib.machinery.EXTENSION_SUFFIXES[0],
+                                dir=os.path.dirname(path))
+    os.close(fd)
+    try:
+        os.unlink(link)
+        os.link(path, link)
+        return _import(link)
+    finally:
+        _unlink(link)         # the loaded library stays mapped
 
 
 _torch_set = [False]

@@ -111,6 +111,12 @@ def launch_dir(tmp_path, cache="cache"):
     return sorted(os.listdir(d)) if d.exists() else []
 
 
+def one_launcher(files):
+    """The files are one built launcher and the record of its digest, and nothing else (no temporary file)."""
+    assert len(files) == 2 and files[0].startswith("_asc_launch-") and files[1] == files[0] + ".sha256", files
+    return True
+
+
 def fake_cxx(tmp_path, fail_on: str):
     """A CXX that fails the launcher's compile (fail_on="launcher") or the kernel's (fail_on="kernel") and runs
     the real compiler for the other."""
@@ -136,7 +142,7 @@ def test_fresh_cache_builds_the_launcher_in_the_background_while_the_kernel_comp
     assert out["pending_at_kernel_build"] == [True]      # started before the kernel's compiler ran
     assert out["pending"] == 0 and not out["children"]
     files = launch_dir(tmp_path)
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")    # no temporary file left
+    assert one_launcher(files)
     again, _ = run(tmp_path)                             # a new process with the launcher (and kernel) cached
     assert again["ok"] and again["module"] and again["fast_calls"] >= 2
     assert again["launcher_builds"] == 0 and again["pending_at_kernel_build"] == []
@@ -166,7 +172,7 @@ def test_a_kernel_that_does_not_compile_gives_its_error_and_leaves_no_process(tm
     assert out["pending"] == 0 and not out["children"]
     assert out["module"]                                 # module() itself still works afterwards
     files = launch_dir(tmp_path)
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+    assert one_launcher(files)
 
 
 def test_a_background_build_killed_by_a_signal_is_built_again(tmp_path):
@@ -174,7 +180,7 @@ def test_a_background_build_killed_by_a_signal_is_built_again(tmp_path):
     assert out["ok"] and out["module"] and out["fast_calls"] >= 2
     assert out["launcher_builds"] == 2
     assert out["pending"] == 0 and not out["children"]
-    assert len(launch_dir(tmp_path)) == 1
+    assert one_launcher(launch_dir(tmp_path))
 
 
 def test_two_processes_building_at_once(tmp_path):
@@ -183,7 +189,7 @@ def test_two_processes_building_at_once(tmp_path):
         out, _ = result(p)
         assert out["ok"] and out["module"] and out["fast_calls"] >= 2 and not out["children"]
     files = launch_dir(tmp_path, "shared")
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+    assert one_launcher(files)
 
 
 def test_nothing_is_built_for_interpreted_kernels(tmp_path):
@@ -196,3 +202,58 @@ def test_nothing_starts_once_the_launcher_is_loaded():
     assert launcher.module() is not None
     launcher.start()
     assert launcher._pending == []
+
+
+DAMAGE = {
+    "truncated": lambda data: data[:len(data) // 2],      # dlopen of this one can kill the process (SIGBUS)
+    "empty": lambda data: b"",
+    "garbage": lambda data: b"\x7fELF" + b"\xff" * 4000,
+    "one_byte_flipped": lambda data: data[:4000] + bytes([data[4000] ^ 0x40]) + data[4001:],
+}
+
+
+@pytest.mark.parametrize("how", sorted(DAMAGE))
+def test_a_damaged_launcher_is_rebuilt_and_said_once(tmp_path, how):
+    first, _ = run(tmp_path)
+    files = launch_dir(tmp_path)
+    so = tmp_path / "cache" / "launch" / files[0]
+    good = so.read_bytes()
+    so.write_bytes(DAMAGE[how](good))
+    out, stderr = run(tmp_path, ASC_LOG="compile")
+    assert out["ok"] and not out["errors"] and out["module"] and out["fast_calls"] >= 2
+    assert out["launcher_builds"] == 1 and out["pending"] == 0 and not out["children"]
+    said = [line for line in stderr.splitlines() if "launcher" in line and "damaged" in line]
+    assert len(said) == 1, stderr
+    assert f"the cached launcher {files[0]} is damaged (its content" in said[0]
+    assert "removed, building it again" in said[0]
+    assert launch_dir(tmp_path) == files and so.read_bytes() != DAMAGE[how](good)
+    again, stderr = run(tmp_path, ASC_LOG="compile")            # whole again: loaded as is, nothing said
+    assert again["module"] and again["fast_calls"] >= 2 and again["launcher_builds"] == 0
+    assert "damaged" not in stderr
+
+
+def test_a_launcher_without_its_build_record_is_rebuilt(tmp_path):
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    (tmp_path / "cache" / "launch" / files[1]).unlink()
+    out, stderr = run(tmp_path, ASC_LOG="compile")
+    assert out["module"] and out["fast_calls"] >= 2 and out["launcher_builds"] == 1
+    assert stderr.count("the record of what was built is missing") == 1
+    assert launch_dir(tmp_path) == files
+
+
+def test_a_launcher_that_does_not_load_is_rebuilt_once(tmp_path):
+    """A file that its record vouches for but that does not import (a library that is not the launcher): built
+    again once, and loaded."""
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    d = tmp_path / "cache" / "launch"
+    other = tmp_path / "other.c"
+    other.write_text("int asc_test_not_a_module(void) { return 1; }\n")
+    subprocess.run([REAL_CXX, "-x", "c", "-shared", "-fPIC", str(other), "-o", str(d / files[0])], check=True)
+    import hashlib
+    (d / files[1]).write_text(hashlib.sha256((d / files[0]).read_bytes()).hexdigest() + "\n")
+    out, stderr = run(tmp_path, ASC_LOG="compile")
+    assert out["ok"] and out["module"] and out["fast_calls"] >= 2 and out["launcher_builds"] == 1
+    said = [line for line in stderr.splitlines() if "damaged" in line]
+    assert len(said) == 1 and "it does not load" in said[0], stderr
