@@ -30,7 +30,7 @@ def _torch():
 def _array_arg(spec, v, kernel_name):
     name = spec.name
     if isinstance(v, np.ndarray):
-        if not v.dtype.isnative:
+        if not v.dtype.isnative and as_dtype(v.dtype.newbyteorder("=")) is not None:
             raise ArgumentError(f"{kernel_name}(): argument {name!r} has dtype {v.dtype.str}, whose byte order is not "
                                 f"this machine's; asc does not convert silently: pass "
                                 f"{name}.astype({name}.dtype.newbyteorder('='))")

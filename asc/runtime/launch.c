@@ -55,7 +55,9 @@ typedef struct {
     int ret_index[MAXP];
 } Spec;
 
-/* The table a call reads: an immutable, reference-counted list of rows, newest first. add() and clear() publish
+/* (Reference counts of rows and tables change only with the GIL held; on a free-threaded Python the module, which
+ * does not declare Py_mod_gil, runs with the GIL enabled.)
+ * The table a call reads: an immutable, reference-counted list of rows, newest first. add() and clear() publish
  * a new table (copy-on-write) and release the old one; a call in flight keeps the table it started with. */
 typedef struct {
     long refs;

@@ -114,3 +114,27 @@ def test_python_path_calls_have_their_own_argument_slots():
     _run_threads(work, 4)
     assert count[0] > 100
     assert shifted.cache_info()["specializations"] == 1
+
+
+def test_calls_keep_their_row_while_another_thread_empties_and_refills_the_table():
+    """refresh_launcher() (as when numeric checks are switched) clears the table and adds every row again."""
+    for d in DTYPES[:5]:
+        largest(_input(d, 0)[0])
+    calls = [0]
+
+    def work(t, deadline):
+        r = t
+        while time.monotonic() < deadline:
+            if t == 0:
+                largest.refresh_launcher()
+                continue
+            d = DTYPES[r % 5]
+            r += 1
+            x, want = _input(d, t)
+            got = largest(x)
+            assert type(got) is d and got == want, (d, got, want)
+            calls[0] += 1
+
+    before = largest._launcher.calls
+    _run_threads(work, 4)
+    assert calls[0] > 100 and largest._launcher.calls > before
