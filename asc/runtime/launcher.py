@@ -271,8 +271,12 @@ def _ensure_built(path: str) -> bool:
     built = job.finish()
     if built is None:                         # its compiler was killed: build again, here and now
         built = _Build(path).finish()
-    if built and damage(path) is not None:    # another process replaced it meanwhile with a damaged file
-        return False
+    if built:
+        why = damage(path)
+        if why is not None:                   # replaced meanwhile (by another process) with a damaged file
+            cache.log(f"the compiled launcher was damaged right after its build ({why or 'it is gone'}); calls "
+                      f"take the Python path in this process")
+            return False
     return bool(built)
 
 
