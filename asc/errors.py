@@ -72,3 +72,8 @@ class UntrustedCacheError(AscError, PermissionError):
 
 class CacheWarning(UserWarning):
     """The kernel cache cannot be used as configured (not writable): asc uses a temporary one for this process."""
+
+
+class GradDetachedWarning(UserWarning):
+    """A torch tensor that requires grad was passed to a plain kernel call: the result is not connected to the
+    autograd graph (make the kernel an operator with asc.torch.op and a backward to differentiate through it)."""

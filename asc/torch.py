@@ -13,6 +13,10 @@ A backward kernel makes it differentiable:
     @swiglu.register_backward
     @lang.kernel
     def swiglu_backward(a, b, grad): ...          # the inputs, then the output gradient(s); returns input grads
+
+A plain kernel call (`swiglu(a, b)`, not through the operator) is not part of the autograd graph: given tensors that
+require grad, its result does not require grad, and the kernel warns once (`asc.GradDetachedWarning`). The operator
+is the differentiable form.
 """
 from __future__ import annotations
 
@@ -162,7 +166,9 @@ class AscOp:
 
 def op(kernel=None, name: str | None = None, *, backward=None, autodiff: bool = False):
     """Registers `kernel` as the torch custom operator `name` ("namespace::name"); also a decorator:
-    `@asc.torch.op(name="mylib::gelu")` above `@lang.kernel`."""
+    `@asc.torch.op(name="mylib::gelu")` above `@lang.kernel`. With a backward (or autodiff=True) the operator is
+    differentiable; calling the kernel itself with tensors that require grad is not (its result is detached, and
+    the kernel says so once with asc.GradDetachedWarning)."""
     if kernel is None:
         return lambda k: op(k, name, backward=backward, autodiff=autodiff)
     if name is None:

@@ -26,6 +26,7 @@ from asc.examples import seed as sk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "backends"))
 
 
 def _row_kernel(fn: str):
@@ -56,6 +57,9 @@ def corpus() -> dict:
     out = {f"row_{fn}": (_row_kernel(fn), (m[:5, :37].copy(), w[:37].copy())) for fn in ("sin", "cos", "floor", "ceil")}
     out.update({"gelu_naive": (sk.gelu_naive, (x,)), "saxpy": (sk.saxpy, (np.float32(1.5), x, x[::-1].copy())),
                 "layernorm": (sk.layernorm, (m, w, b, 1e-5)), "softmax": (sk.softmax, (m,))})
+    import test_ascend_names as names                  # parameters and locals named like the renderers' own names
+    out.update({"map_names": (names.map_names, (x, 2.0, 1.0, 0.5, 3.0, 0.25)),
+                "row_names": (names.row_names, (m[:20, :15].copy(), np.float32(0.5)))})
     return out
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import ctypes
 import functools
 import time
+import warnings
 
 from .. import compiler
 from .. import config as _config
-from ..errors import CompileError
+from ..errors import CompileError, GradDetachedWarning
 from ..marks import DeviceCallable
 from ..runtime import binding, launcher
 from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
@@ -37,6 +38,7 @@ class Kernel(DeviceCallable):
         self._by_entry: dict = {}
         self._rows: list = []
         self.compile_log: list = []
+        self._grad_warned = False      # GradDetachedWarning given (once per kernel)
         self.stats = {"compiles": 0, "disk_hits": 0, "calls": 0}
         STATE.kernels.add(self)
 
@@ -61,6 +63,13 @@ class Kernel(DeviceCallable):
         specialization is compiled, the compiled launcher serves matching calls without coming here."""
         specs = self.specs
         bound, symbols = binding.bind(self.__name__, specs, args, kwargs)
+        if not self._grad_warned and binding.requires_grad(bound):
+            self._grad_warned = True
+            warnings.warn(GradDetachedWarning(
+                f"{self.__name__}(): a torch argument requires grad, and a plain kernel call is not part of the "
+                f"autograd graph (its result does not require grad). To differentiate through the kernel, make it "
+                f"an operator with a backward: asc.torch.op({self.__name__}, backward=...); to silence this, pass "
+                f"tensor.detach() or call it under torch.no_grad(). (Said once per kernel.)"), stacklevel=3)
         checked = self.options.checked()
         key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
         spec = self._cache.get(key)

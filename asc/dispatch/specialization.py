@@ -95,7 +95,7 @@ class Specialization:
         if native:
             b.entry.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
             b.entry.restype = ctypes.c_int
-            self.slots = (ctypes.c_void_p * max(self.nslots, 1))()
+            self.slots_type = ctypes.c_void_p * max(self.nslots, 1)
         self.lowered, self.lib, self.path, self.ascend = b.lowered, b.lib, b.path, b.source
         self.reason, self.from_disk = b.reason, not b.compiled
         self.compile_seconds = time.perf_counter() - t0
@@ -120,7 +120,7 @@ class Specialization:
         if self.target == "ascend-sim":
             from ..runtime import ascend_sim
             return ascend_sim.run_spec(self, bound, symbols)
-        slots = self.slots
+        slots = self.slots_type()     # this call's own: other threads call this specialization at the same time
         keep = []
         for i, a in enumerate(bound):
             if a.kind == "scalar":

@@ -30,6 +30,10 @@ def _torch():
 def _array_arg(spec, v, kernel_name):
     name = spec.name
     if isinstance(v, np.ndarray):
+        if not v.dtype.isnative and as_dtype(v.dtype.newbyteorder("=")) is not None:
+            raise ArgumentError(f"{kernel_name}(): argument {name!r} has dtype {v.dtype.str}, whose byte order is not "
+                                f"this machine's; asc does not convert silently: pass "
+                                f"{name}.astype({name}.dtype.newbyteorder('='))")
         h = as_dtype(v.dtype)
         if h is None:
             raise ArgumentError(f"{kernel_name}(): argument {name!r} has dtype {v.dtype}, which asc does not support")
@@ -49,8 +53,29 @@ def _array_arg(spec, v, kernel_name):
             raise ArgumentError(f"{kernel_name}(): argument {name!r} is not contiguous (strides {v.stride()}); "
                                 f"asc does not copy silently: pass {name}.contiguous()")
         shape = tuple(v.shape)
-        return Arg("torch", v, h.ir, shape, v.data_ptr(), v.numel() * v.element_size())
+        ptr = v.data_ptr() if type(v) is t.Tensor or v.numel() == 0 else _subclass_data_ptr(v)
+        if ptr == 0 and v.numel() > 0:
+            raise ArgumentError(f"{kernel_name}(): argument {name!r} is a {type(v).__name__} of shape {shape} with no "
+                                f"memory behind it (its storage was freed or never allocated, as for a fake or meta "
+                                f"tensor); pass a tensor that holds its data")
+        return Arg("torch", v, h.ir, shape, ptr, v.numel() * v.element_size())
     return None
+
+
+def _subclass_data_ptr(v) -> int:
+    """The data pointer of a tensor subclass (a FakeTensor outside its mode, ...), 0 when it has none to give."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # torch warns that a fake tensor's pointer is meaningless: it is 0 here
+        try:
+            return v.data_ptr()
+        except RuntimeError:
+            return 0
+
+
+def requires_grad(bound) -> bool:
+    """Whether a torch argument requires grad while grad mode is on: a plain call's result is detached from it."""
+    return any(a.kind == "torch" and a.value.requires_grad for a in bound) and _torch().is_grad_enabled()
 
 
 def _check_dtype(spec, a, kernel_name):

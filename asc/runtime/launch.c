@@ -41,7 +41,10 @@ typedef struct {
     npy_intp dims[MAXD];
 } OSpec;
 
+/* One row: built by add(), never changed afterwards. A call that runs with the GIL released keeps its row alive
+ * (a reference) while other threads add rows or clear the table; the row is freed when nobody holds it. */
 typedef struct {
+    long refs;          /* tables holding it + calls using it; changed only with the GIL held */
     entry_fn entry;
     int dynamic;
     int nparams, nsyms, nalloc, nsout, nret, tuple;
@@ -52,6 +55,26 @@ typedef struct {
     int ret_index[MAXP];
 } Spec;
 
+/* (Reference counts of rows and tables change only with the GIL held; on a free-threaded Python the module, which
+ * does not declare Py_mod_gil, runs with the GIL enabled.)
+ * The table a call reads: an immutable, reference-counted list of rows, newest first. add() and clear() publish
+ * a new table (copy-on-write) and release the old one; a call in flight keeps the table it started with. */
+typedef struct {
+    long refs;
+    int n;
+    Spec *rows[MAXS];
+} Table;
+
+static void spec_release(Spec *s) {
+    if (s && --s->refs == 0) PyMem_Free(s);
+}
+
+static void table_release(Table *t) {
+    if (!t || --t->refs > 0) return;
+    for (int i = 0; i < t->n; ++i) spec_release(t->rows[i]);
+    PyMem_Free(t);
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -59,8 +82,8 @@ typedef struct {
     PyObject *on_error;     /* on_error(entry address, code): raises the kernel's error */
     PyObject *observer;     /* None, or observer(entry address, seconds, sizes) after each call (the profiler) */
     long long calls;
-    int nspecs;
-    Spec specs[MAXS];
+    int nspecs;             /* rows in the current table (read-only attribute) */
+    Table *table;           /* NULL: empty */
 } Launcher;
 
 static int read_dims(PyObject *t, npy_intp *dims, int *ndim) {
@@ -300,7 +323,51 @@ static int torch_view(PyObject *o, int type_num, int ndim, int written, void **d
     PyArray_Descr *descr = PyArray_DescrFromType(type_num);
     *nbytes = n * (descr ? (npy_intp)PyDataType_ELSIZE(descr) : 0);
     Py_XDECREF(descr);
+    /* no memory behind a non-empty tensor (freed storage, a fake tensor): the Python path refuses it */
+    if (*data == NULL && *nbytes != 0) return 0;
     return 1;
+}
+
+/* the row described by add()'s arguments, into sp (zeroed); -1 with an exception set */
+static int add_parse(Spec *sp, unsigned long long entry, int dynamic, int nsyms, int tuple, PyObject *params,
+                     PyObject *allocs, PyObject *souts, PyObject *rets) {
+    sp->entry = (entry_fn)(uintptr_t)entry;
+    sp->dynamic = dynamic; sp->nsyms = nsyms; sp->tuple = tuple;
+    sp->nparams = (int)PyTuple_GET_SIZE(params);
+    for (int i = 0; i < sp->nparams; ++i) {
+        PyObject *d;
+        const char *kind;
+        int written;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(params, i), "siO!p", &kind, &sp->p[i].type_num, &PyTuple_Type, &d,
+                              &written))
+            return -1;
+        sp->p[i].kind = kind[0];
+        sp->p[i].written = (char)written;
+        if (kind[0] != 't' && sp->p[i].type_num >= 0) {
+            /* a builtin NumPy scalar type: static, so the reference is simply kept */
+            sp->p[i].src = (PyTypeObject *)PyArray_TypeObjectFromType(sp->p[i].type_num);
+            if (!sp->p[i].src) return -1;
+        }
+        if (read_dims(d, sp->p[i].dims, &sp->p[i].ndim) < 0) return -1;
+    }
+    sp->nalloc = (int)PyTuple_GET_SIZE(allocs);
+    for (int i = 0; i < sp->nalloc; ++i) {
+        PyObject *d;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(allocs, i), "iO!", &sp->a[i].type_num, &PyTuple_Type, &d)) return -1;
+        if (read_dims(d, sp->a[i].dims, &sp->a[i].ndim) < 0) return -1;
+    }
+    sp->nsout = (int)PyTuple_GET_SIZE(souts);
+    for (int i = 0; i < sp->nsout; ++i) {
+        sp->sout_type[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(souts, i));
+        if (PyErr_Occurred()) return -1;
+    }
+    sp->nret = (int)PyTuple_GET_SIZE(rets);
+    for (int i = 0; i < sp->nret; ++i) {
+        const char *kind;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(rets, i), "si", &kind, &sp->ret_index[i])) return -1;
+        sp->ret_kind[i] = kind[0];
+    }
+    return 0;
 }
 
 /* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple)
@@ -315,54 +382,30 @@ static PyObject *Launcher_add(Launcher *self, PyObject *args) {
     if (PyTuple_GET_SIZE(params) > MAXP || PyTuple_GET_SIZE(allocs) > MAXP || PyTuple_GET_SIZE(souts) > MAXP ||
         PyTuple_GET_SIZE(rets) > MAXP)
         Py_RETURN_FALSE;  /* too big for the table: the Python path serves it */
-    Spec s;
-    memset(&s, 0, sizeof s);
-    s.entry = (entry_fn)(uintptr_t)entry;
-    s.dynamic = dynamic; s.nsyms = nsyms; s.tuple = tuple;
-    s.nparams = (int)PyTuple_GET_SIZE(params);
-    for (int i = 0; i < s.nparams; ++i) {
-        PyObject *d;
-        const char *kind;
-        int written;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(params, i), "siO!p", &kind, &s.p[i].type_num, &PyTuple_Type, &d,
-                              &written))
-            return NULL;
-        s.p[i].kind = kind[0];
-        s.p[i].written = (char)written;
-        if (kind[0] != 't' && s.p[i].type_num >= 0) {
-            /* a builtin NumPy scalar type: static, so the reference is simply kept */
-            s.p[i].src = (PyTypeObject *)PyArray_TypeObjectFromType(s.p[i].type_num);
-            if (!s.p[i].src) return NULL;
-        }
-        if (read_dims(d, s.p[i].dims, &s.p[i].ndim) < 0) return NULL;
-    }
-    s.nalloc = (int)PyTuple_GET_SIZE(allocs);
-    for (int i = 0; i < s.nalloc; ++i) {
-        PyObject *d;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(allocs, i), "iO!", &s.a[i].type_num, &PyTuple_Type, &d)) return NULL;
-        if (read_dims(d, s.a[i].dims, &s.a[i].ndim) < 0) return NULL;
-    }
-    s.nsout = (int)PyTuple_GET_SIZE(souts);
-    for (int i = 0; i < s.nsout; ++i) {
-        s.sout_type[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(souts, i));
-        if (PyErr_Occurred()) return NULL;
-    }
-    s.nret = (int)PyTuple_GET_SIZE(rets);
-    for (int i = 0; i < s.nret; ++i) {
-        const char *kind;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(rets, i), "si", &kind, &s.ret_index[i])) return NULL;
-        s.ret_kind[i] = kind[0];
-    }
+    Spec *row = PyMem_Calloc(1, sizeof(Spec));
+    if (!row) return PyErr_NoMemory();
+    if (add_parse(row, entry, dynamic, nsyms, tuple, params, allocs, souts, rets) < 0) { PyMem_Free(row); return NULL; }
     /* newest first; the oldest row falls off a full table (its calls take the Python path) */
-    int n = self->nspecs < MAXS ? self->nspecs : MAXS - 1;
-    memmove(&self->specs[1], &self->specs[0], sizeof(Spec) * (size_t)n);
-    self->specs[0] = s;
-    self->nspecs = n + 1;
+    Table *old = self->table;
+    Table *t = PyMem_Calloc(1, sizeof(Table));
+    if (!t) { PyMem_Free(row); return PyErr_NoMemory(); }
+    t->refs = 1;
+    row->refs = 1;
+    t->rows[0] = row;
+    int keep = old ? (old->n < MAXS ? old->n : MAXS - 1) : 0;
+    for (int i = 0; i < keep; ++i) { t->rows[i + 1] = old->rows[i]; old->rows[i]->refs++; }
+    t->n = keep + 1;
+    self->table = t;
+    self->nspecs = t->n;
+    table_release(old);
     Py_RETURN_TRUE;
 }
 
 static PyObject *Launcher_clear(Launcher *self, PyObject *unused) {
+    Table *old = self->table;
+    self->table = NULL;
     self->nspecs = 0;
+    table_release(old);
     Py_RETURN_NONE;
 }
 
@@ -536,7 +579,8 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
         }
         PyArrayObject *a = (PyArrayObject *)o;
         if (PyArray_TYPE(a) != p->type_num || PyArray_NDIM(a) != p->ndim) return 0;
-        if (!PyArray_IS_C_CONTIGUOUS(a)) return 0;
+        /* byte order is not in the type number ('>f4' is NPY_FLOAT too): a swapped array is the Python path's */
+        if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISNOTSWAPPED(a)) return 0;
         if (p->written && !PyArray_ISWRITEABLE(a)) return 0;
         if (!bind_dims(p, PyArray_DIMS(a), syms)) return 0;
         slots[i] = PyArray_DATA(a);
@@ -555,6 +599,86 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
     return 1;
 }
 
+/* runs the matched row s (slots, sizes filled by match()) and builds its result; called with the GIL held, s
+ * held by the caller (it stays valid while the GIL is released, whatever other threads do to the table) */
+static PyObject *run_row(Launcher *self, const Spec *s, PyObject *const *args, void **slots, uint64_t *sout,
+                         int64_t *syms, int any_torch) {
+    PyObject *allocs[MAXP];
+    for (int k = 0; k < s->nalloc; ++k) {
+        const OSpec *o = &s->a[k];
+        npy_intp dims[MAXD];
+        for (int d = 0; d < o->ndim; ++d) dims[d] = o->dims[d] >= 0 ? o->dims[d] : syms[-o->dims[d] - 1];
+        allocs[k] = new_output(o->ndim, dims, o->type_num);
+        if (!allocs[k]) { for (int j = 0; j < k; ++j) Py_DECREF(allocs[j]); return NULL; }
+        slots[s->nparams + k] = PyArray_DATA((PyArrayObject *)allocs[k]);
+    }
+    for (int k = 0; k < s->nsout; ++k) { sout[k] = 0; slots[s->nparams + s->nalloc + k] = &sout[k]; }
+    int rc;
+    entry_fn fn = s->entry;
+    struct timespec t0, t1;
+    int observed = self->observer != NULL && self->observer != Py_None;
+    if (observed) clock_gettime(CLOCK_MONOTONIC, &t0);
+    Py_BEGIN_ALLOW_THREADS
+    rc = fn(slots, syms);
+    Py_END_ALLOW_THREADS
+    self->calls++;
+    if (observed && rc == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        PyObject *sizes = PyTuple_New(s->nsyms);
+        if (!sizes) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
+        for (int k = 0; k < s->nsyms; ++k) PyTuple_SET_ITEM(sizes, k, PyLong_FromLongLong(syms[k]));
+        PyObject *r = PyObject_CallFunction(self->observer, "KdN", (unsigned long long)(uintptr_t)s->entry,
+                                            sec, sizes);
+        if (!r) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
+        Py_DECREF(r);
+    }
+    if (rc != 0) {
+        for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
+        PyObject *r = PyObject_CallFunction(self->on_error, "Ki", (unsigned long long)(uintptr_t)s->entry, rc);
+        if (r) {
+            Py_DECREF(r);
+            PyErr_Format(PyExc_RuntimeError, "asc kernel failed with code %d", rc);
+        }
+        return NULL;
+    }
+    PyObject *outs[MAXP];
+    int nout = s->nret;
+    for (int k = 0; k < nout; ++k) {
+        int ix = s->ret_index[k];
+        if (s->ret_kind[k] == 'p') { outs[k] = args[ix]; Py_INCREF(outs[k]); }
+        else if (s->ret_kind[k] == 'a') { outs[k] = allocs[ix]; Py_INCREF(outs[k]); }
+        else {
+            PyArray_Descr *descr = PyArray_DescrFromType(s->sout_type[ix]);
+            outs[k] = descr ? PyArray_Scalar(&sout[ix], descr, NULL) : NULL;
+            Py_XDECREF(descr);
+            if (!outs[k]) {
+                for (int j = 0; j < k; ++j) Py_DECREF(outs[j]);
+                for (int j = 0; j < s->nalloc; ++j) Py_DECREF(allocs[j]);
+                return NULL;
+            }
+        }
+    }
+    for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
+    if (any_torch) {       /* outputs come back as the inputs' kind: torch tensors sharing the memory */
+        for (int k = 0; k < nout; ++k) {
+            if (s->ret_kind[k] != 'a') continue;
+            PyObject *t = PyObject_CallOneArg(torch_from_numpy, outs[k]);
+            Py_DECREF(outs[k]);
+            outs[k] = t;
+            if (!t) { for (int j = 0; j < nout; ++j) if (j != k) Py_XDECREF(outs[j]); return NULL; }
+        }
+    }
+    if (s->tuple) {
+        PyObject *t = PyTuple_New(nout);
+        if (!t) { for (int k = 0; k < nout; ++k) Py_DECREF(outs[k]); return NULL; }
+        for (int k = 0; k < nout; ++k) PyTuple_SET_ITEM(t, k, outs[k]);
+        return t;
+    }
+    if (nout == 0) Py_RETURN_NONE;
+    return outs[0];
+}
+
 static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Launcher *self = (Launcher *)obj;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -562,9 +686,11 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
     uint64_t sbuf[MAXP], sout[MAXP];
     int64_t syms[MAXP];
     char *lo[MAXP], *hi[MAXP];
-    if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0) {
-        for (int r = 0; r < self->nspecs; ++r) {
-            const Spec *s = &self->specs[r];
+    Table *t = self->table;
+    if (t && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        t->refs++;          /* this call's table: add() or clear() from another thread publish a new one */
+        for (int r = 0; r < t->n; ++r) {
+            const Spec *s = t->rows[r];
             int any_torch;
             if (s->nparams != nargs || !match(s, args, slots, sbuf, syms, lo, hi, &any_torch)) continue;
             if (any_torch) {
@@ -572,81 +698,11 @@ static PyObject *Launcher_vectorcall(PyObject *obj, PyObject *const *args, size_
                 for (int k = 0; k < s->nalloc; ++k) convertible &= s->a[k].type_num != torch_no_from_numpy;
                 if (!convertible) continue;
             }
-            PyObject *allocs[MAXP];
-            for (int k = 0; k < s->nalloc; ++k) {
-                const OSpec *o = &s->a[k];
-                npy_intp dims[MAXD];
-                for (int d = 0; d < o->ndim; ++d) dims[d] = o->dims[d] >= 0 ? o->dims[d] : syms[-o->dims[d] - 1];
-                allocs[k] = new_output(o->ndim, dims, o->type_num);
-                if (!allocs[k]) { for (int j = 0; j < k; ++j) Py_DECREF(allocs[j]); return NULL; }
-                slots[s->nparams + k] = PyArray_DATA((PyArrayObject *)allocs[k]);
-            }
-            for (int k = 0; k < s->nsout; ++k) { sout[k] = 0; slots[s->nparams + s->nalloc + k] = &sout[k]; }
-            int rc;
-            entry_fn fn = s->entry;
-            struct timespec t0, t1;
-            int observed = self->observer != NULL && self->observer != Py_None;
-            if (observed) clock_gettime(CLOCK_MONOTONIC, &t0);
-            Py_BEGIN_ALLOW_THREADS
-            rc = fn(slots, syms);
-            Py_END_ALLOW_THREADS
-            self->calls++;
-            if (observed && rc == 0) {
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-                PyObject *sizes = PyTuple_New(s->nsyms);
-                if (!sizes) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
-                for (int k = 0; k < s->nsyms; ++k) PyTuple_SET_ITEM(sizes, k, PyLong_FromLongLong(syms[k]));
-                PyObject *r = PyObject_CallFunction(self->observer, "KdN", (unsigned long long)(uintptr_t)s->entry,
-                                                    sec, sizes);
-                if (!r) { for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]); return NULL; }
-                Py_DECREF(r);
-            }
-            if (rc != 0) {
-                for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
-                PyObject *r = PyObject_CallFunction(self->on_error, "Ki", (unsigned long long)(uintptr_t)s->entry, rc);
-                if (r) {
-                    Py_DECREF(r);
-                    PyErr_Format(PyExc_RuntimeError, "asc kernel failed with code %d", rc);
-                }
-                return NULL;
-            }
-            PyObject *outs[MAXP];
-            int nout = s->nret;
-            for (int k = 0; k < nout; ++k) {
-                int ix = s->ret_index[k];
-                if (s->ret_kind[k] == 'p') { outs[k] = args[ix]; Py_INCREF(outs[k]); }
-                else if (s->ret_kind[k] == 'a') { outs[k] = allocs[ix]; Py_INCREF(outs[k]); }
-                else {
-                    PyArray_Descr *descr = PyArray_DescrFromType(s->sout_type[ix]);
-                    outs[k] = descr ? PyArray_Scalar(&sout[ix], descr, NULL) : NULL;
-                    Py_XDECREF(descr);
-                    if (!outs[k]) {
-                        for (int j = 0; j < k; ++j) Py_DECREF(outs[j]);
-                        for (int j = 0; j < s->nalloc; ++j) Py_DECREF(allocs[j]);
-                        return NULL;
-                    }
-                }
-            }
-            for (int k = 0; k < s->nalloc; ++k) Py_DECREF(allocs[k]);
-            if (any_torch) {       /* outputs come back as the inputs' kind: torch tensors sharing the memory */
-                for (int k = 0; k < nout; ++k) {
-                    if (s->ret_kind[k] != 'a') continue;
-                    PyObject *t = PyObject_CallOneArg(torch_from_numpy, outs[k]);
-                    Py_DECREF(outs[k]);
-                    outs[k] = t;
-                    if (!t) { for (int j = 0; j < nout; ++j) if (j != k) Py_XDECREF(outs[j]); return NULL; }
-                }
-            }
-            if (s->tuple) {
-                PyObject *t = PyTuple_New(nout);
-                if (!t) { for (int k = 0; k < nout; ++k) Py_DECREF(outs[k]); return NULL; }
-                for (int k = 0; k < nout; ++k) PyTuple_SET_ITEM(t, k, outs[k]);
-                return t;
-            }
-            if (nout == 0) Py_RETURN_NONE;
-            return outs[0];
+            PyObject *res = run_row(self, s, args, slots, sout, syms, any_torch);
+            table_release(t);
+            return res;
         }
+        table_release(t);
     }
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
@@ -668,6 +724,7 @@ static PyObject *Launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     Py_INCREF(Py_None);
     self->observer = Py_None;
     self->nspecs = 0;
+    self->table = NULL;
     self->calls = 0;
     return (PyObject *)self;
 }
@@ -689,6 +746,8 @@ static int Launcher_clear_refs(Launcher *self) {
 static void Launcher_dealloc(Launcher *self) {
     PyObject_GC_UnTrack(self);
     Launcher_clear_refs(self);
+    table_release(self->table);
+    self->table = NULL;
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

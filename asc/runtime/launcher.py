@@ -208,22 +208,64 @@ def _load():
         job = _take(path)
         problem = seal.verify(path, key) if job is None else None     # the file and its build record, trusted
         if problem is not None:
-            if _config.config.cache_mode == "must-hit":
-                raise CacheMissError(f"ASC_CACHE=must-hit: the compiled launcher needs compiling ({problem}: "
-                                     f"{path}). Run once without ASC_CACHE=must-hit to fill the cache.")
+            _must_build(path, problem)
             _rebuilding(problem)
             job = _Build(path, key)
-        if job is not None:
-            built = job.finish()
-            if built is None:                         # its compiler was killed: build again, here and now
-                built = _Build(path, key).finish()
-            if not built:
+        if job is not None and not _finish(job, path, key):
+            return None
+        try:
+            mod = _import(path)
+        except ImportError as e:       # intact as recorded, yet it does not import: built again once, when cached
+            if job is not None:
+                cache.log(f"the compiled launcher does not load (calls take the Python path): {e}")
                 return None
+            problem = f"cache entry does not load ({e})"
+            _must_build(path, problem)
+            _rebuilding(problem)
+            if not _finish(_Build(path, key), path, key):
+                return None
+            try:
+                mod = _import_fresh(path)
+            except ImportError as e:
+                cache.log(f"the compiled launcher does not load (calls take the Python path): {e}")
+                return None
+    mod.set_cache_limit(_config.config.output_cache_mb << 20)
+    return mod
+
+
+def _must_build(path: str, problem: str) -> None:
+    if _config.config.cache_mode == "must-hit":
+        raise CacheMissError(f"ASC_CACHE=must-hit: the compiled launcher needs compiling ({problem}: "
+                             f"{path}). Run once without ASC_CACHE=must-hit to fill the cache.")
+
+
+def _finish(job: _Build, path: str, key: str) -> bool:
+    """Waits for the build `job`; a compiler killed by a signal is run once more, here and now."""
+    built = job.finish()
+    if built is None:
+        built = _Build(path, key).finish()
+    return bool(built)
+
+
+def _import(path: str):
     spec = importlib.util.spec_from_file_location("_asc_launch", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    mod.set_cache_limit(_config.config.output_cache_mb << 20)
     return mod
+
+
+def _import_fresh(path: str):
+    """Imports the launcher rebuilt at `path` through a name of its own: the dynamic loader answers a second dlopen
+    of a path it opened already with the library it opened then (the one that did not import)."""
+    fd, link = tempfile.mkstemp(prefix=".tmp-load-", suffix=importlib.machinery.EXTENSION_SUFFIXES[0],
+                                dir=os.path.dirname(path))
+    os.close(fd)
+    try:
+        os.unlink(link)
+        os.link(path, link)            # the same (just verified) file; a link, not a copy
+        return _import(link)
+    finally:
+        _unlink(link)                  # the loaded library stays mapped
 
 
 _torch_set = [False]

@@ -85,12 +85,9 @@ def test_concurrent_first_calls_compile_once(tmp_path, monkeypatch, target):
         assert len(builds) == 1, builds                # one compile for the one key (was up to one per thread)
         info = kernel.cache_info()
         assert info["compiles"] == 1, info
-        if target == "ascend-sim":                     # each call's arguments are its own on this path
-            for r in results:
-                np.testing.assert_array_equal(r, want)
-        # the cpu target's Python path still shares one argument array per specialization between threads (issue
-        # 14, item 2, fixed elsewhere): its results are checked on the calls that follow the first ones
-        results, errors = at_once(lambda i: kernel(x, y))
+        for r in results:                              # each call's arguments are its own (per-call slots)
+            np.testing.assert_array_equal(r, want)
+        results, errors = at_once(lambda i: kernel(x, y))   # and the calls that follow
         assert errors == [] and len(builds) == 1
         for r in results:
             np.testing.assert_array_equal(r, want)

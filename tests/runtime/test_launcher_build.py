@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 import asc
-from asc.runtime import launcher
+from asc.runtime import launcher, seal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(asc.__file__)))     # the asc under test, in the children too
 REAL_CXX = shutil.which("g++") or shutil.which("clang++")
@@ -115,6 +115,12 @@ def launch_dir(tmp_path, cache="cache"):
     return libs
 
 
+def one_launcher(files):
+    """The libraries are one built launcher and nothing else (no temporary file; launch_dir checks its record)."""
+    assert len(files) == 1 and files[0].startswith("_asc_launch-"), files
+    return True
+
+
 def fake_cxx(tmp_path, fail_on: str):
     """A CXX that fails the launcher's compile (fail_on="launcher") or the kernel's (fail_on="kernel") and runs
     the real compiler for the other."""
@@ -140,7 +146,7 @@ def test_fresh_cache_builds_the_launcher_in_the_background_while_the_kernel_comp
     assert out["pending_at_kernel_build"] == [True]      # started before the kernel's compiler ran
     assert out["pending"] == 0 and not out["children"]
     files = launch_dir(tmp_path)
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")    # no temporary file left
+    assert one_launcher(files)
     again, _ = run(tmp_path)                             # a new process with the launcher (and kernel) cached
     assert again["ok"] and again["module"] and again["fast_calls"] >= 2
     assert again["launcher_builds"] == 0 and again["pending_at_kernel_build"] == []
@@ -170,7 +176,7 @@ def test_a_kernel_that_does_not_compile_gives_its_error_and_leaves_no_process(tm
     assert out["pending"] == 0 and not out["children"]
     assert out["module"]                                 # module() itself still works afterwards
     files = launch_dir(tmp_path)
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+    assert one_launcher(files)
 
 
 def test_a_background_build_killed_by_a_signal_is_built_again(tmp_path):
@@ -178,7 +184,7 @@ def test_a_background_build_killed_by_a_signal_is_built_again(tmp_path):
     assert out["ok"] and out["module"] and out["fast_calls"] >= 2
     assert out["launcher_builds"] == 2
     assert out["pending"] == 0 and not out["children"]
-    assert len(launch_dir(tmp_path)) == 1
+    assert one_launcher(launch_dir(tmp_path))
 
 
 def test_two_processes_building_at_once(tmp_path):
@@ -187,7 +193,7 @@ def test_two_processes_building_at_once(tmp_path):
         out, _ = result(p)
         assert out["ok"] and out["module"] and out["fast_calls"] >= 2 and not out["children"]
     files = launch_dir(tmp_path, "shared")
-    assert len(files) == 1 and files[0].startswith("_asc_launch-")
+    assert one_launcher(files)
 
 
 def test_nothing_is_built_for_interpreted_kernels(tmp_path):
@@ -200,3 +206,101 @@ def test_nothing_starts_once_the_launcher_is_loaded():
     assert launcher.module() is not None
     launcher.start()
     assert launcher._pending == []
+
+
+def _record(path):
+    """The fields of the build record (asc/runtime/seal.py) beside the library at `path`."""
+    return dict(line.split(" ", 1) for line in open(seal.seal_path(str(path))).read().splitlines()[1:])
+
+
+def _rebuilt_and_said_once(tmp_path, files, what):
+    """A run that finds the cached launcher unusable: it is built again, said exactly once under ASC_LOG=compile
+    (naming `what` was wrong), the calls after the first take it, and the cache holds one sealed launcher again;
+    the run after that loads it as is and says nothing."""
+    out, stderr = run(tmp_path, ASC_LOG="compile")
+    assert out["ok"] and not out["errors"] and out["module"] and out["fast_calls"] >= 2
+    assert out["launcher_builds"] == 1 and out["pending"] == 0 and not out["children"]
+    said = [line for line in stderr.splitlines() if "launcher" in line]
+    assert len(said) == 1, stderr
+    assert said[0].startswith("asc: the compiled launcher") and said[0].endswith(": rebuilding it"), said
+    assert what in said[0], said
+    assert launch_dir(tmp_path) == files
+    so = tmp_path / "cache" / "launch" / files[0]
+    assert seal.verify(str(so), _record(so)["key"]) is None
+    again, stderr = run(tmp_path, ASC_LOG="compile")              # whole again: loaded as is, nothing said
+    assert again["ok"] and again["module"] and again["fast_calls"] >= 2 and again["launcher_builds"] == 0
+    assert "launcher" not in stderr, stderr
+
+
+DAMAGE = {
+    "truncated": lambda data: data[:len(data) // 2],      # dlopen of this one can kill the process (SIGBUS)
+    "empty": lambda data: b"",
+    "garbage": lambda data: b"\x7fELF" + b"\xff" * 4000,
+    "one_byte_flipped": lambda data: data[:4000] + bytes([data[4000] ^ 0x40]) + data[4001:],
+}
+DAMAGE_SAID = {                                           # what the build record shows each one to be
+    "truncated": "cache entry corrupt (it has ",
+    "empty": "cache entry corrupt (it has 0 bytes",
+    "garbage": "cache entry corrupt (it has 4004 bytes",
+    "one_byte_flipped": "cache entry corrupt (its contents changed since it was built)",
+}
+
+
+@pytest.mark.parametrize("how", sorted(DAMAGE))
+def test_a_damaged_launcher_is_rebuilt_and_said_once(tmp_path, how):
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    so = tmp_path / "cache" / "launch" / files[0]
+    good = so.read_bytes()
+    so.write_bytes(DAMAGE[how](good))
+    _rebuilt_and_said_once(tmp_path, files, DAMAGE_SAID[how])
+    assert so.read_bytes() != DAMAGE[how](good)
+
+
+RECORD_DAMAGE = {
+    "missing": (None, "cache entry corrupt (it has no build record)"),
+    "garbage": (b"not a build record\n", "cache entry corrupt (its build record is damaged)"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(RECORD_DAMAGE))
+def test_a_launcher_without_its_build_record_is_rebuilt(tmp_path, how):
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    record = tmp_path / "cache" / "launch" / (files[0] + ".seal")
+    content, said = RECORD_DAMAGE[how]
+    if content is None:
+        record.unlink()
+    else:
+        record.write_bytes(content)
+    _rebuilt_and_said_once(tmp_path, files, said)
+
+
+def _replace_with_another_library(tmp_path, so, key):
+    """Puts a valid shared library that is not the launcher (no PyInit__asc_launch) at `so`, sealed for `key`."""
+    other = tmp_path / "other.c"
+    other.write_text("int asc_test_not_a_module(void) { return 1; }\n")
+    built = tmp_path / "other.so"
+    subprocess.run([REAL_CXX, "-x", "c", "-shared", "-fPIC", str(other), "-o", str(built)], check=True)
+    seal.install(str(built), str(so), key)
+
+
+def test_a_library_built_for_something_else_is_not_loaded_but_rebuilt(tmp_path):
+    """A valid library that is not the launcher, whose record says it was built for another key (another
+    kernel's library, an older launch.c): never loaded, built again."""
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    so = tmp_path / "cache" / "launch" / files[0]
+    _replace_with_another_library(tmp_path, so, "0" * 64)
+    _rebuilt_and_said_once(tmp_path, files, "cache entry corrupt (it was built for another kernel or signature)")
+
+
+def test_a_launcher_that_does_not_load_is_rebuilt_once(tmp_path):
+    """A file that its record vouches for (the launcher's own key, size and digest) but that does not import (a
+    library that is not the launcher): built again once, and loaded in the same process."""
+    run(tmp_path)
+    files = launch_dir(tmp_path)
+    so = tmp_path / "cache" / "launch" / files[0]
+    _replace_with_another_library(tmp_path, so, _record(so)["key"])
+    assert seal.verify(str(so), _record(so)["key"]) is None      # the record cannot tell: only the import can
+    _rebuilt_and_said_once(tmp_path, files, "does not load")
