@@ -83,10 +83,7 @@ class CStyleRenderer:
         if t.dtype.kind == "b":
             return "true" if c.value else "false"
         if t.dtype.kind in "iu":
-            v = int(c.value)
-            if t.dtype.bits == 64 or t.weak:
-                return f"{v}LL" if -(1 << 63) < v < (1 << 63) else f"(-{(1 << 63) - 1}LL - 1)"
-            return str(v) if v != -(1 << 31) else "(-2147483647 - 1)"   # -2147483648 would be a long
+            return int_literal(int(c.value), 64 if t.weak else t.dtype.bits)
         v = float(c.value)
         f32 = self.suffix(t) == "f32"
         if math.isnan(v):
@@ -94,8 +91,7 @@ class CStyleRenderer:
         if math.isinf(v):
             s = "ASC_INF_F" if f32 else "ASC_INF"
             return s if v > 0 else f"(-{s})"
-        text = repr(v)
-        return text + "f" if f32 else text
+        return float_literal(repr(v) + ("f" if f32 else ""))
 
     def expr(self, e) -> str:
         return getattr(self, "expr_" + type(e).__name__)(e)
@@ -335,6 +331,25 @@ class CStyleRenderer:
 
     def output_slot(self, k: int) -> int:
         raise NotImplementedError
+
+
+def int_literal(v: int, bits: int) -> str:
+    """An integer constant as a C primary expression of a type that holds it: negative values are parenthesized
+    (`-(-7)`, never `--7`), the minimum of int32 / int64 is written as a difference (`-2147483648` would be a long,
+    `-9223372036854775808` is not a literal at all), 64-bit values carry `LL`."""
+    if bits < 64:
+        if v == -(1 << 31):
+            return "(-2147483647 - 1)"
+        return f"({v})" if v < 0 else str(v)
+    if v == -(1 << 63):
+        return "(-9223372036854775807LL - 1)"
+    return f"({v}LL)" if v < 0 else f"{v}LL"
+
+
+def float_literal(text: str) -> str:
+    """A finite float constant's C text as a primary expression: a negative one parenthesized (`-(-7.0f)`, never
+    the decrement `--7.0f`)."""
+    return f"({text})" if text.startswith("-") else text
 
 
 def _c_str(s: str) -> str:
