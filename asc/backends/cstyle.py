@@ -50,6 +50,7 @@ class CStyleRenderer:
         self.decl: dict = {}
         self.dynamic = bool(kernel.symbols)
         self.sites: list = []      # memory-check sites: (loc, tensor name, shape)
+        self.stored = None         # the value expression of the store being rendered
 
     # ---- names and types
     def cname(self, name: str) -> str:
@@ -173,8 +174,11 @@ class CStyleRenderer:
             return f"asc_f2i<{self.ctype(e.type)}>({inner})"
         if dst.is_16bit_float and not e.type.weak:
             wide = src.dtype.kind == "f" and (src.dtype.bits == 64 or src.weak)
-            if not e.explicit:     # carried in float32; a float64 source rounds to odd, so a later store rounds once
-                return f"asc_d2f_odd({inner})" if wide and dst.name == "float16" else f"(float)({inner})"
+            if not e.explicit:
+                # carried in float32, rounded to nearest (the value arithmetic and comparisons see, as the
+                # interpreter's); only a float64 value stored as it is rounds to odd, so the store rounds once
+                odd = wide and dst.name == "float16" and e is self.stored
+                return f"asc_d2f_odd({inner})" if odd else f"(float)({inner})"
             if dst.name == "float16" and wide:
                 return f"asc_h2f(asc_d2h({inner}))"
             return self.round_to[dst.name].format(inner if src.dtype.kind == "f" and not wide else
@@ -222,8 +226,16 @@ class CStyleRenderer:
     def stmt_ExprStmt(self, s):
         self.emit(f"(void){self.expr(s.expr)};")
 
+    def stored_expr(self, value) -> str:
+        """The text of a value being stored into a tensor element (see expr_Cast: a float64 value rounds once)."""
+        self.stored = value
+        try:
+            return self.expr(value)
+        finally:
+            self.stored = None
+
     def stmt_Store(self, s):
-        value = self.expr(s.value)
+        value = self.stored_expr(s.value)
         if self.options.get("finite_check") and s.value.type.dtype.kind == "f":
             site = len(self.sites)
             self.sites.append((s.loc, s.tensor.name, s.tensor.type.shape))

@@ -120,9 +120,11 @@ def binary(op, a, b, loc):
 def compare(op, a, b, loc):
     t = ir.promote(a.type, b.type) if UNKNOWN not in (a.type, b.type) else UNKNOWN
     for c in (a, b):   # NumPy compares a Python int exactly, even one out of the other dtype's range
-        if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and t.dtype.kind in "iu" \
-                and not t.weak and not fits(c.value, t.dtype):
-            t = ir.ScalarType(ir.int64) if fits(c.value, ir.int64) else ir.ScalarType(ir.float64)
+        if c.type.weak and c.type.dtype.kind == "i" and t.dtype.kind in "iu" and not t.weak:
+            if not isinstance(c, ir.Const):
+                t = ir.ScalarType(ir.int64)     # a Python int's runtime value: compared in int64, never wrapped
+            elif not fits(c.value, t.dtype):
+                t = ir.ScalarType(ir.int64) if fits(c.value, ir.int64) else ir.ScalarType(ir.float64)
     rt = ir.ScalarType(ir.bool_, weak=a.type.weak and b.type.weak)
     if isinstance(a, ir.Const) and isinstance(b, ir.Const):
         return ir.Const(bool(FOLD[op](a.value, b.value)), rt, loc)
