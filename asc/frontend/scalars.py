@@ -24,6 +24,11 @@ FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b
 
 # ------------------------------------------------------------------ constants
 
+def node_span(node) -> tuple:
+    """Where an expression is in its source: (line, col, end line, end col), the key of its conversion."""
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
 def py_const(v, loc):
     """A Python or NumPy number as an IR constant (Python numbers are weak), or None."""
     if isinstance(v, bool):
@@ -182,6 +187,7 @@ class ScalarMixin:
         return math_call(b, args, self.loc(node))
 
     def note_conversion(self, node, t, *operands):
-        """Records that the interpreter must convert the value chosen at `node` to t (see ir.Kernel)."""
+        """Records that the interpreter must convert the value chosen at `node` to t (see ir.Kernel). The key is the
+        node's whole span: `min(a, b) if c else d` starts where its `min(a, b)` does."""
         if any(o.type != t for o in operands) and t != UNKNOWN:
-            self.conversions[(node.lineno, node.col_offset)] = t
+            self.conversions[node_span(node)] = t

@@ -67,7 +67,7 @@ class _Wrap(ast.NodeTransformer):
         self.keys = keys
 
     def _wrap(self, node):
-        k = self.keys.get((node.lineno, node.col_offset))
+        k = self.keys.get((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
         if k is None:
             return node
         call = ast.Call(ast.Name("__asc_as", ast.Load()), [node, ast.Constant(k)], [])
