@@ -6,8 +6,9 @@ import importlib
 
 from .version import __version__  # noqa: F401
 
-from .errors import (AscError, ArgumentError, CacheMissError, CompileError, KernelTypeError,  # noqa: E402,F401
-                     MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError)
+from .errors import (AscError, ArgumentError, CacheMissError, CompileError, ConstantOverflowError,  # noqa: E402,F401
+                     IntegerOverflowError, KernelTypeError, MemoryCheckError, NumericCheckError, ShapeError,
+                     ToolchainError, UnsupportedError)
 
 
 from . import language  # noqa: E402,F401  (the top layer: docs/architecture.md)

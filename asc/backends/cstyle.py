@@ -51,6 +51,7 @@ class CStyleRenderer:
         self.dynamic = bool(kernel.symbols)
         self.sites: list = []      # memory-check sites: (loc, tensor name, shape)
         self.stored = None         # the value expression of the store being rendered
+        self.overflow_sites: list = []   # checked conversions of a Python int: (loc, dtype name), by site number
 
     # ---- names and types
     def cname(self, name: str) -> str:
@@ -148,7 +149,10 @@ class CStyleRenderer:
         cls = self.suffix(e.type)
         fn = self.binary_fn.get((e.op, cls))
         if fn:
-            return self.narrow(e.type, fn.format(self.expr(e.a), self.expr(e.b), t=self.ctype(e.type)))
+            b = self.expr(e.b)
+            if needs_fit_check(e):          # a shift count (not converted) must fit the shifted dtype too
+                b = self.fit_checked(b, e.type, e.loc)
+            return self.narrow(e.type, fn.format(self.expr(e.a), b, t=self.ctype(e.type)))
         if e.op == "pow":
             return self.math_fn["pow"].format(self.expr(e.a), self.expr(e.b), s=self.suffix(e.type))
         if e.op == "truediv" and cls == "i":
@@ -164,10 +168,18 @@ class CStyleRenderer:
     def expr_Select(self, e):
         return f"({self.expr(e.cond)} ? {self.expr(e.a)} : {self.expr(e.b)})"
 
+    def fit_checked(self, text: str, t: ir.ScalarType, loc) -> str:
+        """`text`, a Python int's value (int64), converted to the integer type t, recording an OverflowError when it
+        does not fit (asc_weak_fit; the call raises asc.IntegerOverflowError, as NumPy 2 does)."""
+        self.overflow_sites.append((loc, t.dtype.name))
+        return f"asc_weak_fit<{self.ctype(t)}>({text}, {len(self.overflow_sites) - 1})"
+
     def expr_Cast(self, e):
         src = e.x.type
         inner = self.expr(e.x)
         dst = e.type.dtype
+        if needs_fit_check(e):
+            return self.fit_checked(inner, e.type, e.loc)
         if dst.kind == "b":
             return f"({inner} != 0)"
         if dst.kind in "iu" and src.dtype.kind == "f":
@@ -343,6 +355,31 @@ class CStyleRenderer:
 
     def output_slot(self, k: int) -> int:
         raise NotImplementedError
+
+
+def _runtime_python_int(x) -> bool:
+    return x.type.weak and x.type.dtype.kind in "iu" and not isinstance(x, ir.Const)
+
+
+def _narrow_int(t) -> bool:
+    return not t.weak and t.dtype.kind in "iu" and (t.dtype.bits < 64 or t.dtype.kind == "u")
+
+
+def needs_fit_check(e) -> bool:
+    """Whether `e` converts a Python int known only at run time (a scalar argument, a loop index, an expression of
+    them: int64 in C) to an integer dtype it may not fit: an implicit Cast (arithmetic, lang.maximum, a ternary,
+    min/max, a store) or a shift count. Constants are checked at compile time (frontend/scalars.py)."""
+    if isinstance(e, ir.Cast):
+        return not e.explicit and _runtime_python_int(e.x) and _narrow_int(e.type)
+    if isinstance(e, ir.Binary) and e.op in ("lshift", "rshift"):
+        return _runtime_python_int(e.b) and _narrow_int(e.type)
+    return False
+
+
+def uses_fit_checks(kernel: ir.Kernel) -> bool:
+    """Whether any function of `kernel` has a conversion needs_fit_check says is checked."""
+    return any(needs_fit_check(x) for f in kernel.funcs + (kernel.entry,) for st in ir.walk_stmts(f.body)
+               for x in ir.stmt_exprs(st))
 
 
 def int_literal(v: int, bits: int) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ir
 from ..dtypes import HANDLES, as_dtype
-from ..errors import KernelTypeError
+from ..errors import ConstantOverflowError, KernelTypeError, overflow_message
 from .context import UNKNOWN
 
 FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -87,17 +87,25 @@ def cast(v, t, loc, explicit=False):
     if v.type == t and not (explicit and t.dtype.is_16bit_float):
         return v
     if isinstance(v, ir.Const):
+        if not explicit:
+            check_fits(v, t, loc)
         return ir.Const(convert_const(v.value, t, explicit), t, v.loc)
     return ir.Cast(v, t, v.loc or loc, explicit)
 
 
+def check_fits(c, t, loc):
+    """A Python int constant implicitly converted to the integer dtype of t must fit it (NumPy 2 / NEP 50)."""
+    if c.type.weak and c.type.dtype.kind == "i" and not t.weak and t.dtype.kind in "iu" \
+            and not fits(c.value, t.dtype):
+        raise ConstantOverflowError(overflow_message(c.value, t.dtype.name), c.loc or loc)
+
+
 def check_weak_int(a, b, loc):
-    """NumPy 2 refuses a Python int that does not fit the integer dtype it meets (`uint8_value + 300`)."""
+    """NumPy 2 refuses a Python int that does not fit the integer dtype it meets (`uint8_value + 300`), also as
+    a shift count (which is not converted)."""
     for c, other in ((a, b), (b, a)):
-        if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and not other.type.weak \
-                and other.type.dtype.kind in "iu":
-            if not fits(c.value, other.type.dtype):
-                raise KernelTypeError(f"Python integer {c.value} out of bounds for {other.type.dtype.name}", loc)
+        if isinstance(c, ir.Const) and not other.type.weak:
+            check_fits(c, other.type, loc)
 
 
 def binary(op, a, b, loc):

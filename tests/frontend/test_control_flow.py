@@ -321,7 +321,7 @@ def uint8_overflow(x: lang.uint8[N]):
 def test_python_int_out_of_bounds_for_dtype_is_refused_like_numpy():
     import asc
     x = np.zeros(3, np.uint8)
-    with pytest.raises(asc.KernelTypeError, match="Python integer 300 out of bounds for uint8"):
+    with pytest.raises(asc.ConstantOverflowError, match="Python integer 300 out of bounds for uint8"):
         uint8_overflow(x)
     with pytest.raises(OverflowError):
         x[0] + 300          # NumPy 2 agrees
