@@ -169,6 +169,7 @@ class Node:
         self.ev = ev              # the NumPy model: an array of COMPUTE[ty]
         self.bound = bound        # |value| <= bound, for weak ints (Python ints must stay in int32 range)
         self.nonneg = nonneg      # a weak int known to be >= 0 (it may meet a uint8 value)
+        self.const = False        # a Python constant (a literal or folded from literals)
         self.trans = trans        # the transcendental calls inside (then compared within a tolerance)
         self.scale = scale        # magnitude of the terms whose rounding errors reach the result
 
@@ -177,8 +178,12 @@ class Node:
 
 
 class Cond:
-    def __init__(self, src: str, ev: Callable[[Env], np.ndarray]):
+    def __init__(self, src: str, ev: Callable[[Env], np.ndarray], const: bool = False):
         self.src, self.ev = src, ev
+        self.const = const        # of Python constants only: folded at compile time
+
+    def value(self) -> bool:
+        return bool(self.ev({"n": 1})[0])
 
     def __repr__(self):
         return f"<cond: {self.src}>"
@@ -189,8 +194,10 @@ def lit(v) -> Node:
     text = repr(v)
     if text.startswith("-"):
         text = f"({text})"
-    return Node(text, t, lambda env: np.full(env["n"], v, COMPUTE[t.name]), bound=abs(v) if t == WI else 0,
+    node = Node(text, t, lambda env: np.full(env["n"], v, COMPUTE[t.name]), bound=abs(v) if t == WI else 0,
                 nonneg=t == WI and v >= 0)
+    node.const = True
+    return node
 
 
 def load(name: str, ty: Ty) -> Node:
@@ -224,7 +231,9 @@ def binary(op: str, a: Node, b: Node) -> Node:
                  "<<": ba << min(bb, 64), "**": ba ** min(bb, 64) if ba > 1 else 1}[op]
     nonneg = t == WI and (b.nonneg if op == "%" else a.nonneg if op in ("<<", ">>", "**") else
                           a.nonneg and b.nonneg and op != "-")
-    return Node(f"({a.src} {op} {b.src})", t, ev, bound, a.trans + b.trans, nonneg=nonneg)
+    n = Node(f"({a.src} {op} {b.src})", t, ev, bound, a.trans + b.trans, nonneg=nonneg)
+    n.const = a.const and b.const and t.weak      # Python numbers only are folded
+    return n
 
 
 def compare(op: str, a: Node, b: Node) -> Cond:
@@ -233,10 +242,16 @@ def compare(op: str, a: Node, b: Node) -> Cond:
     else:
         t = promote(a.ty, b.ty)
     fn = CMP[op]
-    return Cond(f"{a.src} {op} {b.src}", lambda env: fn(conv(a.ev(env), t), conv(b.ev(env), t)))
+    return Cond(f"{a.src} {op} {b.src}", lambda env: fn(conv(a.ev(env), t), conv(b.ev(env), t)), a.const and b.const)
 
 
 def select(c: Cond, a: Node, b: Node) -> Node:
+    if c.const:          # Python: `a if True else b` is a, unchanged (its own type)
+        pick = a if c.value() else b
+        n = Node(f"({a.src} if {c.src} else {b.src})", pick.ty, pick.ev, pick.bound, pick.trans, pick.scale,
+                 pick.nonneg)
+        n.const = pick.const
+        return n
     t = promote(a.ty, b.ty)
     return Node(f"({a.src} if {c.src} else {b.src})", t,
                 lambda env: np.where(c.ev(env), conv(a.ev(env), t), conv(b.ev(env), t)),
@@ -253,22 +268,28 @@ def py_minmax(fname: str, args: list) -> Node:
     out = args[0]
     for v in args[1:]:
         out = step(out, v)
-    return Node(f"{fname}({', '.join(a.src for a in args)})", out.ty, out.ev, out.bound,
-                sum((a.trans for a in args), ()), nonneg=all(a.nonneg for a in args))
+    n = Node(f"{fname}({', '.join(a.src for a in args)})", out.ty, out.ev, out.bound,
+             sum((a.trans for a in args), ()), nonneg=all(a.nonneg for a in args))
+    n.const = all(a.const for a in args)
+    return n
 
 
 def np_minmax(fname: str, a: Node, b: Node) -> Node:
     t = promote(a.ty, b.ty)
     fn = np.maximum if fname == "maximum" else np.minimum
-    return Node(f"lang.{fname}({a.src}, {b.src})", t, lambda env: fn(conv(a.ev(env), t), conv(b.ev(env), t)),
-                max(a.bound, b.bound), a.trans + b.trans, nonneg=a.nonneg and b.nonneg)
+    n = Node(f"lang.{fname}({a.src}, {b.src})", t, lambda env: fn(conv(a.ev(env), t), conv(b.ev(env), t)),
+             max(a.bound, b.bound), a.trans + b.trans, nonneg=a.nonneg and b.nonneg)
+    n.const = a.const and b.const
+    return n
 
 
 def unary(op: str, a: Node) -> Node:
     fn = {"-": np.negative, "~": np.invert, "abs": np.abs}[op]
     src = f"abs({a.src})" if op == "abs" else f"({op}{a.src})"
-    return Node(src, a.ty, lambda env: fn(a.ev(env)), 2 * a.bound + 1 if op == "~" else a.bound, a.trans,
-                nonneg=op == "abs" or (op == "-" and a.bound == 0))
+    n = Node(src, a.ty, lambda env: fn(a.ev(env)), 2 * a.bound + 1 if op == "~" else a.bound, a.trans,
+             nonneg=op == "abs" or (op == "-" and a.bound == 0))
+    n.const = a.const and op != "~"             # -c and abs(c) are folded, ~c is not
+    return n
 
 
 def fmath(name: str, a: Node) -> Node:
@@ -279,13 +300,17 @@ def fmath(name: str, a: Node) -> Node:
     def ev(env):
         with np.errstate(all="ignore"):
             return fn(conv(a.ev(env), t))
-    return Node(f"lang.{name}({a.src})", t, ev, 0, a.trans)
+    n = Node(f"lang.{name}({a.src})", t, ev, 0, a.trans)
+    n.const = a.const
+    return n
 
 
 def cast(a: Node, target: str, style: str) -> Node:
     t = Ty(target)
     src = f"lang.cast({a.src}, lang.{LANG[target]})" if style == "cast" else f"lang.{LANG[target]}({a.src})"
-    return Node(src, t, lambda env: explicit_cast(a.ev(env), t), 0, a.trans)
+    n = Node(src, t, lambda env: explicit_cast(a.ev(env), t), 0, a.trans)
+    n.const = a.const
+    return n
 
 
 def trans_call(name: str, a: Node) -> Node:
@@ -297,6 +322,7 @@ def trans_call(name: str, a: Node) -> Node:
             return fn(conv(a.ev(env), t)).astype(COMPUTE[t.name])
     node = Node(f"lang.{name}({a.src})", t, ev, 0, a.trans + ((name, t),))
     node.scale = lambda env: np.abs(ev(env).astype(np.float64))
+    node.const = a.const
     return node
 
 
@@ -308,6 +334,7 @@ def pow_call(a: Node, b: Node) -> Node:
             return np.power(conv(a.ev(env), t), conv(b.ev(env), t)).astype(COMPUTE[t.name])
     node = Node(f"lang.pow({a.src}, {b.src})", t, ev, 0, a.trans + b.trans + (("pow", t),))
     node.scale = lambda env: np.abs(ev(env).astype(np.float64))
+    node.const = a.const and b.const
     return node
 
 
@@ -456,14 +483,17 @@ class Gen:
         if form in ("and", "or"):
             c2 = compare(self.pick(list(CMP)), self.exact(d), self.exact(d))
             fn = np.logical_and if form == "and" else np.logical_or
-            return Cond(f"({c.src} {form} {c2.src})", lambda env: fn(c.ev(env), c2.ev(env)))
+            # folded as Python does when the left side is constant: `False and c2` is False, `True and c2` is c2
+            const = c.const and (c2.const or c.value() == (form == "or"))
+            return Cond(f"({c.src} {form} {c2.src})", lambda env: fn(c.ev(env), c2.ev(env)), const)
         if form == "not":
-            return Cond(f"not ({c.src})", lambda env: np.logical_not(c.ev(env)))
+            return Cond(f"not ({c.src})", lambda env: np.logical_not(c.ev(env)), c.const)
         if form == "chain":
             a, b, e = self.exact(d), self.exact(d), self.exact(d)
             op2 = self.pick(list(CMP))
             c1, c2 = compare(op, a, b), compare(op2, b, e)
-            return Cond(f"{a.src} {op} {b.src} {op2} {e.src}", lambda env: c1.ev(env) & c2.ev(env))
+            return Cond(f"{a.src} {op} {b.src} {op2} {e.src}", lambda env: c1.ev(env) & c2.ev(env),
+                        c1.const and c2.const)
         return c
 
     # ---- transcendental expressions (compared within a tolerance)
@@ -644,21 +674,21 @@ def describe(source, inputs, j, bad, got: dict, repro: tuple | None = None) -> s
     lines = [f"output o{j}: {len(idx)} of {len(bad)} elements differ", source]
     if repro is not None:
         t = idx[0]
-        lines.append("Reproduce with (i = 0 is the loop index; the fuzzed failure was at i = %d):\n" % t
-                     + repro_source(repro, (x[t], y[t], k[t], m[t])))
+        lines.append(f"Reproduce with (every element is element {t}'s inputs; the last one, i = {t}, fails):\n"
+                     + repro_source(repro, (x[t], y[t], k[t], m[t]), t + 1))
     for t in idx[:6]:
         lines.append(f"  i={t}: x={_fmt(x[t])} y={_fmt(y[t])} k={int(k[t])} m={int(m[t])}  " +
                      "  ".join(f"{name}={_fmt(v[t])}" for name, v in got.items()))
     return "\n".join(lines)
 
 
-def repro_source(repro: tuple, element: tuple) -> str:
+def repro_source(repro: tuple, element: tuple, n: int) -> str:
     xdt, ydt, expr, odt, kdt, mdt = repro
     x, y, k, m = element
     return (kernel_source(xdt, ydt, [(expr, odt)], False, kdt, mdt)
-            + f"x = np.array([{_pylit(x)}]).astype({_dtname(xdt)}); "
-              f"y = np.array([{_pylit(y)}]).astype({_dtname(ydt)}); "
-              f"k = np.array([{int(k)}], {_dtname(kdt)}); m = np.array([{int(m)}], {_dtname(mdt)})")
+            + f"x = np.full({n}, {_pylit(x)}).astype({_dtname(xdt)}); "
+              f"y = np.full({n}, {_pylit(y)}).astype({_dtname(ydt)}); "
+              f"k = np.full({n}, {int(k)}, {_dtname(kdt)}); m = np.full({n}, {int(m)}, {_dtname(mdt)})")
 
 
 # ---------------------------------------------------------------------------------------------------- the checks
@@ -925,6 +955,10 @@ FOUND_BUGS = [
          [0], [2 ** -24], [0], [0], lambda x, y, k, m: y * _F32(1e30),
          "compiled: a non-constant Python float meeting a float16 value was converted to float32 rounding to odd "
          "(meant for a float64 value stored into float16), so the product was one ulp off"),
+    _bug("f64-store-to-bf16-double-rounding", "y[i]", ("f32", "f64", "bf16"),
+         [0, 0], [2 ** 32 + 2 ** 24 + 1, -286.99999994], [0, 0], [0, 0], lambda x, y, k, m: y.astype(BF16),
+         "storing a float64 value into a bfloat16 tensor rounded twice (double -> float -> bfloat16: a tie the "
+         "second time); float16 stores already rounded to odd first"),
 ]
 
 

@@ -189,7 +189,7 @@ class CStyleRenderer:
             if not e.explicit:
                 # carried in float32, rounded to nearest (the value arithmetic and comparisons see, as the
                 # interpreter's); only a float64 value stored as it is rounds to odd, so the store rounds once
-                odd = wide and dst.name == "float16" and e is self.stored
+                odd = wide and e is self.stored
                 return f"asc_d2f_odd({inner})" if odd else f"(float)({inner})"
             if dst.name == "float16" and wide:
                 return f"asc_h2f(asc_d2h({inner}))"
