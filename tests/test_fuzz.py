@@ -483,9 +483,10 @@ class Gen:
         if form in ("and", "or"):
             c2 = compare(self.pick(list(CMP)), self.exact(d), self.exact(d))
             fn = np.logical_and if form == "and" else np.logical_or
-            # folded as Python does when the left side is constant: `False and c2` is False, `True and c2` is c2
-            const = c.const and (c2.const or c.value() == (form == "or"))
-            return Cond(f"({c.src} {form} {c2.src})", lambda env: fn(c.ev(env), c2.ev(env)), const)
+            src = f"({c.src} {form} {c2.src})"
+            if c.const:      # folded as Python does: `False and c2` is False, `True and c2` is c2
+                return Cond(src, c.ev, True) if c.value() == (form == "or") else Cond(src, c2.ev, c2.const)
+            return Cond(src, lambda env: fn(c.ev(env), c2.ev(env)))
         if form == "not":
             return Cond(f"not ({c.src})", lambda env: np.logical_not(c.ev(env)), c.const)
         if form == "chain":
@@ -959,6 +960,10 @@ FOUND_BUGS = [
          [0, 0], [2 ** 32 + 2 ** 24 + 1, -286.99999994], [0, 0], [0, 0], lambda x, y, k, m: y.astype(BF16),
          "storing a float64 value into a bfloat16 tensor rounded twice (double -> float -> bfloat16: a tie the "
          "second time); float16 stores already rounded to odd first"),
+    _bug("interp-store-numpy-int-to-narrower", "k[i]", ("f32", "f32", "i8", "u8", "u8"),
+         [0, 0], [0, 0], [254, 127], [0, 0], lambda x, y, k, m: k.astype(np.int8),
+         "interpreter: a uint8 value stored into an int8 element raised OverflowError (NumPy's scalar assignment "
+         "goes through a Python int); `out[:] = k` and compiled code wrap"),
 ]
 
 
