@@ -1,9 +1,9 @@
 """Differential fuzz test: random element-level kernels, compiled (cpu target) vs interpreted vs a NumPy model.
 
-Each example generates the Python source of one kernel
+Each program is one random expression; a kernel holds 2-6 of them (one compile checks several)
 
     @lang.kernel(...)
-    def fz(x: lang.<float dtype>[N], y: lang.<float dtype>[N], k: lang.int32[N], m: lang.int32[N]):
+    def fz(x: lang.<float dtype>[N], y: lang.<float dtype>[N], k: lang.<int dtype>[N], m: lang.<int dtype>[N]):
         o0 = lang.empty_like(x, lang.<dtype>)
         ...
         for i in range(N):
@@ -11,29 +11,36 @@ Each example generates the Python source of one kernel
             ...
         return o0, ...
 
-with 1-4 outputs (several expressions per compile), writes it into a module file in a temporary directory, imports
-it, and runs it compiled and with target="interpret" on random inputs full of special values (0, -0, +-1, huge,
-tiny, subnormal, inf, nan, INT32_MIN/MAX).
+written into a module file in a temporary directory, imported, and run compiled and with target="interpret" on
+random inputs full of special values (0, -0, +-1, huge, tiny, subnormal, inf, nan, each integer dtype's min/max).
+x and y are float16, bfloat16, float32 or float64; k and m int8, int16, int32, int64 or uint8.
 
 The expressions are random trees (depth <= 4) over x[i], y[i], k[i], m[i], the loop index i and weak Python
 literals: + - * / // % ** & | ^ << >>, unary - ~, Python abs/min/max, ternaries on comparisons (with and/or/not and
-chains), lang.maximum/minimum/floor/ceil/sqrt/pow, lang.cast / lang.<dtype>(v) conversions, and transcendental
-functions (exp log tanh erf sigmoid sin cos rsqrt pow) on safe arguments.
+chains, constant conditions too), lang.maximum/minimum/floor/ceil/sqrt/pow, lang.cast / lang.<dtype>(v)
+conversions (to every dtype), and transcendental functions (exp log tanh erf sigmoid sin cos rsqrt pow) on safe
+arguments.
 
 Every expression is also evaluated by an independent vectorized NumPy model that implements the documented typing
-rules (NumPy 2 / NEP 50 promotion with weak Python scalars; 16-bit floats are storage types computed in float32)
-with NumPy array semantics. Outputs without transcendental functions must be bit-identical (NaNs equal, signed
-zeros distinguished) between compiled code, the interpreter and the model; outputs with transcendental functions
-must agree within a few float32 ulp (relative to the magnitude of the terms that carry the error) plus one rounding
-of the storage dtype.
+rules (NumPy 2 / NEP 50 promotion with weak Python scalars; 16-bit floats are storage types computed in float32; a
+ternary with a constant condition is its chosen branch) with NumPy array semantics. Outputs without transcendental
+functions must be bit-identical (NaNs equal, signed zeros distinguished) between compiled code, the interpreter and
+the model; outputs with transcendental functions must agree within a few float32 ulp (relative to the magnitude of
+the terms that carry the error) plus one rounding of the storage dtype.
 
 Sizes are 0, 1, 7, 33 and 1000: a dynamic-shape kernel is called with all of them, a static one with one. Division
 by zero is guarded (`d if d != 0 else 1`) only where both operands are Python numbers (Python raises there); on
-NumPy-typed values it is defined (inf / nan, 0 for integers) and tested. Python ints are kept within int32 range.
+NumPy-typed values it is defined (inf / nan, 0 for integers) and tested. Python ints are kept within int32 range,
+and a Python int that might not fit the integer dtype it meets is taken % 100 (NumPy raises OverflowError there:
+tests/language/test_weak_int_overflow.py tests that).
 
-30 derandomized examples (reproducible in CI), no shrinking (each step would recompile): a failure prints the
-kernel, the differing elements, and a one-output kernel with one element's inputs. ASC_FUZZ_EXAMPLES=n runs more
-examples, ASC_FUZZ_SHRINK=1 lets Hypothesis shrink.
+Seeds: each seed of ASC_FUZZ_SEEDS ("0,1,2,3" by default; "100-599" for a range) runs ASC_FUZZ_EXAMPLES kernels
+(8 by default), each drawn from random.Random("asc-fuzz:<seed>:<index>"): reproducible, and every seed given runs.
+Every failing program of a seed is reported (its kernel, the differing elements, and a one-output kernel with the
+failing element's inputs), and the seed's other programs still run. ASC_FUZZ_LOG=file appends a line per seed
+(kernels, programs, failures) and the failures, for long runs outside CI:
+
+    ASC_FUZZ_SEEDS=1000-1599 ASC_FUZZ_EXAMPLES=10 ASC_FUZZ_LOG=/tmp/fuzz.log nice python -m pytest tests/test_fuzz.py
 
 The asc bugs this fuzzer found (since fixed) are pinned as regression cases in test_found_bug, each with a
 minimal kernel.

@@ -368,8 +368,8 @@ def _narrow_int(t) -> bool:
 def _known_to_fit(x, t) -> bool:
     """A constant that fits t, or a ternary of such (`1 if c else 0`)."""
     if isinstance(x, ir.Const):
-        info = (1 << (t.dtype.bits - 1)) if t.dtype.kind == "i" else 0
-        lo, hi = (-info, info - 1) if t.dtype.kind == "i" else (0, (1 << t.dtype.bits) - 1)
+        bits = t.dtype.bits
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.dtype.kind == "i" else (0, (1 << bits) - 1)
         return lo <= int(x.value) <= hi
     if isinstance(x, ir.Select):
         return _known_to_fit(x.a, t) and _known_to_fit(x.b, t)
@@ -381,7 +381,8 @@ def needs_fit_check(e) -> bool:
     them: int64 in C) to an integer dtype it may not fit: an implicit Cast (arithmetic, lang.maximum, a ternary,
     min/max, a store) or a shift count. Constants are checked at compile time (frontend/scalars.py)."""
     if isinstance(e, ir.Cast):
-        return not e.explicit and _runtime_python_int(e.x) and _narrow_int(e.type) and not _known_to_fit(e.x, e.type)
+        return (not e.explicit and _runtime_python_int(e.x) and _narrow_int(e.type)
+                and not _known_to_fit(e.x, e.type))
     if isinstance(e, ir.Binary) and e.op in ("lshift", "rshift"):
         return _runtime_python_int(e.b) and _narrow_int(e.type)
     return False
