@@ -814,6 +814,8 @@ def _seeds(text: str) -> list:
 # Every seed runs its own fixed budget of programs (reproducible: a program depends only on its seed and index).
 # ASC_FUZZ_SEEDS="0-499" and ASC_FUZZ_EXAMPLES=n (kernels per seed) set the run; ASC_FUZZ_LOG=file appends one
 # line per seed (kernels, programs, failures) for long runs outside CI.
+# The CI budget: 4 seeds x 8 kernels, 132 programs, ~32 s wall with a cold kernel cache on a loaded 2-core machine
+# (the Hypothesis version ran ~75 programs in 30 kernels, and one sequence whatever the seed).
 SEEDS = _seeds(os.environ.get("ASC_FUZZ_SEEDS", "0,1,2,3"))
 EXAMPLES = int(os.environ.get("ASC_FUZZ_EXAMPLES", 8))
 
