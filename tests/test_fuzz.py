@@ -973,6 +973,10 @@ FOUND_BUGS = [
          [0, 0], [0, 0], [254, 127], [0, 0], lambda x, y, k, m: k.astype(np.int8),
          "interpreter: a uint8 value stored into an int8 element raised OverflowError (NumPy's scalar assignment "
          "goes through a Python int); `out[:] = k` and compiled code wrap"),
+    _bug("zero-minus-int-is-minus-zero", "((0.0 - i) + (0.0 - k[i]))", ("f32", "f32", "f64"),
+         [0, 0], [0, 0], [0, 3], [0, 0], lambda x, y, k, m: (0.0 - np.arange(2)) + (0.0 - k),
+         "compiled: GCC folds `0.0 - (double)i` into `-(double)i`, -0.0 for i = 0 (so x // (0.0 - i) was -inf); "
+         "integer -> float conversions now go through asc_i2f"),
 ]
 
 

@@ -197,6 +197,9 @@ class CStyleRenderer:
                                                   f"(float)({inner})")
         if self.ctype(e.type) == self.ctype(src):
             return inner
+        if dst.kind == "f" and src.dtype.kind in "biu":
+            # through a function: GCC folds `0.0 - (double)i` to `-(double)i`, -0.0 for i = 0 (NumPy: +0.0)
+            return f"asc_i2f<{self.ctype(e.type)}>({inner})"
         return f"({self.ctype(e.type)})({inner})"
 
     def expr_Call(self, e):

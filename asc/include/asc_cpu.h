@@ -176,6 +176,12 @@ template <typename T> struct Buffer {
 }  // namespace asc
 #endif
 
+// an integer converted to a float, as a call: GCC (12) folds `0.0 - (double)i` into `-(double)i` at the source level,
+// which is -0.0 for i = 0 (IEEE and NumPy: +0.0); it does not see through a function
+#if defined(__cplusplus)
+template <typename T, typename I> static inline T asc_i2f(I v) { return (T)v; }
+#endif
+
 // ---------------------------------------------------------------- a Python int meeting an integer dtype (NEP 50)
 #if defined(__cplusplus)
 #include <atomic>
