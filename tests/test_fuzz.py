@@ -977,6 +977,11 @@ FOUND_BUGS = [
          [0, 0], [0, 0], [0, 3], [0, 0], lambda x, y, k, m: (0.0 - np.arange(2)) + (0.0 - k),
          "compiled: GCC folds `0.0 - (double)i` into `-(double)i`, -0.0 for i = 0 (so x // (0.0 - i) was -inf); "
          "integer -> float conversions now go through asc_i2f"),
+    _bug("f64-to-bf16-cast-double-rounding", "(lang.bfloat16(y[i]) + lang.cast(y[i], lang.bfloat16))",
+         ("f32", "f64", "f64"), [0, 0], [2 ** 32 + 2 ** 24 + 1, -286.99999994], [0, 0], [0, 0],
+         lambda x, y, k, m: 2 * y.astype(BF16).astype(np.float64),
+         "compiled: an explicit float64 -> bfloat16 conversion rounded twice (double -> float -> bfloat16: a tie "
+         "the second time)"),
 ]
 
 

@@ -193,6 +193,8 @@ class CStyleRenderer:
                 return f"asc_d2f_odd({inner})" if odd else f"(float)({inner})"
             if dst.name == "float16" and wide:
                 return f"asc_h2f(asc_d2h({inner}))"
+            if wide:                # float64 -> bfloat16: to float32 rounding to odd, so the value rounds once
+                return self.round_to[dst.name].format(f"asc_d2f_odd({inner})")
             return self.round_to[dst.name].format(inner if src.dtype.kind == "f" and not wide else
                                                   f"(float)({inner})")
         if self.ctype(e.type) == self.ctype(src):
