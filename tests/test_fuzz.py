@@ -991,6 +991,10 @@ FOUND_BUGS = [
          [0, 0, 0], [-730.0, -725.1597234803366, -800.0], [0, 0, 0], [0, 0, 0], lambda x, y, k, m: np.exp(y),
          "interpreter: sigmoid(v) was 0.0 below -700 and the NumPy form 1 / (1 + exp(-v)) is 0.0 below -709; "
          "sigmoid(-730) is exp(-730) = 9.2e-318 (a subnormal), which compiled code gives"),
+    _bug("interp-pow-neg-inf-base", "lang.pow(x[i], y[i])", ("f32", "f32", "f32"),
+         [-math.inf] * 4, [0.5, 3.0, -0.5, -3.0], [0] * 4, [0] * 4,
+         lambda x, y, k, m: np.array([math.pow(a, b) for a, b in zip(x.tolist(), y.tolist())], np.float32),
+         "interpreter: (-inf) ** 0.5 was nan (NumPy's power loops); IEEE 754, C's pow and compiled code give inf"),
 ]
 
 
