@@ -7,8 +7,9 @@ import importlib
 from .version import __version__  # noqa: F401
 
 from .errors import (AscError, ArgumentError, CacheMissError, CacheWarning, CompileError,  # noqa: E402,F401
-                     GradDetachedWarning, KernelTypeError, MemoryCheckError, NumericCheckError, ShapeError,
-                     ToolchainError, UnsupportedError, UntrustedCacheError)
+                     ConstantOverflowError, GradDetachedWarning, IntegerOverflowError, KernelTypeError,
+                     MemoryCheckError, NumericCheckError, ShapeError, ToolchainError, UnsupportedError,
+                     UntrustedCacheError)
 
 
 from . import language  # noqa: E402,F401  (the top layer: docs/architecture.md)

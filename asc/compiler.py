@@ -179,6 +179,12 @@ class Build:
     source: object            # the rendered source object, where the target keeps one (ascend-sim)
 
 
+def overflow_sites(lowered: ir.Kernel, options: BuildOptions) -> list:
+    """(loc, dtype name) of each checked conversion of a Python int of a cpu kernel, by the site its error reports."""
+    from .backends import cpu
+    return cpu.overflow_sites(lowered, options.as_dict())
+
+
 def memory_check_sites(lowered: ir.Kernel, options: BuildOptions) -> list:
     """(loc, tensor, shape) of each checked access of a cpu kernel, by the site number its error reports."""
     from .backends import cpu

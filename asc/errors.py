@@ -41,6 +41,26 @@ class KernelTypeError(CompileError, TypeError):
     """A type error in a kernel's source (a variable that changes type, a bad operand)."""
 
 
+class IntegerOverflowError(AscError, OverflowError):
+    """A Python int met an integer dtype it does not fit, in arithmetic, lang.maximum/minimum, a ternary, min/max
+    or a store (NumPy 2 / NEP 50 raise OverflowError there): `int8_value + 300`. Raised by the call (compiled and
+    interpreted) when the value is known only then: a scalar argument, a loop index, an expression of them."""
+
+
+class ConstantOverflowError(CompileError, IntegerOverflowError):
+    """IntegerOverflowError for a Python int known at compile time (a literal or a folded constant expression)."""
+
+
+OVERFLOW_HINT = ("NumPy 2 raises OverflowError: a Python int must fit the integer dtype it meets in arithmetic, "
+                 "lang.maximum/minimum, a ternary, min/max or a store; comparisons are exact. Keep it in range, or "
+                 "convert the other operand first, e.g. lang.cast(v, lang.int64)")
+
+
+def overflow_message(value, dtype_name: str) -> str:
+    """The text of an IntegerOverflowError: NumPy's, and what to do."""
+    return f"Python integer {value} out of bounds for {dtype_name} ({OVERFLOW_HINT})"
+
+
 class ArgumentError(AscError, TypeError):
     """A kernel was called with an argument of the wrong kind or dtype."""
 

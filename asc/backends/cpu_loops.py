@@ -216,6 +216,6 @@ class ScheduledLoops:
         ref = self._block_bufs.get((s.tensor.name, tuple(s.indices))) if self._block_bufs else None
         if ref is None:
             return super().stmt_Store(s)
-        value = self.expr(s.value)
+        value = self.stored_expr(s.value)
         conv = None if ref[1] else self.store_conv.get(s.tensor.type.dtype.name)
         self.emit(f"{ref[0]} = {conv.format(value) if conv else value};")

@@ -50,6 +50,8 @@ class CStyleRenderer:
         self.decl: dict = {}
         self.dynamic = bool(kernel.symbols)
         self.sites: list = []      # memory-check sites: (loc, tensor name, shape)
+        self.stored = None         # the value expression of the store being rendered
+        self.overflow_sites: list = []   # checked conversions of a Python int: (loc, dtype name), by site number
 
     # ---- names and types
     def cname(self, name: str) -> str:
@@ -83,10 +85,7 @@ class CStyleRenderer:
         if t.dtype.kind == "b":
             return "true" if c.value else "false"
         if t.dtype.kind in "iu":
-            v = int(c.value)
-            if t.dtype.bits == 64 or t.weak:
-                return f"{v}LL" if -(1 << 63) < v < (1 << 63) else f"(-{(1 << 63) - 1}LL - 1)"
-            return str(v) if v != -(1 << 31) else "(-2147483647 - 1)"   # -2147483648 would be a long
+            return int_literal(int(c.value), 64 if t.weak else t.dtype.bits)
         v = float(c.value)
         f32 = self.suffix(t) == "f32"
         if math.isnan(v):
@@ -94,8 +93,7 @@ class CStyleRenderer:
         if math.isinf(v):
             s = "ASC_INF_F" if f32 else "ASC_INF"
             return s if v > 0 else f"(-{s})"
-        text = repr(v)
-        return text + "f" if f32 else text
+        return float_literal(repr(v) + ("f" if f32 else ""))
 
     def expr(self, e) -> str:
         return getattr(self, "expr_" + type(e).__name__)(e)
@@ -151,7 +149,10 @@ class CStyleRenderer:
         cls = self.suffix(e.type)
         fn = self.binary_fn.get((e.op, cls))
         if fn:
-            return self.narrow(e.type, fn.format(self.expr(e.a), self.expr(e.b), t=self.ctype(e.type)))
+            b = self.expr(e.b)
+            if needs_fit_check(e):          # a shift count (not converted) must fit the shifted dtype too
+                b = self.fit_checked(b, e.type, e.loc)
+            return self.narrow(e.type, fn.format(self.expr(e.a), b, t=self.ctype(e.type)))
         if e.op == "pow":
             return self.math_fn["pow"].format(self.expr(e.a), self.expr(e.b), s=self.suffix(e.type))
         if e.op == "truediv" and cls == "i":
@@ -167,24 +168,40 @@ class CStyleRenderer:
     def expr_Select(self, e):
         return f"({self.expr(e.cond)} ? {self.expr(e.a)} : {self.expr(e.b)})"
 
+    def fit_checked(self, text: str, t: ir.ScalarType, loc) -> str:
+        """`text`, a Python int's value (int64), converted to the integer type t, recording an OverflowError when it
+        does not fit (asc_weak_fit; the call raises asc.IntegerOverflowError, as NumPy 2 does)."""
+        self.overflow_sites.append((loc, t.dtype.name))
+        return f"asc_weak_fit<{self.ctype(t)}>({text}, {len(self.overflow_sites) - 1})"
+
     def expr_Cast(self, e):
         src = e.x.type
         inner = self.expr(e.x)
         dst = e.type.dtype
+        if needs_fit_check(e):
+            return self.fit_checked(inner, e.type, e.loc)
         if dst.kind == "b":
             return f"({inner} != 0)"
         if dst.kind in "iu" and src.dtype.kind == "f":
             return f"asc_f2i<{self.ctype(e.type)}>({inner})"
         if dst.is_16bit_float and not e.type.weak:
             wide = src.dtype.kind == "f" and (src.dtype.bits == 64 or src.weak)
-            if not e.explicit:     # carried in float32; a float64 source rounds to odd, so a later store rounds once
-                return f"asc_d2f_odd({inner})" if wide and dst.name == "float16" else f"(float)({inner})"
+            if not e.explicit:
+                # carried in float32, rounded to nearest (the value arithmetic and comparisons see, as the
+                # interpreter's); only a float64 value stored as it is rounds to odd, so the store rounds once
+                odd = wide and e is self.stored
+                return f"asc_d2f_odd({inner})" if odd else f"(float)({inner})"
             if dst.name == "float16" and wide:
                 return f"asc_h2f(asc_d2h({inner}))"
+            if wide:                # float64 -> bfloat16: to float32 rounding to odd, so the value rounds once
+                return self.round_to[dst.name].format(f"asc_d2f_odd({inner})")
             return self.round_to[dst.name].format(inner if src.dtype.kind == "f" and not wide else
                                                   f"(float)({inner})")
         if self.ctype(e.type) == self.ctype(src):
             return inner
+        if dst.kind == "f" and src.dtype.kind in "biu":
+            # through a function: GCC folds `0.0 - (double)i` to `-(double)i`, -0.0 for i = 0 (NumPy: +0.0)
+            return f"asc_i2f<{self.ctype(e.type)}>({inner})"
         return f"({self.ctype(e.type)})({inner})"
 
     def expr_Call(self, e):
@@ -226,8 +243,16 @@ class CStyleRenderer:
     def stmt_ExprStmt(self, s):
         self.emit(f"(void){self.expr(s.expr)};")
 
+    def stored_expr(self, value) -> str:
+        """The text of a value being stored into a tensor element (see expr_Cast: a float64 value rounds once)."""
+        self.stored = value
+        try:
+            return self.expr(value)
+        finally:
+            self.stored = None
+
     def stmt_Store(self, s):
-        value = self.expr(s.value)
+        value = self.stored_expr(s.value)
         if self.options.get("finite_check") and s.value.type.dtype.kind == "f":
             site = len(self.sites)
             self.sites.append((s.loc, s.tensor.name, s.tensor.type.shape))
@@ -338,6 +363,62 @@ class CStyleRenderer:
 
     def output_slot(self, k: int) -> int:
         raise NotImplementedError
+
+
+def _runtime_python_int(x) -> bool:
+    return x.type.weak and x.type.dtype.kind in "iu" and not isinstance(x, ir.Const)
+
+
+def _narrow_int(t) -> bool:
+    return not t.weak and t.dtype.kind in "iu" and (t.dtype.bits < 64 or t.dtype.kind == "u")
+
+
+def _known_to_fit(x, t) -> bool:
+    """A constant that fits t, or a ternary of such (`1 if c else 0`)."""
+    if isinstance(x, ir.Const):
+        bits = t.dtype.bits
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.dtype.kind == "i" else (0, (1 << bits) - 1)
+        return lo <= int(x.value) <= hi
+    if isinstance(x, ir.Select):
+        return _known_to_fit(x.a, t) and _known_to_fit(x.b, t)
+    return False
+
+
+def needs_fit_check(e) -> bool:
+    """Whether `e` converts a Python int known only at run time (a scalar argument, a loop index, an expression of
+    them: int64 in C) to an integer dtype it may not fit: an implicit Cast (arithmetic, lang.maximum, a ternary,
+    min/max, a store) or a shift count. Constants are checked at compile time (frontend/scalars.py)."""
+    if isinstance(e, ir.Cast):
+        return (not e.explicit and _runtime_python_int(e.x) and _narrow_int(e.type)
+                and not _known_to_fit(e.x, e.type))
+    if isinstance(e, ir.Binary) and e.op in ("lshift", "rshift"):
+        return _runtime_python_int(e.b) and _narrow_int(e.type)
+    return False
+
+
+def uses_fit_checks(kernel: ir.Kernel) -> bool:
+    """Whether any function of `kernel` has a conversion needs_fit_check says is checked."""
+    return any(needs_fit_check(x) for f in kernel.funcs + (kernel.entry,) for st in ir.walk_stmts(f.body)
+               for x in ir.stmt_exprs(st))
+
+
+def int_literal(v: int, bits: int) -> str:
+    """An integer constant as a C primary expression of a type that holds it: negative values are parenthesized
+    (`-(-7)`, never `--7`), the minimum of int32 / int64 is written as a difference (`-2147483648` would be a long,
+    `-9223372036854775808` is not a literal at all), 64-bit values carry `LL`."""
+    if bits < 64:
+        if v == -(1 << 31):
+            return "(-2147483647 - 1)"
+        return f"({v})" if v < 0 else str(v)
+    if v == -(1 << 63):
+        return "(-9223372036854775807LL - 1)"
+    return f"({v}LL)" if v < 0 else f"{v}LL"
+
+
+def float_literal(text: str) -> str:
+    """A finite float constant's C text as a primary expression: a negative one parenthesized (`-(-7.0f)`, never
+    the decrement `--7.0f`)."""
+    return f"({text})" if text.startswith("-") else text
 
 
 def _c_str(s: str) -> str:

@@ -71,6 +71,12 @@ class KernelArray(np.ndarray):
             if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
                 raise FloatingPointError(f"this line first produced {value} (stored to {self._name()!r} at index "
                                          f"{idx if isinstance(idx, tuple) else (idx,)})")
+        if isinstance(value, np.generic) and self.dtype.kind in "iu" and value.dtype != self.dtype:
+            # a NumPy value stored into an integer element converts as `out[:] = values` does (wrapping), not as
+            # NumPy's scalar assignment, which goes through a Python int and raises OverflowError; a Python int
+            # that does not fit still raises (NEP 50)
+            with np.errstate(all="ignore"):
+                value = np.asarray(value).astype(self.dtype)
         np.ndarray.__setitem__(self, idx, value)
 
 

@@ -161,7 +161,23 @@ def _d_pow(A, e, D):
 def pow_(a, b):
     """a raised to b, elementwise (integer power for integer operands)."""
     with np.errstate(all="ignore"):
-        return binary(np.power, a, b)
+        return binary(_power, a, b)
+
+
+def _power(a, b):
+    """np.power, with IEEE 754 / C pow's values for a base of -inf: NumPy's array loops give nan for (-inf) ** 0.5
+    (its float64 scalars, C's pow and compiled code: inf)."""
+    r = np.power(a, b)
+    if r.dtype.kind != "f":
+        return r
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    fix = np.isneginf(a) & ~np.isnan(b)
+    if not fix.any():
+        return r
+    odd = (np.mod(b, 2) == 1) | (np.mod(b, 2) == -1)
+    ieee = np.where(b > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
+    ieee = np.where(b == 0, 1.0, ieee).astype(r.dtype)
+    return np.where(fix, ieee, r)
 
 
 pi = pymath.pi

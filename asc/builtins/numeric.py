@@ -97,8 +97,10 @@ def erf64(a):
 
 
 def sigmoid64(a):
-    with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-a))
+    """1 / (1 + exp(-a)), and exp(a) / (1 + exp(a)) below 0: the tail below -709 is exp(a) (subnormal), not 0."""
+    a = np.asarray(a, dtype=np.float64)
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def rsqrt64(a):
@@ -113,7 +115,10 @@ def _erf_s(v):
 def _sigmoid_s(v):
     if v != v:
         return v
-    return 1.0 / (1.0 + math.exp(-v)) if v > -700 else 0.0
+    if v >= 0:
+        return 1.0 / (1.0 + math.exp(-v))
+    e = math.exp(v)         # below -745 it is 0.0: exp(v) is subnormal down to there, as compiled code gives
+    return e / (1.0 + e)
 
 
 def _rsqrt_s(v):

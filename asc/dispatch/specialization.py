@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import compiler, ir
 from ..dtypes import HANDLES, to_bfloat16
-from ..errors import AscError, ArgumentError, MemoryCheckError, NumericCheckError
+from ..errors import (AscError, ArgumentError, IntegerOverflowError, MemoryCheckError, NumericCheckError,
+                      overflow_message)
 from ..runtime import launcher
 
 BF16 = HANDLES[ir.bfloat16].np
@@ -174,6 +175,12 @@ class Specialization:
                 else (int(index),)
             raise NumericCheckError(f"{where}kernel {name!r}: this line first produced {value} (stored to {tensor!r} "
                                     f"at index {at})")
+        if rc == 4 and hasattr(self.lib, "asc_overflow_info"):
+            info = (ctypes.c_int64 * 2)()
+            self.lib.asc_overflow_info(info)
+            loc, dtype = compiler.overflow_sites(self.lowered, self.options)[info[0]]
+            where = f"{loc!r}: " if loc is not None else ""
+            raise IntegerOverflowError(f"{where}kernel {name!r}: {overflow_message(info[1], dtype)}")
         raise AscError(f"kernel {name!r} failed with code {rc}")
 
     def collect(self, bound, outs, scalars):

@@ -51,7 +51,7 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         # consts[name] is that Const, or None once any other value is seen. Shared across rounds.
         self.consts = consts if consts is not None else {}
         self.assigned_vars: set = set()
-        self.conversions: dict = {}            # (line, col) -> result type, for the interpreter (see ir.Kernel)
+        self.conversions: dict = {}            # node span -> result type, for the interpreter (see ir.Kernel)
         self.src = get_source(pyfunc)
         self.var_types = var_types            # scalar variable -> type (grows until the fixpoint)
         self.changed = False

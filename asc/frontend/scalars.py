@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ir
 from ..dtypes import HANDLES, as_dtype
-from ..errors import KernelTypeError
+from ..errors import ConstantOverflowError, KernelTypeError, overflow_message
 from .context import UNKNOWN
 
 FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -23,6 +23,11 @@ FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b
 
 
 # ------------------------------------------------------------------ constants
+
+def node_span(node) -> tuple:
+    """Where an expression is in its source: (line, col, end line, end col), the key of its conversion."""
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
 
 def py_const(v, loc):
     """A Python or NumPy number as an IR constant (Python numbers are weak), or None."""
@@ -82,17 +87,25 @@ def cast(v, t, loc, explicit=False):
     if v.type == t and not (explicit and t.dtype.is_16bit_float):
         return v
     if isinstance(v, ir.Const):
+        if not explicit:
+            check_fits(v, t, loc)
         return ir.Const(convert_const(v.value, t, explicit), t, v.loc)
     return ir.Cast(v, t, v.loc or loc, explicit)
 
 
+def check_fits(c, t, loc):
+    """A Python int constant implicitly converted to the integer dtype of t must fit it (NumPy 2 / NEP 50)."""
+    if c.type.weak and c.type.dtype.kind == "i" and not t.weak and t.dtype.kind in "iu" \
+            and not fits(c.value, t.dtype):
+        raise ConstantOverflowError(overflow_message(c.value, t.dtype.name), c.loc or loc)
+
+
 def check_weak_int(a, b, loc):
-    """NumPy 2 refuses a Python int that does not fit the integer dtype it meets (`uint8_value + 300`)."""
+    """NumPy 2 refuses a Python int that does not fit the integer dtype it meets (`uint8_value + 300`), also as
+    a shift count (which is not converted)."""
     for c, other in ((a, b), (b, a)):
-        if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and not other.type.weak \
-                and other.type.dtype.kind in "iu":
-            if not fits(c.value, other.type.dtype):
-                raise KernelTypeError(f"Python integer {c.value} out of bounds for {other.type.dtype.name}", loc)
+        if isinstance(c, ir.Const) and not other.type.weak:
+            check_fits(c, other.type, loc)
 
 
 def binary(op, a, b, loc):
@@ -120,9 +133,11 @@ def binary(op, a, b, loc):
 def compare(op, a, b, loc):
     t = ir.promote(a.type, b.type) if UNKNOWN not in (a.type, b.type) else UNKNOWN
     for c in (a, b):   # NumPy compares a Python int exactly, even one out of the other dtype's range
-        if isinstance(c, ir.Const) and c.type.weak and c.type.dtype.kind == "i" and t.dtype.kind in "iu" \
-                and not t.weak and not fits(c.value, t.dtype):
-            t = ir.ScalarType(ir.int64) if fits(c.value, ir.int64) else ir.ScalarType(ir.float64)
+        if c.type.weak and c.type.dtype.kind == "i" and t.dtype.kind in "iu" and not t.weak:
+            if not isinstance(c, ir.Const):
+                t = ir.ScalarType(ir.int64)     # a Python int's runtime value: compared in int64, never wrapped
+            elif not fits(c.value, t.dtype):
+                t = ir.ScalarType(ir.int64) if fits(c.value, ir.int64) else ir.ScalarType(ir.float64)
     rt = ir.ScalarType(ir.bool_, weak=a.type.weak and b.type.weak)
     if isinstance(a, ir.Const) and isinstance(b, ir.Const):
         return ir.Const(bool(FOLD[op](a.value, b.value)), rt, loc)
@@ -180,6 +195,7 @@ class ScalarMixin:
         return math_call(b, args, self.loc(node))
 
     def note_conversion(self, node, t, *operands):
-        """Records that the interpreter must convert the value chosen at `node` to t (see ir.Kernel)."""
+        """Records that the interpreter must convert the value chosen at `node` to t (see ir.Kernel). The key is the
+        node's whole span: `min(a, b) if c else d` starts where its `min(a, b)` does."""
         if any(o.type != t for o in operands) and t != UNKNOWN:
-            self.conversions[(node.lineno, node.col_offset)] = t
+            self.conversions[node_span(node)] = t

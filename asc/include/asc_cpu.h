@@ -202,6 +202,43 @@ template <typename T> struct Buffer {
 }  // namespace asc
 #endif
 
+// an integer converted to a float, as a call: GCC (12) folds `0.0 - (double)i` into `-(double)i` at the source level,
+// which is -0.0 for i = 0 (IEEE and NumPy: +0.0); it does not see through a function
+#if defined(__cplusplus)
+template <typename T, typename I> static inline T asc_i2f(I v) { return (T)v; }
+#endif
+
+// ---------------------------------------------------------------- a Python int meeting an integer dtype (NEP 50)
+#if defined(__cplusplus)
+#include <atomic>
+// A Python int known only at run time (int64) implicitly converted to a narrower integer dtype must fit it: NumPy 2
+// raises OverflowError. Each misfit bumps the library's counter and records its site and value; a call compares the
+// counter at its end with its start (so concurrent calls of one kernel never miss their own) and returns 4, and the
+// caller raises asc.IntegerOverflowError. The converted value wraps meanwhile (the call's results are not returned).
+static std::atomic<int64_t> asc_ovf_count(0), asc_ovf_mark(0), asc_ovf_site(0), asc_ovf_value(0);
+__attribute__((noinline, cold)) static void asc_ovf_record(int64_t v, int64_t site) {
+  if (asc_ovf_count.fetch_add(1) == asc_ovf_mark.load()) {   // the call's first (without a concurrent call)
+    asc_ovf_site.store(site);
+    asc_ovf_value.store(v);
+  }
+}
+template <typename T> static inline T asc_weak_fit(int64_t v, int64_t site) {
+  if (__builtin_expect((int64_t)(T)v != v, 0)) asc_ovf_record(v, site);
+  return (T)v;
+}
+static inline int64_t asc_ovf_begin() {
+  int64_t c = asc_ovf_count.load();
+  asc_ovf_mark.store(c);
+  return c;
+}
+static inline int asc_ovf_status(int64_t begin, int status) {
+  return status ? status : (asc_ovf_count.load() != begin ? 4 : 0);
+}
+extern "C" ASC_EXPORT void asc_overflow_info(int64_t* out) {
+  out[0] = asc_ovf_site.load(); out[1] = asc_ovf_value.load();
+}
+#endif
+
 // ---------------------------------------------------------------- memory check (kernels built with it only)
 #if defined(ASC_MEMORY_CHECK) && defined(__cplusplus)
 #include <atomic>

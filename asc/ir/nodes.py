@@ -290,8 +290,9 @@ class Kernel:
     returns_tuple: bool
     symbols: tuple = ()              # names of runtime shape symbols (dynamic_shape), in argument order
     file: str = ""
-    # values the interpreter must convert to match the typing: ((line, col), ScalarType) for each ternary or
-    # Python min/max whose chosen operand can differ in type from the result (Python returns it unchanged)
+    # values the interpreter must convert to match the typing: ((line, col, end line, end col), ScalarType) for each
+    # ternary or Python min/max whose chosen operand can differ in type from the result (Python returns it
+    # unchanged)
     conversions: tuple = ()
 
 

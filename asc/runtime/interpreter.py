@@ -11,7 +11,7 @@ import numpy as np
 import os
 
 from .. import ir
-from ..errors import MemoryCheckError, NumericCheckError
+from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
 from ..builtins.array import KernelArray, finite_stores
 from . import binding
@@ -67,7 +67,7 @@ class _Wrap(ast.NodeTransformer):
         self.keys = keys
 
     def _wrap(self, node):
-        k = self.keys.get((node.lineno, node.col_offset))
+        k = self.keys.get((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
         if k is None:
             return node
         call = ast.Call(ast.Name("__asc_as", ast.Load()), [node, ast.Constant(k)], [])
@@ -103,7 +103,7 @@ def _converting_function(fn, conversions, g):
     return ns.pop("__asc_outer")(*cells)
 
 
-def _located(e: Exception, name: str, cls):
+def _located(e: Exception, name: str, cls, hint: str = ""):
     """The interpreter's bounds error, with the kernel's line (the innermost frame in a kernel source file)."""
     tb, where = e.__traceback__, ""
     while tb is not None:
@@ -111,7 +111,7 @@ def _located(e: Exception, name: str, cls):
         if not f.f_code.co_filename.startswith(_ASC_DIR):
             where = f"{f.f_code.co_filename}:{tb.tb_lineno}: "
         tb = tb.tb_next
-    return cls(f"{where}kernel {name!r}: {e}")
+    return cls(f"{where}kernel {name!r}: {e}{hint}")
 
 
 def run(spec, bound, symbols):
@@ -144,6 +144,10 @@ def run(spec, bound, symbols):
                 raise _located(e, spec.kernel.__name__, MemoryCheckError) from e
             except FloatingPointError as e:
                 raise _located(e, spec.kernel.__name__, NumericCheckError) from e
+            except OverflowError as e:
+                if "out of bounds for" not in str(e):     # NumPy's words for a Python int that does not fit
+                    raise
+                raise _located(e, spec.kernel.__name__, IntegerOverflowError, f" ({OVERFLOW_HINT})") from e
     finally:
         BOUND_DIMS.reset(token)
         finite_stores.reset(finite)

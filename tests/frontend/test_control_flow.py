@@ -321,7 +321,7 @@ def uint8_overflow(x: lang.uint8[N]):
 def test_python_int_out_of_bounds_for_dtype_is_refused_like_numpy():
     import asc
     x = np.zeros(3, np.uint8)
-    with pytest.raises(asc.KernelTypeError, match="Python integer 300 out of bounds for uint8"):
+    with pytest.raises(asc.ConstantOverflowError, match="Python integer 300 out of bounds for uint8"):
         uint8_overflow(x)
     with pytest.raises(OverflowError):
         x[0] + 300          # NumPy 2 agrees
@@ -357,3 +357,24 @@ def test_a_loop_variable_read_after_its_loop_is_refused_even_if_bound_before():
     with pytest.raises(asc.CompileError, match="loop variable 'i' is used after its loop") as e:
         loop_var_bound_before(np.zeros(4, np.float32), np.zeros(1, np.int64))
     assert e.value.loc.line == loop_var_bound_before.pyfunc.__code__.co_firstlineno + 5
+
+
+@lang.kernel
+def ternary_constant_condition(k: lang.int32[N]):
+    out = lang.empty_like(k, lang.float64)
+    both = lang.empty_like(k, lang.float64)
+    for i in range(N):
+        out[i] = (min(k[i], 3) if 1 > 2 else (k[i] - 0.25))
+        both[i] = (max(k[i], 3) if k[i] > 4 else (k[i] - 0.25)) + (min(k[i], 3) if 2 > 1 else k[i] - 0.25)
+    return out, both
+
+
+@pytest.mark.parametrize("target", ["cpu", "interpret"])
+def test_ternary_with_constant_condition_is_its_chosen_branch(target):
+    """Python evaluates `a if 1 > 2 else b` as b, unchanged: k - 0.25 is float64 (5.75 for k = 6). The interpreter
+    gave 5.0: the conversion of min(k[i], 3) to int32 was keyed by where the expression starts, which is where the
+    ternary around it starts too, so the ternary's value was converted to int32."""
+    k = np.array([6, 1, -3], np.int32)
+    out, both = lang.kernel(target=target)(ternary_constant_condition.pyfunc)(k)
+    np.testing.assert_array_equal(out, k - 0.25)
+    np.testing.assert_array_equal(both, np.where(k > 4, np.maximum(k, 3), k - 0.25) + np.minimum(k, 3))

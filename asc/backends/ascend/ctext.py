@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from ... import ir
-from ..cstyle import C_RESERVED
+from ..cstyle import C_RESERVED, float_literal
 from .api import API
 
 # the C++ storage type of each dtype in GM and in UB
@@ -93,7 +93,7 @@ def fmt_const(v: float) -> str:
     text = repr(float(np.float32(v)))
     if "e" not in text and "." not in text:
         text += ".0"
-    return text + "f"
+    return float_literal(text + "f")
 
 
 def source_line(loc) -> str:

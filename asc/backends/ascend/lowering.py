@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...ir.printer import format_expr
+from ..cstyle import int_literal
 from .ctext import FLOATS, STORAGE_ROUND, fmt_const
 from .ops import OPS
 from .plans import Instr, S, Unsupported, V
@@ -77,7 +78,7 @@ class Lowerer:
             if e.type.dtype.kind == "f":
                 return S(fmt_const(e.value))
             if e.type.dtype.kind in "iu":
-                return S(f"{int(e.value)}")
+                return S(int_literal(int(e.value), 64 if e.type.weak else e.type.dtype.bits))
             raise Unsupported("a boolean constant in vector code", e.loc)
         if isinstance(e, ir.Var):
             if e.name in self.env and isinstance(self.env[e.name], S):

@@ -8,7 +8,7 @@ import math
 
 from ... import ir
 from ...errors import CompileError
-from ..cstyle import CStyleRenderer, prepare
+from ..cstyle import CStyleRenderer, needs_fit_check, prepare
 from .budget import scalar_fields
 from .ctext import STORAGE, cname, fmt_const
 from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
@@ -83,6 +83,12 @@ class ScalarRenderer(CStyleRenderer):
         dst = e.type.dtype
         if dst.kind in "iu" and e.x.type.dtype.kind == "f":
             self.refuse("a float -> integer conversion", e.loc)
+        if needs_fit_check(e):
+            # NumPy 2 raises OverflowError for a Python int that does not fit; the AI core cannot raise one
+            raise CompileError(f"ascend target: this Python int (known only at run time) meets {dst.name}, and a "
+                               f"value that does not fit must raise OverflowError (NumPy 2), which the AI core "
+                               f"cannot: convert it explicitly, lang.cast(v, lang.{dst.name}) (it wraps), or make "
+                               f"the other operand int64", e.loc)
         if dst.is_16bit_float and e.explicit:
             st = STORAGE[dst.name]
             return f"static_cast<float>(static_cast<{st}>({self.expr(e.x)}))"
