@@ -8,6 +8,7 @@ import ast
 from .. import ir
 from ..errors import KernelTypeError, UnsupportedError
 from .context import UNKNOWN, PendingAlloc
+from .scalars import node_span
 from .shapes import fmt_shape
 
 
@@ -161,6 +162,10 @@ class AssignMixin:
                 self.changed = True
         var = ir.Var(name, self.var_types[name], loc)
         self.env[name] = var
+        if t != var.type and t != UNKNOWN:
+            # Python keeps the assigned value's own type (`m = -1e30` stays a Python float until `max` replaces it,
+            # which it may never do): the interpreter converts it to the variable's type, as compiled code does
+            self.conversions[node_span(target)] = var.type
         return [ir.Assign(var, self.cast(value, var.type, node), loc)]
 
     def subscript_target(self, node):

@@ -60,18 +60,68 @@ def _converter(t: ir.ScalarType):
     return conv
 
 
+def _span(node) -> tuple:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
 class _Wrap(ast.NodeTransformer):
-    """Wraps the ternaries and min/max calls that need a conversion: `__asc_as(expr, k)`."""
+    """Wraps the ternaries and min/max calls that need a conversion, `__asc_as(expr, k)`, and the values assigned to
+    a scalar variable of another type (keyed by the target name's span): `m = -1e30` with `m` a float32 variable
+    runs as `m = __asc_as(-1e30, k)`, `s += v` as `s = __asc_as(s + v, k)`."""
 
     def __init__(self, keys):
         self.keys = keys
 
-    def _wrap(self, node):
-        k = self.keys.get((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
-        if k is None:
-            return node
+    @staticmethod
+    def _call(node, k):
         call = ast.Call(ast.Name("__asc_as", ast.Load()), [node, ast.Constant(k)], [])
         return ast.copy_location(call, node)
+
+    def _wrap(self, node):
+        k = self.keys.get(_span(node))
+        return node if k is None else self._call(node, k)
+
+    def _target_key(self, target):
+        return self.keys.get(_span(target)) if isinstance(target, ast.Name) else None
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) == 1:
+            t = node.targets[0]
+            k = self._target_key(t)
+            if k is not None:
+                node.value = self._call(node.value, k)
+            elif isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple) and \
+                    len(t.elts) == len(node.value.elts):
+                node.value.elts = [v if self._target_key(e) is None else self._call(v, self._target_key(e))
+                                   for e, v in zip(t.elts, node.value.elts)]
+            return node
+        if all(self._target_key(t) is None for t in node.targets):
+            return node
+        # a = b = v: evaluate v once, convert it for each target
+        tmp = ast.copy_location(ast.Assign([ast.Name("__asc_tmp", ast.Store())], node.value), node)
+        out = [tmp]
+        for t in node.targets:
+            k = self._target_key(t)
+            v = ast.copy_location(ast.Name("__asc_tmp", ast.Load()), node.value)
+            out.append(ast.copy_location(ast.Assign([t], v if k is None else self._call(v, k)), node))
+        return out
+
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        k = self._target_key(node.target)
+        if k is not None and node.value is not None:
+            node.value = self._call(node.value, k)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        k = self._target_key(node.target)
+        if k is None:
+            return node
+        cur = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+        value = ast.copy_location(ast.BinOp(cur, node.op, node.value), node)
+        return ast.copy_location(ast.Assign([node.target], self._call(value, k)), node)
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
