@@ -19,7 +19,6 @@ import threading
 import time
 from collections import OrderedDict
 
-from ..passes.cost import call_cost
 from ..dispatch import state as _state
 
 
