@@ -16,7 +16,7 @@ from .state import STATE
 
 # The compiler (frontend, passes), the binding and the launcher are imported at a kernel's first call, not by
 # `import asc.language` (docs/architecture.md, "Import time"): each method below imports what it uses.
-SOURCE = "source"      # asc.compiler.SOURCE, the default stage of Kernel.source (tests/dispatch checks they agree)
+SOURCE = "source"      # asc.compiler.SOURCE, the default stage of Kernel.source (tests/test_import.py checks)
 
 
 class Kernel(DeviceCallable):
