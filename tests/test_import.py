@@ -2,7 +2,7 @@
 to import), not the renderers, not the compiler pipeline. Those load when a program uses them: a bfloat16 value, a
 kernel's first call. Each check runs in a fresh interpreter (this test session has imported them all); bfloat16
 kernels must work in every way a program can first use bfloat16 (docs/architecture.md, "Import time"). The import
-time itself is a benchmark figure (benchmarks/README.md), never a timed test."""
+time itself is a benchmark figure (`asc bench`: import asc), never a timed test."""
 from __future__ import annotations
 
 import os
