@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import contextvars
 import math
+import sys
 
-import ml_dtypes
 import numpy as np
 
 from . import ir
@@ -12,18 +12,50 @@ from . import ir
 # the sizes bound by the running interpreted kernel, for Dim.__index__ (set by asc.runtime.interpreter)
 BOUND_DIMS: contextvars.ContextVar = contextvars.ContextVar("asc_bound_dims", default=None)
 
-_NP = {"bfloat16": np.dtype(ml_dtypes.bfloat16)}
+_BF16: list = []      # [NumPy's bfloat16 dtype] once ml_dtypes is imported (bfloat16_np)
+
+
+def bfloat16_np() -> np.dtype:
+    """NumPy's bfloat16 dtype (ml_dtypes'), importing ml_dtypes on first use: its extension takes up to 1.3 s to
+    import (0.7.0), so `import asc.language` leaves it to the first bfloat16 value a program uses."""
+    if not _BF16:
+        import ml_dtypes
+        d = np.dtype(ml_dtypes.bfloat16)
+        bfloat16._np = d
+        _BY_NP[d] = bfloat16
+        _BF16.append(d)
+    return _BF16[0]
+
+
+def bfloat16_imported() -> bool:
+    """Whether ml_dtypes is imported (by asc or by the program): until then no NumPy value is bfloat16."""
+    return bool(_BF16) or "ml_dtypes" in sys.modules
+
+
+def is_bfloat16(dt) -> bool:
+    """Whether the NumPy dtype `dt` is bfloat16, without importing ml_dtypes: no array has that dtype before
+    ml_dtypes is imported (it is the module that registers it with NumPy)."""
+    if not _BF16:
+        if "ml_dtypes" not in sys.modules:
+            return False
+        bfloat16_np()
+    return dt == _BF16[0]
 
 
 class DTypeHandle:
     """A dtype of the kernel language. `dt[N, 4]` is a tensor type; a bare `dt` annotates a scalar;
     `dt(x)` converts a scalar."""
 
-    __slots__ = ("ir", "np")
+    __slots__ = ("ir", "_np")
 
     def __init__(self, d: ir.DType):
         self.ir = d
-        self.np = _NP.get(d.np_name) or np.dtype(d.np_name)
+        self._np = None if d.name == "bfloat16" else np.dtype(d.np_name)   # bfloat16: on first use
+
+    @property
+    def np(self) -> np.dtype:
+        """The NumPy dtype (bfloat16: ml_dtypes', imported here the first time)."""
+        return self._np if self._np is not None else bfloat16_np()
 
     def __repr__(self) -> str:
         return f"lang.{self.ir.name if self.ir.name != 'bool' else 'bool_'}"
@@ -39,10 +71,10 @@ class DTypeHandle:
     def __eq__(self, other) -> bool:
         if isinstance(other, DTypeHandle):
             return self.ir == other.ir
-        try:
-            return self.np == np.dtype(other)
-        except TypeError:
+        h = as_dtype(other)
+        if h is None:
             return NotImplemented
+        return self.ir == h.ir
 
     def __hash__(self) -> int:
         return hash(self.ir)
@@ -60,7 +92,7 @@ uint8 = DTypeHandle(ir.uint8)
 bool_ = DTypeHandle(ir.bool_)
 
 HANDLES = {h.ir: h for h in (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
-_BY_NP = {h.np: h for h in HANDLES.values()}
+_BY_NP = {h._np: h for h in HANDLES.values() if h._np is not None}    # bfloat16 joins when ml_dtypes is imported
 
 
 def as_dtype(x) -> DTypeHandle | None:
@@ -74,18 +106,19 @@ def as_dtype(x) -> DTypeHandle | None:
     if x is bool:
         return bool_
     if type(x).__module__ == "torch":
-        return _BY_NP.get(_torch_np(x))
+        x = str(x).replace("torch.", "")
+        if x == "bfloat16":
+            return bfloat16
+    if isinstance(x, str) and x == "bfloat16":       # NumPy knows the name only once ml_dtypes is imported
+        return bfloat16
     try:
-        return _BY_NP.get(np.dtype(x))
+        d = np.dtype(x)
     except TypeError:
         return None
-
-
-def _torch_np(t):
-    import torch
-    if t == torch.bfloat16:
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(str(t).replace("torch.", "").replace("bool", "bool"))
+    h = _BY_NP.get(d)
+    if h is None and is_bfloat16(d):
+        return bfloat16
+    return h
 
 
 class Dim:
@@ -205,7 +238,7 @@ def round_to_odd_f32(v):
 def to_bfloat16(value):
     """A Python or NumPy number as bfloat16, rounded once to nearest even from its exact value (as NumPy rounds
     float64 to float16; ml_dtypes before 0.7 rounded through float32, twice). Ints of any size are exact."""
-    bf16 = _NP["bfloat16"]
+    bf16 = bfloat16_np()
     if isinstance(value, (np.float16, np.float32)) or (isinstance(value, np.generic) and value.dtype == bf16):
         return np.array(value).astype(bf16)[()]       # float16 / float32 / bfloat16: one rounding already
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):

@@ -40,6 +40,8 @@ def main():
     x = rng.standard_normal(n).astype(np.float32)
     u, v = (rng.standard_normal((rows, cols)).astype(np.float32) for _ in range(2))
     results = []
+    isa, isa_lines = harness.machine()
+    print(isa_lines)
     for name, pyfunc, args in (("gelu erf f32", gelu_any.pyfunc, (x,)), ("swiglu f32", swiglu_any.pyfunc, (u, v))):
         cases = []
         for label, opts in VARIANTS:
@@ -69,7 +71,7 @@ def main():
     results.append(dict(kernel="gelu 16 elements", variant="profiler", us_plain=plain * 1e6, us_profiled=profiled * 1e6))
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
-        json.dump(results, f, indent=1)
+        json.dump({"isa": isa, "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,17 @@ extern "C" void triad_f32(float* __restrict a, const float* __restrict b, const 
 """
 
 
+def machine():
+    """(the ISA the kernels are compiled for, as a dict for the JSON; the header's lines): asc.runtime.toolchain's
+    target_isa, so that figures from different ISAs are never compared blindly (docs/cpu.md, "Per ISA")."""
+    from asc.runtime import toolchain
+    info = toolchain.target_isa()
+    return info, toolchain.describe_isa(info)
+
+
 class Triad:
-    """a = b + s*c in C (gcc -O3 -march=native -fopenmp), the bandwidth yardstick, called in-process."""
+    """a = b + s*c in C (gcc -O3 -march=native -fopenmp, then ASC_CFLAGS), the bandwidth yardstick, called
+    in-process."""
 
     def __init__(self):
         from asc.runtime import toolchain
@@ -35,9 +44,11 @@ class Triad:
             f.write(TRIAD_C)
         so = os.path.join(d, "triad.so")
         import subprocess
+        import asc.config
         cc = toolchain.compiler()
-        subprocess.run([*cc.split(), "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-x", "c++", src,
-                        "-o", so], check=True)
+        # the kernels' ISA (ASC_CFLAGS=-march=x86-64-v3 builds both for AVX2)
+        subprocess.run([*cc.split(), "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
+                        *asc.config.config.cflags, "-x", "c++", src, "-o", so], check=True)
         self.lib = ctypes.CDLL(so)
         self.lib.triad_f32.argtypes = (ctypes.c_void_p,) * 3 + (ctypes.c_float, ctypes.c_int64)
 

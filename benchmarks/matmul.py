@@ -149,6 +149,7 @@ def main():
     except ImportError:
         torch = None
     lib, cxx = build_asc()
+    target, isa_lines = harness.machine()
     isa = lib.b_isa().decode()
     sizes = (1024,) if args.quick else (1024, 2048)
     n16 = 1024 if args.quick else 2048
@@ -157,7 +158,8 @@ def main():
     print(f"asc matmul benchmark: {platform.processor() or platform.machine()}, {THREADS} threads, {cxx}, "
           f"asc_gemm micro-kernels: {isa}, numpy {np.__version__}"
           + (", CPU time" if args.cpu_time else ", wall time")
-          + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} timed calls, peers interleaved")
+          + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} timed calls, peers interleaved\n"
+          + isa_lines)
     rows = []
     hdr = f"{'case':<18} {'peer':<36} {'GFLOP/s':>9} {'ms':>9} {'asc / peer':>11} {'best GF/s':>10}  note"
     print(hdr)
@@ -194,7 +196,7 @@ def main():
         json.dump({"benchmark": "matmul", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                    "machine": platform.processor() or platform.machine(), "threads": THREADS, "compiler": cxx,
                    "clock": "cpu" if args.cpu_time else "wall",
-                   "isa": isa, "numpy": np.__version__, "torch": torch.__version__ if torch else None,
+                   "isa": isa, "target_isa": target, "numpy": np.__version__, "torch": torch.__version__ if torch else None,
                    "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
 

@@ -238,8 +238,9 @@ def main():
         numba_mod = None
     triad = harness.Triad()
     results = []
+    isa, isa_lines = harness.machine()
     print(f"asc benchmarks: {platform.processor() or platform.machine()}, {THREADS} threads, "
-          f"torch {'yes' if torch else 'no'}, numba {'yes' if numba_mod else 'no'}", flush=True)
+          f"torch {'yes' if torch else 'no'}, numba {'yes' if numba_mod else 'no'}\n{isa_lines}", flush=True)
     for name, dt, elems, nbytes, cases in groups(n, rows, cols, torch, a.compile, numba_mod):
         per_array = elems * np.dtype(dt).itemsize
         tfn, tbytes = triad.case(per_array // 4)
@@ -268,7 +269,7 @@ def main():
           f"{ct['warm_first_call_s'] * 1e3:.1f} ms")
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
-        json.dump({"threads": THREADS, "quick": a.quick, "results": results, "dispatch_s": disp, "compile": ct}, f,
+        json.dump({"threads": THREADS, "quick": a.quick, "isa": isa, "results": results, "dispatch_s": disp, "compile": ct}, f,
                   indent=1)
     print(f"wrote {a.out}")
 

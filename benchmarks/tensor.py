@@ -127,8 +127,10 @@ def main():
     n16 = 1024 if args.quick else 2048
     groups = list(matmul_groups(torch, sizes, n16, 512)) + list(
         mlp_group(torch, 256 if args.quick else 512, 1024, 4096))
+    isa, isa_lines = harness.machine()
     print(f"asc tensor-level benchmark: {platform.processor() or platform.machine()}, {THREADS} threads, numpy "
-          f"{np.__version__}" + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} calls")
+          f"{np.__version__}" + (f", torch {torch.__version__}" if torch else "") + f"; median of {runs} calls\n"
+          + isa_lines)
     hdr = f"{'case':<20} {'peer':<38} {'GFLOP/s':>9} {'ms':>9} {'asc / peer':>11}  note"
     print(hdr)
     print("-" * len(hdr))
@@ -160,7 +162,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump({"benchmark": "tensor", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                   "threads": THREADS, "clock": "cpu" if args.cpu_time else "wall", "rows": rows}, f, indent=1)
+                   "threads": THREADS, "isa": isa, "clock": "cpu" if args.cpu_time else "wall", "rows": rows}, f, indent=1)
     print(f"wrote {args.out}")
 
 

@@ -20,6 +20,7 @@ import asc.torch as asct  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_kernels as K  # noqa: E402
+import harness  # noqa: E402
 
 
 def timed(fn, runs):
@@ -63,7 +64,8 @@ def main():
     compiled_swiglu = torch.compile(torch_swiglu)
     compiled_rms = torch.compile(torch_rmsnorm)
     results = []
-    print(f"forward+backward, {R}x{C}, {torch.get_num_threads()} threads, median of {a.runs} (ms)")
+    isa, isa_lines = harness.machine()
+    print(f"forward+backward, {R}x{C}, {torch.get_num_threads()} threads, median of {a.runs} (ms)\n{isa_lines}")
     for dt_name, dt in (("float32", torch.float32), ("bfloat16", torch.bfloat16)):
         x = torch.randn(R, C, dtype=dt, requires_grad=True)
         y = torch.randn(R, C, dtype=dt, requires_grad=True)
@@ -98,7 +100,7 @@ def main():
     results.append(dict(op="call overhead", direct_us=direct * 1e6, torch_op_us=via * 1e6))
     os.makedirs("bench-results", exist_ok=True)
     with open(os.path.join("bench-results", "torch_ops.json"), "w") as f:
-        json.dump(dict(rows=R, cols=C, threads=torch.get_num_threads(), results=results), f, indent=1)
+        json.dump(dict(rows=R, cols=C, threads=torch.get_num_threads(), isa=isa, results=results), f, indent=1)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,26 @@ from __future__ import annotations
 import contextvars
 import sys
 
-import ml_dtypes
 import numpy as np
+
+from ..dtypes import is_bfloat16
 
 # numeric check of intermediates in the interpreter: every stored float value must be finite
 finite_stores: contextvars.ContextVar = contextvars.ContextVar("asc_finite_stores", default=False)
 
-SIXTEEN_BIT = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_F16 = np.dtype(np.float16)
+
+
+class _SixteenBit:
+    """`dtype in SIXTEEN_BIT`: float16 or bfloat16, asked without importing ml_dtypes (asc.dtypes.is_bfloat16)."""
+
+    __slots__ = ()
+
+    def __contains__(self, dt) -> bool:
+        return dt == _F16 or is_bfloat16(dt)
+
+
+SIXTEEN_BIT = _SixteenBit()
 
 
 class KernelArray(np.ndarray):

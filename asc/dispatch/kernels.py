@@ -7,15 +7,16 @@ import functools
 import time
 import warnings
 
-from .. import compiler
 from .. import config as _config
 from ..errors import CompileError, GradDetachedWarning
 from ..marks import DeviceCallable
-from ..runtime import binding, launcher
 from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
 from .options import Options, hide_internals
-from .specialization import Specialization
 from .state import STATE
+
+# The compiler (frontend, passes), the binding and the launcher are imported at a kernel's first call, not by
+# `import asc.language` (docs/architecture.md, "Import time"): each method below imports what it uses.
+SOURCE = "source"      # asc.compiler.SOURCE, the default stage of Kernel.source (tests/test_import.py checks)
 
 
 class Kernel(DeviceCallable):
@@ -61,6 +62,7 @@ class Kernel(DeviceCallable):
     def _call(self, *args, **kwargs):
         """The Python path of a call: binding with full checks and errors, specialization, compilation. Once a
         specialization is compiled, the compiled launcher serves matching calls without coming here."""
+        from ..runtime import binding, launcher
         specs = self.specs
         bound, symbols = binding.bind(self.__name__, specs, args, kwargs)
         if not self._grad_warned and binding.requires_grad(bound):
@@ -130,6 +132,7 @@ class Kernel(DeviceCallable):
         """Adds a compiled specialization to this kernel's launcher (built on first use)."""
         if self.options.target == "ascend-sim":        # (its calls run the emulator, from Python)
             return
+        from ..runtime import launcher
         mod = launcher.module()
         if mod is None:
             return
@@ -143,11 +146,13 @@ class Kernel(DeviceCallable):
             self._add_row(spec)
 
     def _add_row(self, spec):
+        from ..runtime import launcher
         mod = launcher.module()
-        launcher.share_torch(mod)
         address = ctypes.cast(spec.entry, ctypes.c_void_p).value
+        row = launcher.row(spec, address)
+        launcher.share_torch(mod)       # after the row: a bfloat16 row has imported ml_dtypes, whose type torch maps
         self._by_entry[address] = spec
-        self._launcher.add(*launcher.row(spec, address))
+        self._launcher.add(*row)
         # mirror of the launcher's table (newest first), so that a signature pushed out comes back when used
         # (keyed by specialization: several can share one compiled entry, e.g. made for np.float32 and np.float64)
         self._rows = ([spec.key] + [k for k in self._rows if k != spec.key])[:mod.TABLE_ROWS]
@@ -181,6 +186,9 @@ class Kernel(DeviceCallable):
 
     # ---- specializations
     def _specialize(self, key, bound, symbols, checked=(False, False)):
+        from .. import compiler
+        from ..runtime import binding
+        from .specialization import Specialization
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
         t = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode)
         spec = Specialization(self, key, t, compiler.element_ir(t), checked)
@@ -191,6 +199,7 @@ class Kernel(DeviceCallable):
         """The specialization for these example arguments (made, not compiled, if new), or, with none and
         `latest`, that of the latest call."""
         if args or kwargs or not latest:
+            from ..runtime import binding
             bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
             checked = self.options.checked()
             key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
@@ -199,7 +208,7 @@ class Kernel(DeviceCallable):
             raise CompileError(f"{self.__name__}.{what}(): call the kernel first, or pass example arguments")
         return self._last, None, {}
 
-    def source(self, target: str = "cpu", *args, stage: str = compiler.SOURCE, **kwargs) -> str:
+    def source(self, target: str = "cpu", *args, stage: str = SOURCE, **kwargs) -> str:
         """The generated code for `target` ("ir", "cpu" or "ascend": the Ascend C kernel .cpp) of the
         specialization for these example arguments, or of the latest call when none are given. `stage` shows
         an earlier stage of the pipeline instead (asc.compiler.stages(target) lists them); a kernel parameter
@@ -221,6 +230,7 @@ class Kernel(DeviceCallable):
         spec, _, symbols = self.specialization(args, kwargs, "estimate")
         if not (args or kwargs) and spec.ir.symbols:
             raise CompileError(f"{self.__name__}.estimate(): a dynamic-shape kernel needs example arguments")
+        from .. import compiler
         return compiler.ascend_estimate(spec.ir, symbols, soc)
 
     def write_project(self, args: tuple, out_dir: str, soc: str = "Ascend910B1") -> list:
@@ -228,6 +238,7 @@ class Kernel(DeviceCallable):
         spec, bound, symbols = self.specialization(args, {}, "write_project", latest=False)
         scalars = {p.var.name: (float(a.value) if p.var.type.dtype.kind == "f" else int(a.value))
                    for p, a in zip(spec.ir.entry.params, bound) if a.kind == "scalar"}
+        from .. import compiler
         return compiler.ascend_project(spec.ir, symbols, scalars, out_dir, soc)
 
     def cache_info(self) -> dict:

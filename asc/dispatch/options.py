@@ -4,15 +4,19 @@ from __future__ import annotations
 import functools
 
 from .. import config as _config
-from .. import compiler
-from ..compiler import BuildOptions
 from ..errors import AscError
 from .state import STATE
 
-# the compiled targets (asc.compiler.TARGETS) and the interpreter; available: those whose kernels run here
-TARGETS = ("cpu", "interpret") + tuple(t for t in compiler.TARGETS if t != "cpu")
-AVAILABLE_TARGETS = tuple(t for t in TARGETS if t == "interpret" or compiler.TARGETS[t].runs_here)
 PRECISIONS = ("default", "mixed")
+
+
+@functools.lru_cache(maxsize=None)
+def targets() -> tuple:
+    """(every target, those whose kernels run here): the compiled targets (asc.compiler.TARGETS) and the
+    interpreter. asc.compiler is imported here, at the first decorator, not by `import asc.language`."""
+    from .. import compiler
+    names = ("cpu", "interpret") + tuple(t for t in compiler.TARGETS if t != "cpu")
+    return names, tuple(t for t in names if t == "interpret" or compiler.TARGETS[t].runs_here)
 
 
 class Options:
@@ -20,6 +24,7 @@ class Options:
 
     def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None,
                  memory_check=None, numeric_check=None):
+        TARGETS, AVAILABLE_TARGETS = targets()
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
         if target not in AVAILABLE_TARGETS:
@@ -49,7 +54,9 @@ class Options:
         return (STATE.memory_checked() if self.memory_check is None else self.memory_check,
                 self.numeric() == "intermediates")
 
-    def build_options(self, checked=(False, False)) -> BuildOptions:
+    def build_options(self, checked=(False, False)):
+        """The asc.compiler.BuildOptions of a specialization with these checks."""
+        from ..compiler import BuildOptions
         return BuildOptions(fastmath=self.fastmath, num_threads=self.num_threads or _config.config.num_threads,
                             memory_check=bool(checked[0]), finite_check=bool(checked[1]))
 

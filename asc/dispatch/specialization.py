@@ -7,13 +7,10 @@ import time
 import numpy as np
 
 from .. import compiler, ir
-from ..dtypes import HANDLES, to_bfloat16
+from ..dtypes import HANDLES, is_bfloat16, to_bfloat16
 from ..errors import (AscError, ArgumentError, IntegerOverflowError, MemoryCheckError, NumericCheckError,
                       overflow_message)
 from ..runtime import launcher
-
-BF16 = HANDLES[ir.bfloat16].np
-
 
 def np_dtype(d: ir.DType):
     return HANDLES[d].np
@@ -127,7 +124,7 @@ class Specialization:
             if a.kind == "scalar":
                 try:
                     with np.errstate(over="ignore"):   # float64 -> float32 overflow is inf, as on the fast path
-                        buf = np.array(to_bfloat16(a.value) if self.param_np[i] == BF16 else a.value,
+                        buf = np.array(to_bfloat16(a.value) if is_bfloat16(self.param_np[i]) else a.value,
                                        dtype=self.param_np[i])
                 except (OverflowError, ValueError, TypeError) as e:
                     raise ArgumentError(f"{self.kernel.__name__}(): argument {self.kernel.specs[i].name!r}: {e}") \

@@ -74,7 +74,9 @@ static inline asc_half asc_f2h(float f) {
   uint32_t u = asc_f2bits(f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
   uint32_t norm = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;
   uint32_t sub = asc_f2bits(asc_bits2f(a) + 0.5f) - 0x3f000000u;     // the FPU rounds a * 2^24 to an integer
-  uint32_t r = a > 0x7f800000u ? 0x7e00u : (a >= 0x477ff000u ? 0x7c00u : (a >= 0x38800000u ? norm : sub));
+  uint32_t r = ascm_selu(a >= 0x38800000u, norm, sub);              // mask selects: ?: chains were branches, and
+  r = ascm_selu(a >= 0x477ff000u, 0x7c00u, r);                      // the loop scalar code on SSE4.2 and AVX2
+  r = ascm_selu(a > 0x7f800000u, 0x7e00u, r);
   return (asc_half)(sign | r);
 }
 
@@ -118,10 +120,30 @@ static inline int64_t asc_ipow(int64_t b, int64_t e) {
 // ---------------------------------------------------------------- small math not in asc_math.h
 static inline float asc_sqrt_f32(float x) { return sqrtf(x); }
 static inline double asc_sqrt_f64(double x) { return sqrt(x); }
-static inline float asc_floor_f32(float x) { return floorf(x); }
-static inline double asc_floor_f64(double x) { return floor(x); }
-static inline float asc_ceil_f32(float x) { return ceilf(x); }
-static inline double asc_ceil_f64(double x) { return ceil(x); }
+// floor / ceil without a library call (floorf vectorizes only with -fno-trapping-math): |x| rounded to the nearest
+// integer by adding and subtracting 2^23 (2^52), x's sign back, one step toward -inf (+inf) where that passed x; the
+// sign of x OR-ed in for ceil (-0.5 -> -0). |x| >= 2^23 (2^52) and infinities are integers already; a NaN comes back
+// quieted with its sign and payload, as floorf gives it. Mask selects only: the loop is vector code on every ISA.
+static inline float asc_floor_f32(float x) {
+  float a = ascm_absf(x), r = ascm_with_signf((a + 0x1p23f) - 0x1p23f, x);
+  r = r - ascm_self(r > x, 1.0f, 0.0f);
+  return ascm_self(a >= 0x1p23f, x, r);
+}
+static inline double asc_floor_f64(double x) {
+  double a = ascm_abs(x), r = ascm_with_sign((a + 0x1p52) - 0x1p52, x);
+  r = r - ascm_seld(r > x, 1.0, 0.0);
+  return ascm_seld(a >= 0x1p52, x, r);
+}
+static inline float asc_ceil_f32(float x) {
+  float a = ascm_absf(x), r = ascm_with_signf((a + 0x1p23f) - 0x1p23f, x);
+  r = ascm_u2f(ascm_f2u(r + ascm_self(r < x, 1.0f, 0.0f)) | (ascm_f2u(x) & 0x80000000u));
+  return ascm_self(a >= 0x1p23f, x, r);
+}
+static inline double asc_ceil_f64(double x) {
+  double a = ascm_abs(x), r = ascm_with_sign((a + 0x1p52) - 0x1p52, x);
+  r = ascm_u2d(ascm_d2u(r + ascm_seld(r < x, 1.0, 0.0)) | (ascm_d2u(x) & 0x8000000000000000ull));
+  return ascm_seld(a >= 0x1p52, x, r);
+}
 static inline float asc_abs_f32(float x) { return fabsf(x); }
 static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
@@ -145,11 +167,12 @@ static inline int64_t asc_chunk(int64_t n, int64_t threads, int64_t grain) {
   per = (per + grain - 1) / grain * grain;
   return per > 0 ? per : grain;
 }
-// numpy.maximum / minimum: nan if either operand is nan
-static inline float asc_maximum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-static inline double asc_maximum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-static inline float asc_minimum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
-static inline double asc_minimum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+// numpy.maximum / minimum: nan if either operand is nan (mask selects: `a != a || b != b ? ...` was a branch, and
+// the loop scalar code on SSE4.2 and AVX2)
+static inline float asc_maximum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a > b, a, b)); }
+static inline double asc_maximum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a > b, a, b)); }
+static inline float asc_minimum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a < b, a, b)); }
+static inline double asc_minimum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a < b, a, b)); }
 
 #ifdef __cplusplus
 #include <limits>

@@ -381,7 +381,8 @@ ASCM_INLINE float asc_sigmoid_f32(float x) {
     uint32_t kb; /* 0x4b400000 + 127 + m */
     float y = ascm_expm1f_kernel(ascm_expf_reduce(-xc, 0x1.8p23f + 127.0f, &kb));
     int32_t kbi = (int32_t)kb, k0 = 0x4b40007f; /* m = 0 */
-    int32_t kmin = kbi < k0 ? kbi : k0, kmax = kbi > k0 ? kbi : k0;
+    int32_t kmin = kbi < k0 ? kbi : k0, kmax = kbi + k0 - kmin; /* max: no second compare, which GCC turned
+                                                               * into a branch (no AVX2 vector code) */
     float sc = ascm_u2f((uint32_t)kmin << 23);                           /* 2^min(m,0) */
     float num = ascm_u2f((uint32_t)(0x4b40013e - kmax) << 23) * 0x1p-64f; /* 2^-max(m,0) */
     float c = num + sc;           /* exact for |m| <= 23 */

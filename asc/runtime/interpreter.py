@@ -12,7 +12,7 @@ import os
 
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
-from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
+from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, scalar_as
 from ..builtins.array import KernelArray, finite_stores
 from . import binding
 
@@ -44,7 +44,7 @@ def _from_numpy(arr, use_torch: bool):
     if not use_torch:
         return arr
     import torch
-    if arr.dtype == HANDLES[ir.bfloat16].np:
+    if is_bfloat16(arr.dtype):
         return torch.from_numpy(np.ascontiguousarray(arr).view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(np.ascontiguousarray(arr))
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import config as _config, ir
 from ..errors import CacheMissError, ToolchainError, UntrustedCacheError
-from ..dtypes import HANDLES
+from ..dtypes import HANDLES, bfloat16_imported
 from . import cache, seal, toolchain
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.c")
@@ -268,21 +268,24 @@ def _import_fresh(path: str):
         _unlink(link)                  # the loaded library stays mapped
 
 
-_torch_set = [False]
+_torch_set = [False, False]     # [shared, with bfloat16]
 
 
 def share_torch(mod) -> None:
-    """Lets the launcher take torch CPU tensors, once torch is imported (asc never imports torch itself)."""
+    """Lets the launcher take torch CPU tensors, once torch is imported (asc never imports torch itself). bfloat16
+    joins the table once ml_dtypes is imported (a bfloat16 row needs it first: asc.dtypes.bfloat16_np), so a table
+    shared before is shared again then."""
     torch = sys.modules.get("torch")
-    if _torch_set[0] or torch is None or not hasattr(torch, "from_numpy"):
+    bf16 = bfloat16_imported()
+    if (_torch_set[0] and _torch_set[1] == bf16) or torch is None or not hasattr(torch, "from_numpy"):
         return
     table = {}
     for h in HANDLES.values():
         t = getattr(torch, h.ir.name, None)
-        if isinstance(t, torch.dtype):
+        if isinstance(t, torch.dtype) and (h.ir != ir.bfloat16 or bf16):
             table[h.np.num] = t
-    mod.set_torch(torch.Tensor, torch.from_numpy, table, HANDLES[ir.bfloat16].np.num)
-    _torch_set[0] = True
+    mod.set_torch(torch.Tensor, torch.from_numpy, table, HANDLES[ir.bfloat16].np.num if bf16 else -1)
+    _torch_set[:] = [True, bf16]
 
 
 def row(spec, entry_address: int):

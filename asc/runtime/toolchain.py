@@ -86,6 +86,84 @@ def flags(options: dict, user: bool = True) -> tuple:
     return tuple(out)
 
 
+# the compiled code's vector ISA, read from the compiler's predefined macros for the kernels' flags: (macro, feature)
+_ISA_MACROS = (("__SSE4_2__", "sse4.2"), ("__AVX__", "avx"), ("__AVX2__", "avx2"), ("__FMA__", "fma"),
+               ("__F16C__", "f16c"), ("__AVX512F__", "avx512f"), ("__AVX512BW__", "avx512bw"),
+               ("__AVX512DQ__", "avx512dq"), ("__AVX512VL__", "avx512vl"), ("__AVX512BF16__", "avx512bf16"),
+               ("__AVX512FP16__", "avx512fp16"), ("__ARM_NEON", "neon"), ("__ARM_FEATURE_FMA", "fma"),
+               ("__ARM_FEATURE_FP16_VECTOR_ARITHMETIC", "fp16"), ("__ARM_FEATURE_SVE", "sve"),
+               ("__ARM_FEATURE_SVE2", "sve2"))
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("model name", "Hardware")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _isa_name(features: list, machine: str) -> str:
+    """The widest vector ISA of these compiler features: AVX-512, AVX2, AVX, SSE4.2 or SSE2 (x86-64); SVE or NEON
+    (aarch64)."""
+    for feature, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4.2", "SSE4.2"),
+                          ("sve", "SVE"), ("neon", "NEON")):
+        if feature in features:
+            return name
+    return "SSE2" if machine in ("x86_64", "AMD64") else "scalar"
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(cxx: str, flags: tuple) -> dict:
+    """What the compiler `cxx` targets with `flags`: its version, the features its predefined macros say, and (gcc)
+    what -march and the preferred vector width resolve to."""
+    base = shlex.split(cxx) + [f for f in flags if f not in ("-shared", "-fPIC") and not f.startswith("-W")]
+    out = {"compiler_version": "", "features": [], "march": "", "prefer_vector_width": ""}
+
+    def ask(args):
+        try:
+            return subprocess.run(args, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL).stdout
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    out["compiler_version"] = (ask(shlex.split(cxx) + ["--version"]).splitlines() or [""])[0].strip()
+    macros = set(line.split()[1] for line in ask(base + ["-dM", "-E", "-x", "c++", os.devnull]).splitlines()
+                 if line.startswith("#define ") and len(line.split()) > 1)
+    out["features"] = list(dict.fromkeys(name for m, name in _ISA_MACROS if m in macros))
+    for line in ask(base + ["-Q", "--help=target"]).splitlines():       # gcc only (clang: empty)
+        words = line.split()
+        if len(words) == 2 and words[0] in ("-march=", "-mprefer-vector-width="):
+            out["march" if words[0] == "-march=" else "prefer_vector_width"] = words[1]
+    return out
+
+
+def target_isa(options: dict | None = None) -> dict:
+    """The ISA compiled kernels run on, for the flags of these kernel options (ASC_CFLAGS included): the machine,
+    the CPU, the vector ISA the compiler targets (its name, its features, what -march resolves to) and the compiler
+    with its flags. Benchmarks print it, so that figures from different ISAs are never compared blindly."""
+    cxx = compiler()
+    fl = flags(options or {})
+    p = _probe(cxx, fl)
+    machine = platform.machine()
+    return {"isa": _isa_name(p["features"], machine), "features": p["features"], "machine": machine,
+            "cpu": _cpu_model(), "march": p["march"], "prefer_vector_width": p["prefer_vector_width"],
+            "compiler": cxx, "compiler_version": p["compiler_version"], "flags": " ".join(fl),
+            "asc_cflags": " ".join(_config.config.cflags)}
+
+
+def describe_isa(info: dict) -> str:
+    """Two lines for a benchmark's header: the ISA (`ISA AVX2 (sse4.2 avx avx2 fma f16c; -march resolves to
+    x86-64-v3) on x86_64 AMD EPYC`), then the compiler and its flags."""
+    march = f"; -march resolves to {info['march']}" if info["march"] else ""
+    width = f", preferred vector width {info['prefer_vector_width']}" if info["prefer_vector_width"] else ""
+    user = f", ASC_CFLAGS={info['asc_cflags']!r}" if info["asc_cflags"] else ""
+    return (f"ISA {info['isa']} ({' '.join(info['features']) or 'no vector extensions'}{march}{width}) on "
+            f"{info['machine']} {info['cpu']}\n"
+            f"compiler {info['compiler_version'] or info['compiler']}{user}: {info['flags']}")
+
+
 @functools.lru_cache(maxsize=None)
 def _headers_hash() -> str:
     headers = ""

@@ -19,7 +19,6 @@ import threading
 import time
 from collections import OrderedDict
 
-from ..passes.cost import call_cost
 from ..dispatch import state as _state
 
 
@@ -46,6 +45,7 @@ class Profiler:
         key = (id(spec), tuple(sorted(symbols.items())))
         cost = self._costs.get(key)
         if cost is None:
+            from ..passes.cost import call_cost     # (the cost model: at the first profiled call, not at import)
             cost = self._costs[key] = call_cost(spec.ir, symbols)
         nbytes, flops, exact = cost
         ev = dict(kind="call", name=kernel.__name__, signature=spec.describe(), target=target,

@@ -1,0 +1,80 @@
+"""asc.runtime.toolchain.target_isa: the ISA compiled kernels run on, read from the compiler itself for the kernels'
+flags (ASC_CFLAGS included), which every benchmark prints in its header and writes in its JSON (benchmarks/harness.py
+`machine()`), so that figures from different ISAs are never compared blindly (docs/cpu.md, "Per ISA")."""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+
+import pytest
+
+import asc.config
+from asc.runtime import toolchain
+
+HAVE_CXX = shutil.which("g++") or shutil.which("clang++")
+X86 = platform.machine() in ("x86_64", "AMD64")
+pytestmark = pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks")
+
+
+@pytest.fixture
+def cflags(monkeypatch):
+    monkeypatch.setattr(asc.config, "config", asc.config.config)          # restored after the test
+
+    def use(flags: str):
+        monkeypatch.setenv("ASC_CFLAGS", flags)
+        asc.config.reload()
+    return use
+
+
+@pytest.mark.skipif(not X86, reason="x86-64 levels")
+@pytest.mark.parametrize("level, isa, has, lacks", [
+    ("x86-64-v2", "SSE4.2", ["sse4.2"], ["avx", "avx2", "avx512f"]),
+    ("x86-64-v3", "AVX2", ["sse4.2", "avx", "avx2", "fma", "f16c"], ["avx512f"]),
+    ("x86-64-v4", "AVX-512", ["avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"], []),
+])
+def test_the_isa_is_what_the_compiler_targets_with_asc_cflags(cflags, level, isa, has, lacks):
+    cflags(f"-march={level}")          # after asc's -march=native: the later -march wins, on any host
+    info = toolchain.target_isa()
+    assert info["isa"] == isa, info
+    assert set(has) <= set(info["features"]) and not set(lacks) & set(info["features"]), info
+    assert info["flags"].split()[-1] == f"-march={level}" and info["asc_cflags"] == f"-march={level}"
+    if "g++" in info["compiler"]:
+        assert info["march"] == level, info
+    text = toolchain.describe_isa(info)
+    head, flags_line = text.split("\n")
+    assert head.startswith(f"ISA {isa} (") and level in head and info["cpu"] in head
+    assert flags_line.endswith(info["flags"]) and "ASC_CFLAGS='-march=" + level + "'" in flags_line
+
+
+def test_native_is_the_hosts_isa(cflags):
+    cflags("")
+    info = toolchain.target_isa()
+    assert "-march=native" in info["flags"].split() and info["asc_cflags"] == ""
+    assert info["machine"] == platform.machine() and info["compiler_version"]
+    if X86:
+        with open("/proc/cpuinfo") as f:
+            host = next(line for line in f if line.startswith("flags")).split()
+        want = "AVX-512" if "avx512f" in host else "AVX2" if "avx2" in host else "AVX" if "avx" in host else \
+            "SSE4.2" if "sse4_2" in host else "SSE2"
+        assert info["isa"] == want, (info, want)
+
+
+def test_the_benchmarks_header_and_json_carry_it(cflags):
+    cflags("-march=x86-64-v3" if X86 else "")
+    sys.path.insert(0, BENCH)
+    try:
+        import harness
+    finally:
+        sys.path.remove(BENCH)
+    info, lines = harness.machine()
+    assert info == toolchain.target_isa() and lines == toolchain.describe_isa(info)
+    assert lines.startswith("ISA ") and info["flags"] in lines
+    for script in ("run.py", "tensor.py", "matmul.py", "checks.py", "torch_ops.py"):   # every `asc bench` suite
+        with open(os.path.join(BENCH, script)) as f:
+            src = f.read()
+        assert "harness.machine()" in src and ("\"isa\": isa" in src or "isa=isa" in src or
+                                               "\"target_isa\": target" in src), script
