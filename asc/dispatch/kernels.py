@@ -248,6 +248,9 @@ class Func(DeviceCallable):
         STATE.funcs.add(self)
 
     def __call__(self, *args, **kwargs):
+        from ..runtime import interpreter
+        if interpreter.interpreting():     # from an interpreted kernel: with the kernel language's builtins (round)
+            return interpreter.call_device(self.pyfunc, args, kwargs)
         return self.pyfunc(*args, **kwargs)
 
     def __repr__(self) -> str:

@@ -29,6 +29,14 @@ class StatementsMixin:
                 out += self.stmt(s)
         finally:
             self.blocks.pop()
+        if stmts is not self.src.tree.body:
+            # a tensor allocated in a loop body or a branch is allocated there (each iteration gets its own): it is
+            # not visible after the block, where Python would read the last one
+            for name, where in list(self.alloc_block.items()):
+                if where == id(stmts):
+                    del self.alloc_block[name]
+                    if name in self.env:
+                        self.out_of_block[name] = self.env.pop(name).loc
         return tuple(out)
 
     def stmt(self, node) -> list:

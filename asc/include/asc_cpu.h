@@ -122,6 +122,11 @@ static inline float asc_floor_f32(float x) { return floorf(x); }
 static inline double asc_floor_f64(double x) { return floor(x); }
 static inline float asc_ceil_f32(float x) { return ceilf(x); }
 static inline double asc_ceil_f64(double x) { return ceil(x); }
+// round(x): the nearest integer value, ties to even (as Python's round and numpy.round); rint rounds in the current
+// mode, which asc never changes from to-nearest-even; an integer is its own rounding
+static inline float asc_round_f32(float x) { return rintf(x); }
+static inline double asc_round_f64(double x) { return rint(x); }
+static inline int64_t asc_round_i(int64_t x) { return x; }
 static inline float asc_abs_f32(float x) { return fabsf(x); }
 static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }

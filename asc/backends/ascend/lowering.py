@@ -141,9 +141,16 @@ class Lowerer:
         raise Unsupported(f"the expression {type(e).__name__}", loc)
 
     def minmax(self, e: ir.Select):
-        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar)."""
+        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar), where that is the
+        same for nan: Max gives nan when either operand is nan, the selection gives its else operand whenever the
+        comparison is false (a nan operand), so only a selection whose then operand is a number (not nan) is a Max
+        (`max(x, 0.0)`: `0.0 if 0.0 > x else x`); `x if x > 0 else 0.0` (lang.where) gives 0.0 for nan and stays a
+        Compare and Select."""
         c = e.cond
         if not (isinstance(c, ir.Compare) and c.op in ("gt", "ge", "lt", "le")):
+            return None
+        then = e.a.x if isinstance(e.a, ir.Cast) else e.a
+        if not (isinstance(then, ir.Const) and then.value == then.value):
             return None
         f = format_expr
         if f(c.a) == f(e.a) and f(c.b) == f(e.b):
