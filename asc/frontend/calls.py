@@ -13,7 +13,7 @@ from ..builtins import BUILTINS, Builtin, IROps, python_aliases
 from ..dtypes import DTypeHandle, as_dtype
 from ..errors import CompileError, UnsupportedError
 from ..marks import DeviceCallable
-from .context import UNKNOWN, DeviceFunc, PendingAlloc, specialize
+from .context import UNKNOWN, DeviceFunc, PendingAlloc, SizeParamNeeded, size_param_symbol, specialize
 
 PYMATH = python_aliases()       # math.exp -> "exp", ...: from the builtin declarations
 
@@ -139,6 +139,18 @@ class CallsMixin:
             elif isinstance(x, ir.Var) and x.name in self.ctx.symbols and isinstance(self.ctx.symbols[x.name],
                                                                                       ir.Sym):
                 dims.append(self.ctx.symbols[x.name])
+            elif isinstance(x, ir.Var) and self.is_kernel and x.name in self.params_by_name and \
+                    x.type.dtype.kind in "iu" and self.assign_count[x.name] == 0:
+                # an int argument as a size (vLLM's (T, k)): its value when shapes are specialized, a run-time size
+                # with dynamic_shape=True; asc/dispatch binds it and builds again when it was not bound yet
+                v = self.ctx.symbols.get(size_param_symbol(x.name))
+                if v is None:
+                    raise SizeParamNeeded(f"the int argument {x.name!r} is a size of an allocation; asc binds it as "
+                                          f"a size (this message means it was not bound)", self.loc(node),
+                                          param=x.name)
+                if isinstance(v, int) and v < 0:
+                    raise self.error(f"negative size {v} (argument {x.name!r})", node)
+                dims.append(v)
             elif self.ctx.dynamic and not any(isinstance(v, ir.Load) for v in ir.walk_expr(x)) and all(
                     isinstance(v, ir.Const) or self.is_size(v) for v in ir.walk_expr(x)
                     if isinstance(v, (ir.Var, ir.Const))):

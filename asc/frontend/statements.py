@@ -207,6 +207,11 @@ class StatementsMixin:
         if node.value is None:
             value = None
         else:
+            for n in (node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]):
+                if isinstance(n, ast.Name) and n.id in self.out_of_block:
+                    raise self.error(f"the returned tensor {n.id!r} must be an argument or allocated at the top level "
+                                     f"of the kernel (not inside a loop or branch: line "
+                                     f"{self.out_of_block[n.id].line})", node)
             value = self.expr(node.value)
             if isinstance(value, PendingAlloc):
                 tmp = self.fresh("ret")
