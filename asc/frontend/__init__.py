@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import ir
 from ..errors import CompileError, KernelTypeError
 from .builder import FunctionBuilder
-from .context import MAX_ROUNDS, UNKNOWN, BuildContext, SizeParamNeeded, function_locals, size_param_symbol  # noqa: F401
+from .context import MAX_ROUNDS, UNKNOWN, BuildContext, function_locals
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
 from .source import get_source
 

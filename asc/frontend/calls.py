@@ -129,7 +129,8 @@ class CallsMixin:
     def shape_arg(self, v, node):
         vals = v if isinstance(v, tuple) else (v,)
         dims = []
-        elts = node.elts if isinstance(node, ast.Tuple) and len(node.elts) == len(vals) else [node] * (len(vals) == 1)
+        elts = node.elts if isinstance(node, ast.Tuple) and len(node.elts) == len(vals) else \
+            [node] * (len(vals) == 1)
         for k, x in enumerate(vals):
             x = self.int_scalar(x, node)
             if isinstance(x, ir.Const):
@@ -154,9 +155,10 @@ class CallsMixin:
             elif self.ctx.dynamic and not any(isinstance(v, ir.Load) for v in ir.walk_expr(x)) and all(
                     isinstance(v, ir.Const) or self.is_size(v) for v in ir.walk_expr(x)
                     if isinstance(v, (ir.Var, ir.Const))):
+                text = ast.unparse(elts[k]) if k < len(elts) else format_expr(x)
                 raise self.error(f"with dynamic_shape=True, each size of an allocation is a constant or one size of "
-                                 f"an argument, not an expression of sizes ({ast.unparse(elts[k]) if k < len(elts) else format_expr(x)}); give the tensor one "
-                                 f"axis per size (such as (B, H, N) for (B * H, N))", node)
+                                 f"an argument, not an expression of sizes ({text}); give the tensor one axis per "
+                                 f"size (such as (B, H, N) for (B * H, N))", node)
             else:
                 raise self.error("an allocation's shape must be made of constants and argument sizes", node)
         return tuple(dims)
