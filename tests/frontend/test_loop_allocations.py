@@ -110,3 +110,24 @@ def test_loop_allocation_read_after_its_loop_is_refused(target):
         lang.kernel(target=target)(_after_loop)(x)
     with pytest.raises(KernelTypeError, match="'t' is assigned more than once"):
         lang.kernel(target=target)(_twice)(x)
+
+
+ACCUMULATE = True
+
+
+@lang.kernel
+def folded_branch_alloc(x: lang.float32[R, C]) -> lang.float32[C]:
+    """An allocation in the taken branch of a folded `if` belongs to the enclosing block: visible after it."""
+    if ACCUMULATE:
+        buf = lang.zeros((C,), dtype=lang.float32)
+    for i in range(R):
+        for j in range(C):
+            buf[j] += x[i, j]
+    return buf
+
+
+def test_allocation_in_a_folded_branch_is_visible_after_it():
+    x = rand((4, 6), np.float32, 7)
+    got, ref = folded_branch_alloc(x), interpreted(folded_branch_alloc)(x)
+    np.testing.assert_array_equal(got, ref)
+    close(got, x.astype(np.float64).sum(axis=0), np.float32, ulps=4)
