@@ -47,3 +47,18 @@ def test_python_max_is_still_maxs():
     got = relu_max(X)
     np.testing.assert_array_equal(got, interpreted(relu_max)(X))
     assert "Maxs(" in relu_max.source("ascend", X)
+
+
+@lang.kernel(target="ascend-sim")
+def scaled_by_choice(x: lang.float32[N], a: lang.float32, b: lang.float32) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * (a if a > b else b) + min(a, a)
+    return out
+
+
+@pytest.mark.parametrize("a, b", [(2.0, 3.0), (3.0, 2.0), (float("nan"), 1.0), (1.0, float("nan"))])
+def test_selection_of_scalars_stays_vector_code(a, b):
+    got = scaled_by_choice(X, np.float32(a), np.float32(b))
+    np.testing.assert_array_equal(got, interpreted(scaled_by_choice)(X, np.float32(a), np.float32(b)))
+    assert "GetValue" not in scaled_by_choice.source("ascend", X, np.float32(a), np.float32(b))
