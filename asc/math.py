@@ -2,3 +2,4 @@
 from .builtins import (ceil, cos, erf, exp, floor, log, maximum, minimum, pi, rsqrt, sigmoid,  # noqa: F401
                                 sin, sqrt, tanh)
 from .builtins import abs_ as abs, pow_ as pow  # noqa: F401
+from .builtins import isfinite, isinf, isnan  # noqa: F401

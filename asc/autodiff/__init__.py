@@ -18,6 +18,7 @@ from .emit import backward_source as _emit
 from .errors import AutodiffError
 from . import stages
 from .rows import read
+from ..passes.inline_calls import inline_calls
 
 __all__ = ["AutodiffError", "Grad", "grad", "backward_source"]
 
@@ -36,9 +37,20 @@ class Grad:
         self.kernel = kernel
         self._backwards: dict = {}
 
+    def _forward(self, args):
+        """The kernel differentiated for these arguments: the kernel itself, or for an `@lang.vectorize` function
+        the elementwise kernel it generates for the arguments' shapes and dtypes (its inputs are the first
+        arguments, one per parameter of the function; the last is the output gradient)."""
+        from ..dispatch.vectorize import Vectorized
+        if isinstance(self.kernel, Vectorized):
+            import inspect
+            n = len(inspect.signature(self.kernel.fn).parameters)
+            return self.kernel.kernel_for(*args[:n])
+        return self.kernel
+
     def _backward_for(self, args):
         from ..runtime import binding
-        kern = self.kernel
+        kern = self._forward(args)
         n = len(kern.specs)
         bound, symbols = binding.bind(kern.__name__, kern.specs, args[:n], {})
         key = binding.spec_key(bound, kern.options.dynamic_shape)
@@ -49,6 +61,7 @@ class Grad:
         from .. import compiler
         k = compiler.element_ir(compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape,
                                                   kern.return_spec))
+        k = inline_calls(k)             # device functions of straight-line scalar code (a vectorized body) inlined
         src, name, wrt = backward_source(k, kern.__name__)
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)
@@ -64,7 +77,7 @@ class Grad:
         res = backward(*args)
         res = res if isinstance(res, tuple) else (res,)
         by_name = dict(zip(wrt, res))
-        out = tuple(by_name.get(s.name) for s in self.kernel.specs
+        out = tuple(by_name.get(s.name) for s in self._forward(args).specs
                     if s.kind == "tensor" or (s.kind == "any" and hasattr(args[s.index], "shape")))
         return out if len(out) > 1 else out[0]
 

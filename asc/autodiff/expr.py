@@ -2,6 +2,7 @@
 derivatives with respect to one leaf (a tensor element read, or a row scalar)."""
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 from .. import builtins, ir
@@ -17,12 +18,20 @@ def lang_dtype(t: ir.ScalarType) -> str:
     return f"lang.{t.dtype.name if t.dtype.name != 'bool' else 'bool_'}"
 
 
+def literal(v) -> str:
+    """A number as Python source the generated module can evaluate: repr() for finite values, and `math.inf`,
+    `-math.inf`, `math.nan` for the others (repr() gives `inf` and `nan`, which are not Python names)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "math.nan" if math.isnan(v) else ("math.inf" if v > 0 else "(-math.inf)")
+    return repr(v)
+
+
 def py(e) -> str:
     """An IR expression as kernel-language Python."""
     if isinstance(e, ir.Const):     # a float constant was already converted to its operand's type: a literal
         if e.type.weak or e.type.dtype.kind in "bf":
-            return repr(e.value)
-        return f"{lang_dtype(e.type)}({e.value!r})"
+            return literal(e.value)
+        return f"{lang_dtype(e.type)}({literal(e.value)})"
     if isinstance(e, ir.Var):
         return e.name
     if isinstance(e, ir.Load):

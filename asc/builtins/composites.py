@@ -8,6 +8,7 @@ The ops an expansion may use:
     ops.call(name, *args)      another builtin of kind "math"
     ops.reduce(name, x, axis)  the reduction "sum", "max" or "min" over `axis`, keeping it (keepdims)
     ops.like(v, x)             v converted to x's element type
+    ops.compare(op, a, b)      op: "lt", "le", "eq", "ne", "gt", "ge" (a bool; asc/builtins/predicates.py)
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from .table import BUILTINS, Builtin, register
 
 _PY_OP = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv}
 _PY_SYM = {"add": "+", "sub": "-", "mul": "*", "truediv": "/"}
+_PY_CMP = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne, "gt": operator.gt,
+           "ge": operator.ge}
+_CMP_SYM = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
 
 
 class InterpreterOps:
@@ -43,6 +47,9 @@ class InterpreterOps:
     def like(self, v, x):
         return np.asarray(v).astype(x.dtype)
 
+    def compare(self, op, a, b):
+        return _PY_CMP[op](a, b)
+
 
 INTERPRETER = InterpreterOps()
 
@@ -51,8 +58,8 @@ class IROps:
     """An expansion built as IR by the frontend's builders: binary(op, a, b) -> expr, call(builtin, [args]) ->
     expr (such as its math_call), and for reductions reduce(name, x, axis) and like(v, x)."""
 
-    def __init__(self, binary, call, reduce=None, like=None):
-        self._binary, self._call, self._reduce, self._like = binary, call, reduce, like
+    def __init__(self, binary, call, reduce=None, like=None, compare=None):
+        self._binary, self._call, self._reduce, self._like, self._compare = binary, call, reduce, like, compare
 
     def const(self, v):
         return ir.Const(v, ir.WEAK_FLOAT if isinstance(v, float) else ir.WEAK_INT)
@@ -69,11 +76,16 @@ class IROps:
     def like(self, v, x):
         return self._like(v, x)
 
+    def compare(self, op, a, b):
+        return self._compare(op, a, b)
+
 
 class SourceOps:
     """An expansion printed as kernel-language Python over the given operand texts (docs, tests)."""
 
     def const(self, v):
+        if isinstance(v, float) and v in (float("inf"), float("-inf")):
+            return "math.inf" if v > 0 else "(-math.inf)"
         return repr(v)
 
     def binary(self, op, a, b):
@@ -87,6 +99,9 @@ class SourceOps:
 
     def like(self, v, x):
         return f"lang.cast({v}, {x}.dtype)"
+
+    def compare(self, op, a, b):
+        return f"({a} {_CMP_SYM[op]} {b})"
 
 
 class _Uses(SourceOps):

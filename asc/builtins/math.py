@@ -3,12 +3,13 @@ rule, the cpu target's C templates, the Ascend C API, the cost class, the deriva
 stands for. See asc/builtins/table.py for what each field means."""
 from __future__ import annotations
 
+import builtins as pybuiltins
 import math as pymath
 
 import numpy as np
 
 from .. import ir
-from .numeric import absolute, binary, erf64, rsqrt64, sigmoid64, unary, via_f64
+from .numeric import absolute, binary, erf64, is_py, rsqrt64, sigmoid64, unary, via_f64
 from .table import ADVANCED, BASIC, BINARY, CHEAP, COSTLY, Ascend, Cpu, builtin, float_rule, promote_rule, same_rule
 
 
@@ -178,6 +179,21 @@ def _power(a, b):
     ieee = np.where(b > 0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
     ieee = np.where(b == 0, 1.0, ieee).astype(r.dtype)
     return np.where(fix, ieee, r)
+
+
+@builtin("math", same_rule, 1, name="round", cpu=Cpu("asc_round_{s}({})", int_template="asc_round_i({})"),
+         cost=CHEAP, python=(pybuiltins.round,))
+def round_(x):
+    """The nearest integer value, ties to even (2.5 -> 2.0, -0.5 -> -0.0), as Python's round and numpy.round; also
+    Python's round(x) in kernels. Keeps the type, as numpy.round: a float stays a float (round(2.5) is 2.0 in a
+    kernel, where Python gives the int 2), an integer is unchanged; nan and infinities are unchanged. One argument
+    (no ndigits)."""
+    if is_py(x):
+        return x if isinstance(x, int) else float(np.rint(x))
+    a = np.asarray(x)
+    if a.dtype.kind in "biu":
+        return x
+    return unary(np.rint, x)
 
 
 pi = pymath.pi

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from . import composites as _declared_composites, math as _declared_math  # noqa: F401 (all declared)
+from . import predicates as _declared_predicates  # noqa: F401
 from .table import ADVANCED, BASIC, BINARY, BUILTINS, COSTLY
 
 
@@ -29,7 +30,7 @@ def math_names() -> tuple:
 
 
 def python_aliases() -> dict:
-    return {f: b.name for b in _math() for f in b.python}
+    return {f: b.name for b in BUILTINS.values() for f in b.python}
 
 
 def cpu_templates() -> dict:

@@ -7,8 +7,11 @@ import functools
 import time
 import warnings
 
+import numpy as np
+
 from .. import config as _config
-from ..errors import CompileError, GradDetachedWarning
+from ..errors import ArgumentError, CompileError, GradDetachedWarning
+from ..frontend.context import SizeParamNeeded, size_param_symbol
 from ..marks import DeviceCallable
 from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
 from .options import Options, hide_internals
@@ -33,6 +36,7 @@ class Kernel(DeviceCallable):
         self.__wrapped__ = pyfunc
         self._specs = None
         self._ret = None
+        self._size_params: tuple = ()  # int parameters used as sizes of allocations (learned from the frontend)
         self._cache: dict = {}         # specialization key -> Specialization
         self._last = None              # the specialization of the latest call
         self._launcher = None
@@ -73,10 +77,10 @@ class Kernel(DeviceCallable):
                 f"an operator with a backward: asc.torch.op({self.__name__}, backward=...); to silence this, pass "
                 f"tensor.detach() or call it under torch.no_grad(). (Said once per kernel.)"), stacklevel=3)
         checked = self.options.checked()
-        key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
+        key = self._key(bound, symbols, checked)
         spec = self._cache.get(key)
         if spec is None:
-            spec = self._specialize(key, bound, symbols, checked)
+            spec = self._specialize_new(bound, symbols, checked)
         self._last = spec
         self.stats["calls"] += 1
         binding.check_writes(self.__name__, specs, bound, spec.written)
@@ -185,6 +189,41 @@ class Kernel(DeviceCallable):
         hide_internals(self._by_entry[address].fail)(rc)
 
     # ---- specializations
+    def _key(self, bound, symbols, checked) -> tuple:
+        """The specialization key of a bound call: the signature, the values of the int arguments used as sizes of
+        allocations when shapes are specialized, and the check switches (last). Binds those arguments' size
+        symbols in `symbols` (frontend.size_param_symbol)."""
+        sizes = []
+        for name in self._size_params:
+            i = next(k for k, sp in enumerate(self.specs) if sp.name == name)
+            a = bound[i]
+            v = a.value
+            if a.kind != "scalar" or isinstance(v, (float, np.floating)) or not isinstance(v, (int, np.integer)):
+                raise ArgumentError(f"{self.__name__}(): argument {name!r} is a size of an allocation: pass an int, "
+                                    f"got {type(v).__name__}")
+            if v < 0:
+                raise ArgumentError(f"{self.__name__}(): argument {name!r} is a size of an allocation and must not "
+                                    f"be negative, got {int(v)}")
+            symbols[size_param_symbol(name)] = int(v)
+            sizes.append(int(v))
+        extra = ((("sizes",) + tuple(sizes)),) if sizes and not self.options.dynamic_shape else ()
+        return binding.spec_key(bound, self.options.dynamic_shape) + extra + (checked,)
+
+    def _specialize_new(self, bound, symbols, checked):
+        """The specialization of a call whose key is not in the cache: built, after learning which int arguments
+        are sizes of allocations (the frontend names one at a time; the key then takes its value)."""
+        while True:
+            key = self._key(bound, symbols, checked)
+            spec = self._cache.get(key)
+            if spec is not None:
+                return spec
+            try:
+                return self._specialize(key, bound, symbols, checked)
+            except SizeParamNeeded as e:
+                if e.param is None or e.param in self._size_params:
+                    raise
+                self._size_params += (e.param,)
+
     def _specialize(self, key, bound, symbols, checked=(False, False)):
         from .. import compiler
         from ..runtime import binding
@@ -192,6 +231,9 @@ class Kernel(DeviceCallable):
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
         t = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode)
         spec = Specialization(self, key, t, compiler.element_ir(t), checked)
+        index = {sp.name: k for k, sp in enumerate(self.specs)}
+        spec.size_params = {index[n]: (syms[size_param_symbol(n)] if not self.options.dynamic_shape
+                                       else size_param_symbol(n)) for n in self._size_params}
         self._cache[key] = spec
         return spec
 
@@ -202,8 +244,8 @@ class Kernel(DeviceCallable):
             from ..runtime import binding
             bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
             checked = self.options.checked()
-            key = binding.spec_key(bound, self.options.dynamic_shape) + (checked,)
-            return self._cache.get(key) or self._specialize(key, bound, symbols, checked), bound, symbols
+            key = self._key(bound, symbols, checked)
+            return self._cache.get(key) or self._specialize_new(bound, symbols, checked), bound, symbols
         if self._last is None:
             raise CompileError(f"{self.__name__}.{what}(): call the kernel first, or pass example arguments")
         return self._last, None, {}
@@ -259,6 +301,9 @@ class Func(DeviceCallable):
         STATE.funcs.add(self)
 
     def __call__(self, *args, **kwargs):
+        from ..runtime import interpreter
+        if interpreter.interpreting():     # from an interpreted kernel: with the kernel language's builtins (round)
+            return interpreter.call_device(self.pyfunc, args, kwargs)
         return self.pyfunc(*args, **kwargs)
 
     def __repr__(self) -> str:

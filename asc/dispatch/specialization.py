@@ -52,6 +52,7 @@ class Specialization:
         self.ascend = None            # the rendered Ascend C source (target ascend-sim)
         self.reason = ""
         self.compile_seconds = 0.0
+        self.size_params: dict = {}   # index of an int parameter used as a size -> its value, or its size symbol
         self.from_disk = False
         entry = ir_kernel.entry
         self.written = ir.written_params(ir_kernel)[entry.name]

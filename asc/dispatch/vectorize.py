@@ -114,6 +114,10 @@ class Vectorized:
             return HANDLES[as_dtype(out.dtype).ir].np.type(out[0])
         return out
 
+    def kernel_for(self, *args):
+        """The elementwise kernel generated for these arguments' shapes and dtypes (what a call runs)."""
+        return self._kernel_for(args)[0]
+
     def source(self, *args) -> str:
         """The generated kernel's Python source for these arguments."""
         return self._kernel_for(args)[1]

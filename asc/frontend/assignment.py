@@ -81,13 +81,14 @@ class AssignMixin:
         if name in self.loop_var_names and name in self.loop_vars:
             raise self.error(f"loop variable {name!r} is assigned inside its loop", target)
         if isinstance(value, PendingAlloc):
-            if name in self.env or self.assign_count[name] > 1:
+            if name in self.env or self.bind_count[name] > 1:
                 raise self.error(f"tensor variable {name!r} is assigned more than once; use a new name", target,
                                  KernelTypeError)
             var = ir.Var(name, value.type, loc)
             self.env[name] = var
             self.tensor_names.add(name)
             self.alloc_names.add(name)
+            self.alloc_block[name] = self.blocks[-1]
             return [ir.Alloc(var, value.init, value.fill, None, loc, value.space)]
         if isinstance(value, ir.Var) and isinstance(value.type, ir.TensorType):
             if name in self.env and self.env[name] is not value and not self.is_tensor(self.env[name]):
@@ -129,6 +130,12 @@ class AssignMixin:
                 return []
             raise self.error(f"variable {name!r} is assigned a compile-time value ({self.describe(value)}) and "
                              f"reassigned", target)
+        if self.is_size(value) and name not in self.params_by_name and (
+                name == value.name or (self.assign_count[name] <= 1 and name not in self.var_types)):
+            # `B, H, N, D = Q.shape` under dynamic_shape: the name is the run-time size itself (as a constant size
+            # folds when the shape is specialized), so it works wherever a size does (allocation shapes, ranges)
+            self.env[name] = value
+            return []
         if name not in self.params_by_name:
             seen = self.consts.get(name, value if isinstance(value, ir.Const) else None)
             if not (isinstance(value, ir.Const) and isinstance(seen, ir.Const) and seen == value):
@@ -167,6 +174,11 @@ class AssignMixin:
             # which it may never do): the interpreter converts it to the variable's type, as compiled code does
             self.conversions[node_span(target)] = var.type
         return [ir.Assign(var, self.cast(value, var.type, node), loc)]
+
+    def is_size(self, value) -> bool:
+        """Is `value` a run-time size symbol (a dynamic shape's size, as `x.shape[k]` gives it)?"""
+        return isinstance(value, ir.Var) and value.type == ir.INDEX and isinstance(
+            self.ctx.symbols.get(value.name), ir.Sym) and value.name not in self.var_types
 
     def subscript_target(self, node):
         tensor = self.expr(node.value)

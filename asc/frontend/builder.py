@@ -22,8 +22,9 @@ from .tensor_exprs import TensorExprMixin
 from .views import ViewsMixin
 
 
-def _assigned_names(fdef) -> Counter:
-    """How many assignment statements target each name (for folding names assigned once to constants)."""
+def _assigned_names(fdef, augmented: bool = True) -> Counter:
+    """How many assignment statements target each name (for folding names assigned once to constants); without
+    `augmented`, the bindings only (`acc += x` updates a tensor in place: it does not bind `acc` again)."""
     c = Counter()
 
     def count(t):
@@ -37,7 +38,8 @@ def _assigned_names(fdef) -> Counter:
         if isinstance(node, ast.Assign):
             for t in node.targets:
                 count(t)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) and (augmented or
+                                                                            not isinstance(node, ast.AugAssign)):
             count(node.target)
     return c
 
@@ -56,6 +58,7 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         self.var_types = var_types            # scalar variable -> type (grows until the fixpoint)
         self.changed = False
         self.assign_count = _assigned_names(self.src.tree)
+        self.bind_count = _assigned_names(self.src.tree, augmented=False)
         self.env: dict = {}
         self.tensor_names: set = set()
         self.loop_vars: list = []              # names of the enclosing loops' variables
@@ -78,6 +81,8 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         self.loop_ranges: dict = {}            # enclosing loop variable -> (start, stop, step)
         self.local_bytes = 0                   # lang.local_buffer bytes so far
         self.alloc_names: set = set()
+        self.alloc_block: dict = {}            # tensor name -> the block its allocation is in
+        self.out_of_block: dict = {}           # tensors allocated in a block that ended -> the allocation's loc
         # the block (statement list) where each tensor name is bound: a tensor name may be bound again only in the
         # same block (names are bound at compile time: a rebinding inside an `if` or a loop would be wrong)
         self.blocks: list = [id(self.src.tree.body)]

@@ -8,11 +8,12 @@ import builtins
 import types as pytypes
 
 from .. import ir
-from ..builtins import BUILTINS, Builtin, python_aliases
+from ..ir.printer import format_expr
+from ..builtins import BUILTINS, Builtin, IROps, python_aliases
 from ..dtypes import DTypeHandle, as_dtype
 from ..errors import CompileError, UnsupportedError
 from ..marks import DeviceCallable
-from .context import UNKNOWN, DeviceFunc, PendingAlloc, specialize
+from .context import UNKNOWN, DeviceFunc, PendingAlloc, SizeParamNeeded, size_param_symbol, specialize
 
 PYMATH = python_aliases()       # math.exp -> "exp", ...: from the builtin declarations
 
@@ -75,6 +76,37 @@ class CallsMixin:
                 return self.tmap(b.name, lambda fb, a: fb.math_call(b, a, node), [vals[k][0] for k in names], node)
             args = [self.scalar(v, n) for v, n in (vals[k] for k in names)]
             return self.math_call(b, args, node)
+        if b.kind == "predicate":          # isnan, isinf, isfinite: their comparisons (asc/builtins/predicates.py)
+            vals = self.call_args(b, node, ("x",))
+            if "x" not in vals:
+                raise self.error(f"{b.name}(x) takes one argument", node)
+
+            def pred(fb, a, decl=b):
+                ops = IROps(lambda op, u, v: fb.binary(op, u, v, node), lambda c, args: fb.math_call(c, args, node),
+                            compare=lambda op, u, v: fb.compare(op, u, v, node))
+                return decl.expand(ops, a[0])
+            x, xn = vals["x"]
+            if self.is_tensor(x):
+                return self.tmap(b.name, pred, [x], node)
+            return pred(self, [self.scalar(x, xn)])
+        if b.kind == "select":             # lang.where(cond, a, b)
+            vals = self.call_args(b, node, ("condition", "x", "y"))
+            if len(vals) != 3:
+                raise self.error("lang.where(condition, x, y) takes three arguments", node)
+            args = [vals[k][0] for k in ("condition", "x", "y")]
+
+            def select(fb, a):
+                c, u, v = (fb.scalar(e, n) for e, n in zip(a, (vals[k][1] for k in ("condition", "x", "y"))))
+                c = fb.truth(c, node)
+                if UNKNOWN in (u.type, v.type):
+                    return ir.Select(c, u, v, UNKNOWN, fb.loc(node))
+                t = ir.promote(u.type, v.type)
+                if isinstance(c, ir.Const):
+                    return fb.cast(u if c.value else v, t, node)
+                return ir.Select(c, fb.cast(u, t, node), fb.cast(v, t, node), t, fb.loc(node))
+            if any(self.is_tensor(a) for a in args):
+                return self.tmap("where", select, args, node)
+            return select(self, args)
         if b.kind in ("reduce", "matmul", "activation", "softmax", "transpose", "buffer", "tile"):
             return self.tensor_builtin(b, node)
         if b.kind == "alloc":
@@ -97,7 +129,9 @@ class CallsMixin:
     def shape_arg(self, v, node):
         vals = v if isinstance(v, tuple) else (v,)
         dims = []
-        for x in vals:
+        elts = node.elts if isinstance(node, ast.Tuple) and len(node.elts) == len(vals) else \
+            [node] * (len(vals) == 1)
+        for k, x in enumerate(vals):
             x = self.int_scalar(x, node)
             if isinstance(x, ir.Const):
                 if x.value < 0:
@@ -106,6 +140,25 @@ class CallsMixin:
             elif isinstance(x, ir.Var) and x.name in self.ctx.symbols and isinstance(self.ctx.symbols[x.name],
                                                                                       ir.Sym):
                 dims.append(self.ctx.symbols[x.name])
+            elif isinstance(x, ir.Var) and self.is_kernel and x.name in self.params_by_name and \
+                    x.type.dtype.kind in "iu" and self.assign_count[x.name] == 0:
+                # an int argument as a size (vLLM's (T, k)): its value when shapes are specialized, a run-time size
+                # with dynamic_shape=True; asc/dispatch binds it and builds again when it was not bound yet
+                v = self.ctx.symbols.get(size_param_symbol(x.name))
+                if v is None:
+                    raise SizeParamNeeded(f"the int argument {x.name!r} is a size of an allocation; asc binds it as "
+                                          f"a size (this message means it was not bound)", self.loc(node),
+                                          param=x.name)
+                if isinstance(v, int) and v < 0:
+                    raise self.error(f"negative size {v} (argument {x.name!r})", node)
+                dims.append(v)
+            elif self.ctx.dynamic and not any(isinstance(v, ir.Load) for v in ir.walk_expr(x)) and all(
+                    isinstance(v, ir.Const) or self.is_size(v) for v in ir.walk_expr(x)
+                    if isinstance(v, (ir.Var, ir.Const))):
+                text = ast.unparse(elts[k]) if k < len(elts) else format_expr(x)
+                raise self.error(f"with dynamic_shape=True, each size of an allocation is a constant or one size of "
+                                 f"an argument, not an expression of sizes ({text}); give the tensor one axis per "
+                                 f"size (such as (B, H, N) for (B * H, N))", node)
             else:
                 raise self.error("an allocation's shape must be made of constants and argument sizes", node)
         return tuple(dims)
@@ -232,6 +285,14 @@ def _py_conv(dt):
     def lower(fb, node):
         if len(node.args) != 1:
             raise fb.error("conversion takes one argument", node)
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and dt.kind in "fi":
+            # float("inf"), float("-inf"), float("nan"), int("8"): Python's own conversion, folded
+            try:
+                v = (float if dt.kind == "f" else int)(arg.value)
+            except ValueError as e:
+                raise fb.error(str(e), arg) from None
+            return ir.Const(v, ir.ScalarType(dt, weak=True), fb.loc(node))
         v = fb.scalar(fb.expr(node.args[0]), node.args[0])
         return fb.cast(v, ir.ScalarType(dt, weak=True), node, explicit=True)
     return lower

@@ -12,6 +12,22 @@ MAX_ROUNDS = 8                  # builds of one function until its variable type
 UNKNOWN = ir.ScalarType(ir.DType("unknown", "?", 0, "void"))   # the type of a recursive call not yet typed
 
 
+def size_param_symbol(param: str) -> str:
+    """The size symbol of an int parameter used as a size of an allocation (`lang.empty((n_heads, T))`): its value
+    when shapes are specialized, a run-time size with dynamic_shape=True. Reserved (lang.dim refuses names starting
+    with "asc_"), and unlike a free axis's symbol (asc_dim_PARAM_AXIS) it does not end in a digit."""
+    return f"asc_dim_{param}_s"
+
+
+class SizeParamNeeded(CompileError):
+    """Raised by the frontend when an allocation's shape uses int parameter `param` whose size the build was not
+    given: the caller (asc/dispatch) binds it (size_param_symbol) and builds again."""
+
+    def __init__(self, msg: str, loc=None, notes: tuple = (), param: str | None = None):
+        super().__init__(msg, loc, notes)
+        self.param = param
+
+
 class DeviceFunc:
     """A Python function callable from kernels (a @lang.func, or a @staticmethod of a namespace class)."""
 

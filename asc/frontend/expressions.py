@@ -66,6 +66,10 @@ class ExpressionsMixin:
         if name in self.loop_var_names:
             raise self.error(f"loop variable {name!r} is used after its loop (asc does not keep its last value)",
                              node)
+        if name in self.out_of_block:
+            raise self.error(f"tensor {name!r} is allocated inside a loop or branch (line "
+                             f"{self.out_of_block[name].line}) and used after it; allocate it before the loop or "
+                             f"branch", node)
         if name in self.closure:
             return self.wrap_global(self.closure[name], node)
         g = self.pyfunc.__globals__

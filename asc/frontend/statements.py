@@ -21,7 +21,7 @@ class StatementsMixin:
         body = self.block(self.src.tree.body)
         return body
 
-    def block(self, stmts) -> tuple:
+    def block(self, stmts, scoped: bool = True) -> tuple:
         out = []
         self.blocks.append(id(stmts))
         try:
@@ -29,6 +29,18 @@ class StatementsMixin:
                 out += self.stmt(s)
         finally:
             self.blocks.pop()
+        if stmts is not self.src.tree.body:
+            # a tensor allocated in a loop body or a branch is allocated there (each iteration gets its own): it is
+            # not visible after the block, where Python would read the last one. The taken branch of a folded `if`
+            # is not a block of its own: its allocations belong to the enclosing block.
+            for name, where in list(self.alloc_block.items()):
+                if where == id(stmts):
+                    if not scoped:
+                        self.alloc_block[name] = self.blocks[-1]
+                        continue
+                    del self.alloc_block[name]
+                    if name in self.env:
+                        self.out_of_block[name] = self.env.pop(name).loc
         return tuple(out)
 
     def stmt(self, node) -> list:
@@ -127,7 +139,7 @@ class StatementsMixin:
     def stmt_If(self, node):
         cond = self.condition(node.test)
         if isinstance(cond, ir.Const):        # folded: only the taken branch is compiled
-            return list(self.block(node.body if cond.value else node.orelse))
+            return list(self.block(node.body if cond.value else node.orelse, scoped=False))
         then = self.block(node.body)
         orelse = self.block(node.orelse)
         return [ir.If(cond, then, orelse, self.loc(node))]
@@ -199,6 +211,11 @@ class StatementsMixin:
         if node.value is None:
             value = None
         else:
+            for n in (node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]):
+                if isinstance(n, ast.Name) and n.id in self.out_of_block:
+                    raise self.error(f"the returned tensor {n.id!r} must be an argument or allocated at the top level "
+                                     f"of the kernel (not inside a loop or branch: line "
+                                     f"{self.out_of_block[n.id].line})", node)
             value = self.expr(node.value)
             if isinstance(value, PendingAlloc):
                 tmp = self.fresh("ret")

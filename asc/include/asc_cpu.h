@@ -144,6 +144,11 @@ static inline double asc_ceil_f64(double x) {
   r = ascm_u2d(ascm_d2u(r + ascm_seld(r < x, 1.0, 0.0)) | (ascm_d2u(x) & 0x8000000000000000ull));
   return ascm_seld(a >= 0x1p52, x, r);
 }
+// round(x): the nearest integer value, ties to even (as Python's round and numpy.round); rint rounds in the current
+// mode, which asc never changes from to-nearest-even; an integer is its own rounding
+static inline float asc_round_f32(float x) { return rintf(x); }
+static inline double asc_round_f64(double x) { return rint(x); }
+static inline int64_t asc_round_i(int64_t x) { return x; }
 static inline float asc_abs_f32(float x) { return fabsf(x); }
 static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }

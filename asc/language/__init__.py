@@ -2,7 +2,8 @@
 table (asc.builtins), the dtypes (asc.dtypes), SPMD (asc.dispatch.parallel), vectorize and the profiler."""
 from ..builtins import (BUILTINS, cast, ceil, cos, empty, empty_like, erf, exp, floor, full, log, maximum,  # noqa: F401
                         minimum, pi, rsqrt, sigmoid, sin, sqrt, tanh, zeros, zeros_like)
-from ..builtins import abs_ as abs, pow_ as pow, range_ as range  # noqa: F401
+from ..builtins import abs_ as abs, pow_ as pow, range_ as range, round_ as round  # noqa: F401
+from ..builtins import isfinite, isinf, isnan, where  # noqa: F401
 from ..builtins import (gelu, global_buffer, load_2d, local_buffer, matmul, relu, silu, softmax,  # noqa: F401
                         store_2d, transpose)
 from ..builtins import max_ as max, min_ as min, sum_ as sum  # noqa: F401

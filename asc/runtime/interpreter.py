@@ -3,6 +3,8 @@ built for this signature decides the result types), so print() and breakpoint() 
 from __future__ import annotations
 
 import ast
+import builtins as pybuiltins
+import contextvars
 import copy
 import types
 
@@ -164,6 +166,39 @@ def _located(e: Exception, name: str, cls, hint: str = ""):
     return cls(f"{where}kernel {name!r}: {e}{hint}")
 
 
+def _python_builtins() -> dict:
+    """The Python builtins asc declares with its own meaning in kernels (round: keeps a float a float, as
+    numpy.round): name -> the declaration, which the interpreter runs in their place."""
+    from ..builtins import BUILTINS, python_aliases
+    return {f.__name__: BUILTINS[name] for f, name in python_aliases().items()
+            if getattr(pybuiltins, f.__name__, None) is f}
+
+
+def kernel_globals(fn) -> dict:
+    """The globals a kernel or device function runs with in the interpreter: its module's, with the declared
+    Python builtins (unless the module defines the name itself)."""
+    g = dict(fn.__globals__)
+    for name, b in _python_builtins().items():
+        g.setdefault(name, b)
+    return g
+
+
+_active = contextvars.ContextVar("asc_interpreting", default=False)
+
+
+def interpreting() -> bool:
+    """Is a kernel running in the interpreter in this thread (device functions then run with kernel_globals)?"""
+    return _active.get()
+
+
+def call_device(pyfunc, args, kwargs):
+    """A device function called from an interpreted kernel: its own code, with the kernel language's builtins."""
+    run_fn = types.FunctionType(pyfunc.__code__, kernel_globals(pyfunc), pyfunc.__name__, pyfunc.__defaults__,
+                                pyfunc.__closure__)
+    run_fn.__kwdefaults__ = pyfunc.__kwdefaults__
+    return run_fn(*args, **kwargs)
+
+
 def run(spec, bound, symbols):
     k = spec.ir
     fn = spec.kernel.pyfunc
@@ -176,7 +211,7 @@ def run(spec, bound, symbols):
             kwargs[ps.name] = v
         else:
             args.append(v)
-    g = dict(fn.__globals__)
+    g = kernel_globals(fn)
     # sizes named in annotations are plain ints inside the kernel (free axes have no name there)
     g.update({n: v for n, v in symbols.items() if not binding.is_free_dim(n)})
     if k.conversions:
@@ -186,6 +221,7 @@ def run(spec, bound, symbols):
     run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     token = BOUND_DIMS.set(dict(symbols))
     finite = finite_stores.set(bool(spec.key[-1][1]))
+    active = _active.set(True)
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
             try:
@@ -199,6 +235,7 @@ def run(spec, bound, symbols):
                     raise
                 raise _located(e, spec.kernel.__name__, IntegerOverflowError, f" ({OVERFLOW_HINT})") from e
     finally:
+        _active.reset(active)
         BOUND_DIMS.reset(token)
         finite_stores.reset(finite)
     use_torch = any(a.kind == "torch" for a in bound)

@@ -538,6 +538,18 @@ static int scalar_in(const PSpec *p, PyObject *o, uint64_t *slot) {
     return 0;
 }
 
+/* the value of an integer scalar slot of kind p->kind; 0 for another kind */
+static int int_slot(const PSpec *p, const uint64_t *slot, npy_intp *v) {
+    switch (p->kind) {
+    case 'q': { int64_t x; memcpy(&x, slot, 8); *v = (npy_intp)x; return 1; }
+    case 'i': { int32_t x; memcpy(&x, slot, 4); *v = x; return 1; }
+    case 'h': { int16_t x; memcpy(&x, slot, 2); *v = x; return 1; }
+    case 'b': { int8_t x; memcpy(&x, slot, 1); *v = x; return 1; }
+    case 'B': { uint8_t x; memcpy(&x, slot, 1); *v = x; return 1; }
+    }
+    return 0;
+}
+
 /* 1 when `shape` fits the row's sizes (fixed, or size symbols bound consistently across arguments) */
 static int bind_dims(const PSpec *p, const npy_intp *shape, int64_t *syms) {
     for (int d = 0; d < p->ndim; ++d) {
@@ -564,6 +576,10 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
             if (!scalar_in(p, o, &sbuf[i])) return 0;
             slots[i] = &sbuf[i];
             lo[i] = hi[i] = NULL;
+            if (p->ndim == 1) {         /* an int argument used as a size: its value, or the size symbol it binds */
+                npy_intp v;
+                if (!int_slot(p, &sbuf[i], &v) || v < 0 || !bind_dims(p, &v, syms)) return 0;
+            }
             continue;
         }
         if (!PyArray_CheckExact(o)) {

@@ -307,7 +307,10 @@ def row(spec, entry_address: int):
             _, arg_dtype, python_number = key      # what the specialization was made for: ("s", dtype, pyweak)
             if ps.kind == "any" and kind == "d" and python_number:
                 kind = "D"
-            params.append((kind, -1 if python_number else HANDLES[arg_dtype].np.num, (), False))
+            size = spec.size_params.get(p.index, None) if hasattr(spec, "size_params") else None
+            # an int argument used as a size: the value the row was built for, or the size symbol it binds
+            dims_ = () if size is None else ((size,) if isinstance(size, int) else (-(syms[size] + 1),))
+            params.append((kind, -1 if python_number else HANDLES[arg_dtype].np.num, dims_, False))
     allocs = tuple((HANDLES[o.type.dtype].np.num, dims(o.type.shape)) for o in k.outputs if o.kind == "alloc")
     souts = tuple(HANDLES[o.type.dtype].np.num for o in k.outputs if o.kind == "scalar")
     rets = tuple(({"param": "p", "alloc": "a", "scalar": "s"}[o.kind], o.index) for o in k.outputs)

@@ -125,7 +125,8 @@ def test_dynamic_sizes_decide_parallelism_at_run_time():
     src = double_any.source("cpu", np.ones(10, np.float32))
     assert "#pragma omp parallel" in src and "if(asc_max_i(asc_dim_x_0_ - 0LL, 0LL) >= 32768LL)" in src
     src = double_rows.source("cpu", np.ones((3, 4), np.float32))
-    assert "if(asc_max_i(R - 0LL, 0LL) * asc_max_i(C - 0LL, 0LL) >= 32768LL)" in src
+    # `R, C = x.shape` names the run-time sizes themselves (docs/tensors.md, "Dynamic shapes")
+    assert "if(asc_max_i(asc_dim_x_0_ - 0LL, 0LL) * asc_max_i(asc_dim_x_1_ - 0LL, 0LL) >= 32768LL)" in src
     for n in (0, 1, 1000, 100_003):
         x = np.arange(n, dtype=np.float32)
         np.testing.assert_array_equal(double_any(x), 2 * x)

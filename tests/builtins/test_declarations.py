@@ -3,6 +3,7 @@ declarations (asc/builtins/queries.py) agree with the tables the consumers still
 go once the consumers read the accessors)."""
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import math
 import pathlib
@@ -20,8 +21,9 @@ from asc.backends.ascend import api as ascend_api
 
 INCLUDE = pathlib.Path(B.__file__).resolve().parents[1] / "include"
 MATH = [b for b in B.BUILTINS.values() if b.kind == "math"]
-KINDS = {"math", "alloc", "cast", "range", "reduce", "matmul", "activation", "softmax", "transpose", "buffer", "tile"}
-NOT_DIFFERENTIABLE = {"floor", "ceil"}          # piecewise constant: autodiff refuses them
+KINDS = {"math", "alloc", "cast", "range", "reduce", "matmul", "activation", "softmax", "transpose", "buffer", "tile",
+         "predicate", "select"}
+NOT_DIFFERENTIABLE = {"floor", "ceil", "round"}          # piecewise constant: autodiff refuses them
 
 
 def _c_functions() -> set:
@@ -58,7 +60,7 @@ def test_math_builtins_are_complete(b):
     missing = b.cpu.functions() - C_FUNCTIONS
     assert not missing, f"{b.name}: no {sorted(missing)} in asc/include/asc_math.h or asc_cpu.h"
     for f in b.python:
-        assert getattr(math, f.__name__) is f
+        assert getattr(math, f.__name__, None) is f or getattr(builtins, f.__name__) is f
     if b.name not in NOT_DIFFERENTIABLE:
         assert callable(b.derivative), f"{b.name} is float math without a derivative"
 
@@ -114,9 +116,10 @@ def test_piecewise_constant_math_is_refused(name):
 
 def test_composites_use_declared_builtins():
     comps = B.composites()
-    assert set(comps) == {"gelu", "silu", "relu", "softmax"}
+    assert set(comps) == {"gelu", "silu", "relu", "softmax", "isnan", "isinf", "isfinite"}
     for b in comps.values():
-        assert b.uses and all(B.BUILTINS[u].kind in ("math", "reduce") for u in b.uses)
+        assert b.uses or b.kind == "predicate"          # the predicates are comparisons only
+        assert all(B.BUILTINS[u].kind in ("math", "reduce") for u in b.uses)
 
 
 def _16(dt):
@@ -207,7 +210,8 @@ def test_frontend_ir_of_composites_is_the_expansion(tmp_path, name, dt):
 
 def test_math_names():
     assert B.MATH_NAMES == B.math_names() == ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "sin", "cos",
-                                              "floor", "ceil", "abs", "maximum", "minimum", "pow")
+                                              "floor", "ceil", "abs", "maximum", "minimum", "pow",
+                                                  "round")
 
 
 def test_python_aliases_are_pymath():

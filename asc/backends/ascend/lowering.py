@@ -41,6 +41,8 @@ def simple_range(loop: ir.For) -> bool:
 
 # ------------------------------------------------------------------ the lowerer
 
+_C_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
 class Lowerer:
     """Turns expressions of one loop body into vector instructions over virtual registers. `tensors` maps names to
     the plan's GmTensors (their reads / writes are set here); `adv` and `select` tell the plan which buffers the
@@ -141,9 +143,16 @@ class Lowerer:
         raise Unsupported(f"the expression {type(e).__name__}", loc)
 
     def minmax(self, e: ir.Select):
-        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar)."""
+        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar), where that is the
+        same for nan: Max gives nan when either operand is nan, the selection gives its else operand whenever the
+        comparison is false (a nan operand), so only a selection whose then operand is a number (not nan) is a Max
+        (`max(x, 0.0)`: `0.0 if 0.0 > x else x`); `x if x > 0 else 0.0` (lang.where) gives 0.0 for nan and stays a
+        Compare and Select."""
         c = e.cond
         if not (isinstance(c, ir.Compare) and c.op in ("gt", "ge", "lt", "le")):
+            return None
+        then = e.a.x if isinstance(e.a, ir.Cast) else e.a
+        if not (isinstance(then, ir.Const) and then.value == then.value) and format_expr(e.a) != format_expr(e.b):
             return None
         f = format_expr
         if f(c.a) == f(e.a) and f(c.b) == f(e.b):
@@ -173,10 +182,13 @@ class Lowerer:
         c = e.cond
         if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
             raise Unsupported("a condition that is not a comparison of floats has no vector lowering", e.loc)
-        a, b = self.vec(self.value(e.a)), self.vec(self.value(e.b))
+        va, vb = self.value(e.a), self.value(e.b)
         x, y = self.value(c.a), self.value(c.b)
         if isinstance(x, S) and isinstance(y, S):
+            if isinstance(va, S) and isinstance(vb, S):     # loop-invariant scalars: a scalar selection
+                return S(f"(({x.text} {_C_CMP[c.op]} {y.text}) ? {va.text} : {vb.text})")
             raise Unsupported("a condition on scalars only inside vector code", e.loc)
+        a, b = self.vec(va), self.vec(vb)
         mask = self.mask(x, y, c.op)
         return self.emit("Select", self.reg(), [mask, a, b])
 

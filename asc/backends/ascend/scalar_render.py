@@ -127,6 +127,11 @@ class ScalarRenderer(CStyleRenderer):
     def dim(self, d) -> str:
         return f"t.{d.name}" if isinstance(d, ir.Sym) else f"{d}LL"
 
+    def expr_Var(self, e):
+        if e.name in self.kernel.symbols:       # a run-time size (dynamic_shape): a field of the tiling
+            return f"static_cast<int64_t>(t.{e.name})"
+        return super().expr_Var(e)
+
     def render_all(self) -> AscendSource:
         k = self.kernel
         plan = self.plan
