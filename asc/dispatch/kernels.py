@@ -193,6 +193,7 @@ class Kernel(DeviceCallable):
         """The specialization key of a bound call: the signature, the values of the int arguments used as sizes of
         allocations when shapes are specialized, and the check switches (last). Binds those arguments' size
         symbols in `symbols` (frontend.size_param_symbol)."""
+        from ..runtime import binding
         sizes = []
         for name in self._size_params:
             i = next(k for k, sp in enumerate(self.specs) if sp.name == name)
