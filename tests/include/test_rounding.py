@@ -1,5 +1,5 @@
 """asc_cpu.h's floor, ceil, maximum and minimum (float32 and float64), written with mask selects so that their loops
-are vector code on every ISA (tests/include/test_vectorize.py), give NumPy's bits: compiled as kernels are (the loop
+are vector code on every ISA (tests/include/test_loop_vectorization.py), give NumPy's bits: compiled as kernels are (the loop
 vectorized), for the host and for each x86-64 level (SSE4.2, AVX2, AVX-512), over every sign and exponent, the
 values around each integer and the 2^23 / 2^52 boundaries, infinities, zeros and NaNs. (floor and ceil were also
 checked against floorf / ceilf for all 2^32 float32 inputs, at AVX-512 and at AVX2.)"""
