@@ -11,7 +11,6 @@ import numpy as np
 
 from .. import config as _config
 from ..errors import ArgumentError, CompileError, GradDetachedWarning
-from ..frontend.context import SizeParamNeeded, size_param_symbol
 from ..marks import DeviceCallable
 from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
 from .options import Options, hide_internals
@@ -193,6 +192,7 @@ class Kernel(DeviceCallable):
         """The specialization key of a bound call: the signature, the values of the int arguments used as sizes of
         allocations when shapes are specialized, and the check switches (last). Binds those arguments' size
         symbols in `symbols` (frontend.size_param_symbol)."""
+        from ..frontend.context import size_param_symbol
         from ..runtime import binding
         sizes = []
         for name in self._size_params:
@@ -213,6 +213,7 @@ class Kernel(DeviceCallable):
     def _specialize_new(self, bound, symbols, checked):
         """The specialization of a call whose key is not in the cache: built, after learning which int arguments
         are sizes of allocations (the frontend names one at a time; the key then takes its value)."""
+        from ..frontend.context import SizeParamNeeded
         while True:
             key = self._key(bound, symbols, checked)
             spec = self._cache.get(key)
@@ -226,6 +227,7 @@ class Kernel(DeviceCallable):
                 self._size_params += (e.param,)
 
     def _specialize(self, key, bound, symbols, checked=(False, False)):
+        from ..frontend.context import size_param_symbol
         from .. import compiler
         from ..runtime import binding
         from .specialization import Specialization

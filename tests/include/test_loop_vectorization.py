@@ -32,6 +32,8 @@ NOT_VECTOR = {
        for f in ("sin", "cos") for s in ("f32", "f64", "f16", "bf16")},
     # integer power by squaring: a loop whose trip count is the exponent's bit length, per element
     **{(lv, f"pow_{s}"): "asc_ipow's data-dependent while loop" for lv in (*X86, *ARM) for s in ("i32", "i64")},
+    # round of an integer is the identity: the loop is a plain copy, not reported as a vectorized loop
+    **{(lv, f"round_{s}"): "an identity (a copy loop)" for lv in (*X86, *ARM) for s in ("i32", "i64")},
 }
 
 C_TYPES = {"f32": "float", "f64": "double", "i32": "int32_t", "i64": "int64_t", "f16": "asc_half", "bf16": "asc_bf16"}
