@@ -3,6 +3,7 @@ array-level interpreter numerics that it and the builtins share (16-bit floats c
 the transpose). Imports no other module of asc.builtins."""
 from __future__ import annotations
 
+import builtins
 import contextvars
 import sys
 
@@ -119,6 +120,28 @@ def matmul(a, b):
     r = np.matmul(x, y)
     out = np.result_type(dx, dy) if (dx in SIXTEEN_BIT or dy in SIXTEEN_BIT) else r.dtype
     return kernel_array(r.astype(out) if r.dtype != out else r)
+
+
+def _is_float(v) -> bool:
+    return isinstance(v, (float, np.floating))
+
+
+def _py_minmax(op, bigger):
+    def f(*args, **kwargs):
+        """Python's max/min in a kernel: on floats numpy.maximum / minimum (a nan argument gives nan, wherever it
+        is), as compiled code computes it; else Python's own."""
+        if kwargs or len(args) < 2 or not any(_is_float(a) for a in args):
+            return op(*args, **kwargs)
+        out = args[0]
+        for v in args[1:]:
+            # numpy.maximum(out, v): out if out > v or out is nan, else v (v on a tie)
+            out = out if (bigger(out, v) or out != out) else v
+        return out
+    return f
+
+
+kernel_max = _py_minmax(builtins.max, lambda a, b: a > b)
+kernel_min = _py_minmax(builtins.min, lambda a, b: a < b)
 
 
 def transpose(x, axes=None):

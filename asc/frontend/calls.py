@@ -217,8 +217,18 @@ def _py_minmax(op):
             fb.note_conversion(node, t_all, *vals)
         out = vals[0]
         for v in vals[1:]:
-            # Python semantics: max(a, b) is a unless b > a (nan stays where it is)
             t = ir.promote(out.type, v.type) if UNKNOWN not in (out.type, v.type) else UNKNOWN
+            if t is not UNKNOWN and t.dtype.kind == "f":
+                # floats: numpy.maximum / minimum (a nan operand gives nan, whatever its position), so that a
+                # running `m = max(m, x[i])` means the same serial and vectorized (docs/tensors.md, "NaN")
+                a, b = fb.cast(out, t, node), fb.cast(v, t, node)
+                if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+                    pick = a.value > b.value if op == "max" else a.value < b.value
+                    out = a if pick or a.value != a.value else b
+                else:
+                    out = ir.Call("maximum" if op == "max" else "minimum", (a, b), t, fb.loc(node))
+                continue
+            # integers and bools (and constants folded): Python's max(a, b), a unless b > a
             cond = fb.compare("gt" if op == "max" else "lt", v, out, node)
             if isinstance(cond, ir.Const):
                 out = fb.cast(v if cond.value else out, t, node)

@@ -145,11 +145,22 @@ static inline int64_t asc_chunk(int64_t n, int64_t threads, int64_t grain) {
   per = (per + grain - 1) / grain * grain;
   return per > 0 ? per : grain;
 }
-// numpy.maximum / minimum: nan if either operand is nan
-static inline float asc_maximum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-static inline double asc_maximum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-static inline float asc_minimum_f32(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
-static inline double asc_minimum_f64(double a, double b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+// numpy.maximum / minimum: nan if either operand is nan (that nan itself, its payload kept), else the larger /
+// smaller (the second on a tie, as NumPy's `a > b || isnan(a) ? a : b`: maximum(-0.0, 0.0) is 0.0). Python's max/min of floats and the max/min
+// reductions in kernels mean the same. One select of two compares: it vectorizes, also as a reduction
+// (`m = asc_maximum_f32(m, x[i])` under the `asc_maximum_f32` OpenMP reduction below).
+static inline float asc_maximum_f32(float a, float b) { return (a > b || a != a) ? a : b; }
+static inline double asc_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline float asc_minimum_f32(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline double asc_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+#pragma omp declare reduction(asc_maximum_f32 : float : omp_out = asc_maximum_f32(omp_out, omp_in)) \
+    initializer(omp_priv = -ASC_INF_F)
+#pragma omp declare reduction(asc_maximum_f64 : double : omp_out = asc_maximum_f64(omp_out, omp_in)) \
+    initializer(omp_priv = -ASC_INF)
+#pragma omp declare reduction(asc_minimum_f32 : float : omp_out = asc_minimum_f32(omp_out, omp_in)) \
+    initializer(omp_priv = ASC_INF_F)
+#pragma omp declare reduction(asc_minimum_f64 : double : omp_out = asc_minimum_f64(omp_out, omp_in)) \
+    initializer(omp_priv = ASC_INF)
 
 #ifdef __cplusplus
 #include <limits>

@@ -97,6 +97,8 @@ class TensorOpsMixin:
             e = cast(self.elem(x, tuple(full)), at, loc)
             if r.op == "sum":
                 upd = ir.Binary("add", acc, e, at, loc)
+            elif at.dtype.kind == "f":      # numpy.max / min: a nan element gives nan
+                upd = ir.Call("maximum" if r.op == "max" else "minimum", (acc, e), at, loc)
             else:
                 cmp = ir.Compare("gt" if r.op == "max" else "lt", e, acc, ir.ScalarType(ir.bool_), loc)
                 upd = ir.Select(cmp, e, acc, at, loc)

@@ -13,7 +13,7 @@ import os
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
-from ..builtins.array import KernelArray, finite_stores
+from ..builtins.array import KernelArray, finite_stores, kernel_max, kernel_min
 from . import binding
 
 
@@ -129,6 +129,9 @@ def run(spec, bound, symbols):
     g = dict(fn.__globals__)
     # sizes named in annotations are plain ints inside the kernel (free axes have no name there)
     g.update({n: v for n, v in symbols.items() if not binding.is_free_dim(n)})
+    # Python's max/min on floats propagate nan in kernels (numpy.maximum), unless the module defines its own
+    g.setdefault("max", kernel_max)
+    g.setdefault("min", kernel_min)
     if k.conversions:
         run_fn = _converting_function(fn, k.conversions, g)
     else:

@@ -1,0 +1,138 @@
+"""NaN and inf in max / min (issue 15, item 2). The rule is NumPy's: `lang.max` / `lang.min` are numpy.max / min,
+`lang.maximum` / `lang.minimum` and Python's `max` / `min` of floats are numpy.maximum / minimum: a NaN operand
+gives NaN, wherever it is. A running `m = max(m, x[i])` is therefore numpy.maximum.reduce over m's start and the
+elements (a NaN start stays NaN, a NaN element makes it NaN), and means the same serial, vectorized (one simd
+reduction), parallel (reduce_split's fixed partials) and on ascend-sim. inf is an ordinary value."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import asc.language as lang
+
+TARGETS = ("interpret", "cpu", "ascend-sim")
+
+
+def running_max(x: lang.float32[N]) -> lang.float32[1]:
+    out = lang.empty((1,), dtype=lang.float32)
+    m = x[0]
+    for i in range(N):
+        m = max(m, x[i])
+    out[0] = m
+    return out
+
+
+def running_min_inf(x: lang.float32[N]) -> lang.float32[1]:
+    out = lang.empty((1,), dtype=lang.float32)
+    m = math.inf
+    for i in range(N):
+        m = min(x[i], m)
+    out[0] = m
+    return out
+
+
+def running_maximum(x: lang.float32[N]) -> lang.float32[1]:
+    out = lang.empty((1,), dtype=lang.float32)
+    m = -math.inf
+    for i in range(N):
+        m = lang.maximum(m, x[i])
+    out[0] = m
+    return out
+
+
+def tensor_max(x: lang.float32[N]) -> lang.float32[1]:
+    out = lang.empty((1,), dtype=lang.float32)
+    out[0] = lang.max(x)
+    return out
+
+
+def tensor_min(x: lang.float32[N]) -> lang.float32[1]:
+    out = lang.empty((1,), dtype=lang.float32)
+    out[0] = lang.min(x)
+    return out
+
+
+WANT = {running_max: lambda x: np.max(x), running_min_inf: lambda x: np.min(x),
+        running_maximum: lambda x: np.max(x), tensor_max: np.max, tensor_min: np.min}
+
+
+def _data(n, where, value):
+    x = (np.arange(n, dtype=np.float32) % 7) - 3
+    for w in where:
+        x[w % n] = value
+    return x
+
+
+# n = 8: a serial/short loop; 5000 and 100_003: a vectorized reduction cut into parallel partials (reduce_split)
+CASES = [(8, (0,), np.nan), (8, (5,), np.nan), (8, (7,), np.nan), (5000, (0,), np.nan), (5000, (4999,), np.nan),
+         (100_003, (77_777,), np.nan), (100_003, (0, 50_000), np.nan), (100_003, (), 0.0),
+         (5000, (3, 4000), np.inf), (5000, (3, 4000), -np.inf), (8, (0, 1, 2, 3, 4, 5, 6, 7), np.inf),
+         (8, (0, 1, 2, 3, 4, 5, 6, 7), np.nan)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("fn", list(WANT), ids=lambda f: f.__name__)
+def test_max_min_reductions_follow_numpy_on_nan_and_inf(fn, target):
+    # one build for every size (ascend-sim: static shapes, one size, 5000; its scalar plan has no dynamic form)
+    sim = target == "ascend-sim"
+    k = lang.kernel(target=target, dynamic_shape=not sim)(fn)
+    for n, where, value in CASES:
+        if sim and n != 5000:
+            continue
+        x = _data(n, where, value)
+        got = k(x)[0]
+        want = WANT[fn](x)
+        np.testing.assert_array_equal(got, want, err_msg=f"{fn.__name__} {target} n={n} {value} at {where}")
+
+
+def test_running_max_is_one_nan_propagating_simd_reduction():
+    x = _data(100_003, (), 0.0)
+    src = lang.kernel(running_max).source("cpu", x)
+    assert "reduction(asc_maximum_f32:m)" in src           # vectorized, not a serial loop
+    assert "asc_maximum_f32(m, asc_m_part" in src           # the parallel partials combined NaN-propagating
+    src = lang.kernel(tensor_min).source("cpu", x)
+    assert "reduction(asc_minimum_f32:" in src
+
+
+def elementwise(x: lang.float32[N], y: lang.float32[N]) -> lang.float32[4, N]:
+    out = lang.empty((4, N), dtype=lang.float32)
+    for i in range(N):
+        out[0, i] = max(x[i], y[i])
+        out[1, i] = min(x[i], y[i])
+        out[2, i] = lang.maximum(x[i], y[i])
+        out[3, i] = max(x[i], y[i], 0.0)
+    return out
+
+
+@pytest.mark.parametrize("target", ("interpret", "cpu"))
+def test_python_max_of_floats_is_numpy_maximum(target):
+    x = np.array([1, np.nan, 3, np.nan, np.inf, -np.inf, -1, 2] * 5, np.float32)
+    y = np.array([np.nan, 2, np.nan, np.nan, 1, np.nan, -np.inf, np.inf] * 5, np.float32)
+    got = lang.kernel(target=target)(elementwise)(x, y)
+    np.testing.assert_array_equal(got[0], np.maximum(x, y))
+    np.testing.assert_array_equal(got[1], np.minimum(x, y))
+    np.testing.assert_array_equal(got[2], np.maximum(x, y))
+    np.testing.assert_array_equal(got[3], np.maximum(np.maximum(x, y), np.float32(0)))
+
+
+def rows_max(x: lang.float32[R, C]) -> lang.float32[R]:
+    return lang.max(x, axis=1)
+
+
+def rows_min16(x: lang.float16[R, C]) -> lang.float16[R]:
+    return lang.min(x, axis=1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_row_reductions_propagate_nan(target):
+    x = np.tile(np.arange(37, dtype=np.float32) - 18, (6, 1))
+    x[1, 0] = np.nan
+    x[2, 36] = np.nan
+    x[3, :] = np.nan
+    x[4, 5] = np.inf
+    x[5, 7] = -np.inf
+    np.testing.assert_array_equal(lang.kernel(target=target)(rows_max)(x), np.max(x, axis=1))
+    h = x.astype(np.float16)
+    np.testing.assert_array_equal(lang.kernel(target=target)(rows_min16)(h), np.min(h, axis=1))
