@@ -13,7 +13,7 @@ import os
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
-from ..builtins.array import KernelArray, finite_stores, kernel_max, kernel_min
+from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
 from . import binding
 
 
@@ -61,10 +61,27 @@ def _converter(t: ir.ScalarType):
 
 
 class _Wrap(ast.NodeTransformer):
-    """Wraps the ternaries and min/max calls that need a conversion: `__asc_as(expr, k)`."""
+    """Wraps the ternaries and min/max calls that need a conversion: `__asc_as(expr, k)`; and the value bound to a
+    name, `__asc_bind(expr)`: a named product of 16-bit floats is a tensor of its dtype (see builtins.array)."""
 
     def __init__(self, keys):
         self.keys = keys
+
+    def _bind(self, node):
+        if node.value is not None:
+            call = ast.Call(ast.Name("__asc_bind", ast.Load()), [node.value], [])
+            node.value = ast.copy_location(call, node.value)
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if all(isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets):
+            return self._bind(node)
+        return node
+
+    def visit_AnnAssign(self, node):
+        self.generic_visit(node)
+        return self._bind(node) if isinstance(node.target, ast.Name) else node
 
     def _wrap(self, node):
         k = self.keys.get((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
@@ -98,9 +115,18 @@ def _converting_function(fn, conversions, g):
     mod = ast.fix_missing_locations(ast.Module([outer], []))
     ns = g
     ns["__asc_as"] = lambda v, k: convs[k](v)
+    ns["__asc_bind"] = drop_wide
     exec(compile(mod, fn.__code__.co_filename, "exec"), ns)  # noqa: S102 - the user's own kernel source
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
     return ns.pop("__asc_outer")(*cells)
+
+
+def _binds_products(k) -> bool:
+    """Whether the kernel has 16-bit float tensors (so maybe a product or reduction of them, whose value bound to a
+    name is rounded to its dtype)."""
+    types = [p.var.type for p in k.entry.params]
+    types += [s.var.type for f in (k.entry,) + tuple(k.funcs) for s in ir.walk_stmts(f.body) if isinstance(s, ir.Alloc)]
+    return any(isinstance(t, ir.TensorType) and t.dtype.is_16bit_float for t in types)
 
 
 def _located(e: Exception, name: str, cls, hint: str = ""):
@@ -132,7 +158,7 @@ def run(spec, bound, symbols):
     # Python's max/min on floats propagate nan in kernels (numpy.maximum), unless the module defines its own
     g.setdefault("max", kernel_max)
     g.setdefault("min", kernel_min)
-    if k.conversions:
+    if k.conversions or _binds_products(k):
         run_fn = _converting_function(fn, k.conversions, g)
     else:
         run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
@@ -161,7 +187,7 @@ def run(spec, bound, symbols):
         if o.kind == "param":
             out.append(bound[o.index].value)
         elif o.kind == "alloc":
-            r = np.asarray(r)
+            r = np.asarray(stored_value(r, HANDLES[o.type.dtype].np))   # a 16-bit product: kept wide, if so declared
             if r.dtype != HANDLES[o.type.dtype].np:     # a returned expression takes the annotated dtype
                 r = r.astype(HANDLES[o.type.dtype].np)
             out.append(_from_numpy(r, use_torch))
