@@ -87,9 +87,9 @@ class KernelArray(np.ndarray):
 
 # ------------------------------------------------------------------ array-level numerics
 # Semantics follow NumPy: results have NumPy's dtypes (float16 op float16 is float16); matmul and reductions of
-# 16-bit floats accumulate in float32. The compiled code computes 16-bit values in float32 and rounds once when
-# it stores them; the interpreter may round after each operation (NumPy's way): results agree to the dtype's
-# precision, not bit for bit.
+# 16-bit floats accumulate in float32 and are rounded once to their dtype (docs/tensors.md, "Precision"). Within
+# an elementwise tensor expression the compiled code carries 16-bit values in float32 and rounds once where it
+# stores them; the interpreter rounds after each operation (NumPy's way): those agree to the dtype's precision.
 
 # A 16-bit product or reduction (a @ b, lang.sum(x, axis=...)) is accumulated in float32 and its value is rounded
 # once to its dtype (float16 @ float16 is float16), except where it is written as a whole into a float32 (or
