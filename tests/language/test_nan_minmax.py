@@ -178,3 +178,30 @@ def test_random_special_values_every_float_dtype(fn, dt):
         # NaN where NumPy has it; otherwise the value (a zero's sign may depend on the order)
         np.testing.assert_array_equal(got_c, want, err_msg=f"compiled, trial {trial}, n={n}: {specials}")
         np.testing.assert_array_equal(got_i, want, err_msg=f"interpreted, trial {trial}, n={n}: {specials}")
+
+
+def row_centered(x: lang.float32[R, C]) -> lang.float32[R, C]:
+    out = lang.empty_like(x)
+    for i in range(R):
+        m = -1e30
+        for j in range(C):
+            m = max(m, x[i, j])
+        for j in range(C):
+            out[i, j] = x[i, j] - m
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_row_plan_reduce_max_propagates_nan(target):
+    """ascend-sim runs this as a row kernel (ReduceMax per row, combined with the running value): the combine is
+    numpy.maximum too (it kept -1e30 for a NaN row max before)."""
+    x = np.tile(np.arange(64, dtype=np.float32), (8, 1))
+    x[2, 5] = np.nan
+    x[3, 63] = np.inf
+    x[4, 0] = -np.inf
+    x[5, :] = np.nan
+    got = lang.kernel(target=target)(row_centered)(x)
+    m = np.maximum(np.max(x, axis=1, keepdims=True), np.float32(-1e30))
+    np.testing.assert_array_equal(got, x - m)
+    if target == "ascend-sim":
+        assert "ReduceMax(" in lang.kernel(row_centered).source("ascend", x)
