@@ -205,3 +205,27 @@ def test_row_plan_reduce_max_propagates_nan(target):
     np.testing.assert_array_equal(got, x - m)
     if target == "ascend-sim":
         assert "ReduceMax(" in lang.kernel(row_centered).source("ascend", x)
+
+
+def ternary_max(x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] if x[i] > y[i] else y[i]
+    return out
+
+
+def python_max(x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = max(x[i], y[i])
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ternary_keeps_python_meaning_and_max_is_numpy_maximum(target):
+    """A float ternary `x if x > y else y` is Python's (a NaN x gives y): on ascend it was lowered to Max, which
+    propagates the NaN; now a Compare and a Select. Python's max is numpy.maximum on every target (vector Max)."""
+    x = np.array([1, np.nan, 3, np.nan, -np.inf, 2] * 8, np.float32)
+    y = np.array([np.nan, 2, np.nan, np.nan, np.inf, -0.0] * 8, np.float32)
+    np.testing.assert_array_equal(lang.kernel(target=target)(ternary_max)(x, y), np.where(x > y, x, y))
+    np.testing.assert_array_equal(lang.kernel(target=target)(python_max)(x, y), np.maximum(x, y))

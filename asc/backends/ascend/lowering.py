@@ -141,7 +141,12 @@ class Lowerer:
         raise Unsupported(f"the expression {type(e).__name__}", loc)
 
     def minmax(self, e: ir.Select):
-        """`a if a > b else b` (Python's max) and the like, as Max/Min (Maxs/Mins with a scalar)."""
+        """`a if a > b else b` and the like, as Max/Min (Maxs/Mins with a scalar), where no NaN can tell them apart:
+        integers only. On floats the ternary keeps Python's NaN rule (`nan if nan > b else b` is b) and Max would
+        propagate the NaN, so it is a Compare and a Select; Python's max/min of floats is already numpy.maximum /
+        minimum (a call, Max / Min)."""
+        if e.type.dtype.kind == "f":
+            return None
         c = e.cond
         if not (isinstance(c, ir.Compare) and c.op in ("gt", "ge", "lt", "le")):
             return None
