@@ -178,6 +178,24 @@ def _py_minmax(op, bigger):
 kernel_max = _py_minmax(builtins.max, lambda a, b: a > b)
 kernel_min = _py_minmax(builtins.min, lambda a, b: a < b)
 
+# while the interpreter runs a kernel: the device functions (@lang.func) it calls, as run with the kernel language's
+# max / min (id of the Func -> the function), else None (a device function called from Python is Python)
+interpreted_funcs: contextvars.ContextVar = contextvars.ContextVar("asc_interpreted_funcs", default=None)
+
+
+def interpreted_func(key, pyfunc, cache):
+    """pyfunc with the kernel language's max / min (unless its module defines its own), once per run."""
+    f = cache.get(key)
+    if f is None:
+        import types
+        g = dict(pyfunc.__globals__)
+        g.setdefault("max", kernel_max)
+        g.setdefault("min", kernel_min)
+        f = types.FunctionType(pyfunc.__code__, g, pyfunc.__name__, pyfunc.__defaults__, pyfunc.__closure__)
+        f.__kwdefaults__ = pyfunc.__kwdefaults__
+        cache[key] = f
+    return f
+
 
 def transpose(x, axes=None):
     """The interpreter's transpose (lang.transpose and x.T): a view, no copy."""

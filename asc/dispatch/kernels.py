@@ -9,6 +9,7 @@ import warnings
 
 from .. import compiler
 from .. import config as _config
+from ..builtins.array import interpreted_func, interpreted_funcs
 from ..errors import CompileError, GradDetachedWarning
 from ..marks import DeviceCallable
 from ..runtime import binding, launcher
@@ -248,7 +249,10 @@ class Func(DeviceCallable):
         STATE.funcs.add(self)
 
     def __call__(self, *args, **kwargs):
-        return self.pyfunc(*args, **kwargs)
+        cache = interpreted_funcs.get()
+        if cache is None:
+            return self.pyfunc(*args, **kwargs)
+        return interpreted_func(id(self), self.pyfunc, cache)(*args, **kwargs)   # in an interpreted kernel
 
     def __repr__(self) -> str:
         return f"<asc func {self.pyfunc.__qualname__}>"

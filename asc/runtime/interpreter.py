@@ -13,7 +13,8 @@ import os
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, scalar_as
-from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
+from ..builtins.array import (KernelArray, drop_wide, finite_stores, interpreted_funcs, kernel_max, kernel_min,
+                              stored_value)
 from . import binding
 
 
@@ -99,24 +100,34 @@ class _Wrap(ast.NodeTransformer):
         return self._wrap(node)
 
 
+_REWRITTEN: dict = {}      # (the kernel's code, its conversions) -> the rewritten module, compiled
+
+
 def _converting_function(fn, conversions, g):
     """fn's code with the conversions of the typing applied; the same file and lines, so pdb shows the kernel."""
-    from ..frontend.source import get_source
-    src = get_source(fn)
-    keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+    key = (fn.__code__, conversions)
+    code = _REWRITTEN.get(key)
+    if code is None:
+        from ..frontend.source import get_source
+        src = get_source(fn)
+        keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+        fdef = copy.deepcopy(src.tree)
+        fdef.decorator_list = []
+        fdef = _Wrap(keys).visit(fdef)
+        free = fn.__code__.co_freevars
+        outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
+                                [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
+        ast.copy_location(outer, fdef)
+        mod = ast.fix_missing_locations(ast.Module([outer], []))
+        code = compile(mod, fn.__code__.co_filename, "exec")
+        if len(_REWRITTEN) > 256:
+            _REWRITTEN.clear()
+        _REWRITTEN[key] = code
     convs = [_converter(t) for _, t in conversions]
-    fdef = copy.deepcopy(src.tree)
-    fdef.decorator_list = []
-    fdef = _Wrap(keys).visit(fdef)
-    free = fn.__code__.co_freevars
-    outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
-                            [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
-    ast.copy_location(outer, fdef)
-    mod = ast.fix_missing_locations(ast.Module([outer], []))
     ns = g
     ns["__asc_as"] = lambda v, k: convs[k](v)
     ns["__asc_bind"] = drop_wide
-    exec(compile(mod, fn.__code__.co_filename, "exec"), ns)  # noqa: S102 - the user's own kernel source
+    exec(code, ns)  # noqa: S102 - the user's own kernel source
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
     return ns.pop("__asc_outer")(*cells)
 
@@ -165,6 +176,7 @@ def run(spec, bound, symbols):
     run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     token = BOUND_DIMS.set(dict(symbols))
     finite = finite_stores.set(bool(spec.key[-1][1]))
+    funcs = interpreted_funcs.set({})
     try:
         with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # as compiled code
             try:
@@ -180,6 +192,7 @@ def run(spec, bound, symbols):
     finally:
         BOUND_DIMS.reset(token)
         finite_stores.reset(finite)
+        interpreted_funcs.reset(funcs)
     use_torch = any(a.kind == "torch" for a in bound)
     elems = result if k.returns_tuple else (result,)
     out = []

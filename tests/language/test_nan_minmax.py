@@ -229,3 +229,24 @@ def test_ternary_keeps_python_meaning_and_max_is_numpy_maximum(target):
     y = np.array([np.nan, 2, np.nan, np.nan, np.inf, -0.0] * 8, np.float32)
     np.testing.assert_array_equal(lang.kernel(target=target)(ternary_max)(x, y), np.where(x > y, x, y))
     np.testing.assert_array_equal(lang.kernel(target=target)(python_max)(x, y), np.maximum(x, y))
+
+
+@lang.func
+def larger(a, b):
+    return max(a, b)
+
+
+def via_device_function(x: lang.float32[N], y: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = larger(x[i], y[i])
+    return out
+
+
+@pytest.mark.parametrize("target", ("interpret", "cpu"))
+def test_max_in_a_device_function_is_numpy_maximum(target):
+    """Interpreted, a @lang.func runs as Python with the kernel language's max (called from Python, Python's)."""
+    x = np.array([1, np.nan, 3, np.nan], np.float32)
+    y = np.array([np.nan, 2, np.nan, np.nan], np.float32)
+    np.testing.assert_array_equal(lang.kernel(target=target)(via_device_function)(x, y), np.maximum(x, y))
+    assert larger(1.0, float("nan")) == 1.0
