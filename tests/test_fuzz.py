@@ -268,9 +268,13 @@ def select(c: Cond, a: Node, b: Node) -> Node:
 
 
 def py_minmax(fname: str, args: list) -> Node:
-    """Python's max(a, b, ...): a unless b > a (as asc lowers it, and as Python evaluates it)."""
+    """Python's max(a, b, ...) in a kernel: on floats numpy.maximum / minimum (nan-propagating, docs/tensors.md);
+    on integers and bools a unless b > a, as Python evaluates it."""
     def step(out, v):
         t = promote(out.ty, v.ty)
+        if t.kind == "f":
+            fn = np.maximum if fname == "max" else np.minimum
+            return Node("", t, lambda env: fn(conv(out.ev(env), t), conv(v.ev(env), t)), max(out.bound, v.bound))
         c = compare(">" if fname == "max" else "<", v, out)
         return Node("", t, lambda env: np.where(c.ev(env), conv(v.ev(env), t), conv(out.ev(env), t)),
                     max(out.bound, v.bound))

@@ -73,7 +73,15 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
         return None
 
     def reduction_clauses(self, s: ir.For) -> str:
-        return "".join(f" reduction({_OMP_OP[op]}:{self.cname(v.name)})" for v, op in s.reduce)
+        return "".join(f" reduction({self.reduction_op(op, v)}:{self.cname(v.name)})" for v, op in s.reduce)
+
+    def reduction_op(self, op: str, v: ir.Var) -> str:
+        """The OpenMP reduction of `op` on accumulator v: a float max/min is NaN-propagating (numpy.maximum; the
+        user-defined reductions of asc_cpu.h), OpenMP's own max/min would drop a NaN."""
+        t = self.local_type(v)
+        if op in ("max", "min") and t.dtype.kind == "f":
+            return f"asc_{'maximum' if op == 'max' else 'minimum'}_{self.suffix(t)}"
+        return _OMP_OP[op]
 
     def local_type(self, v: ir.Var) -> ir.ScalarType:
         """The type a scalar is declared with in the function being rendered."""

@@ -115,7 +115,12 @@ class ScheduledLoops:
         self.depth += 1
         for acc, op in s.reduce:
             a, part = self.cname(acc.name), f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b]"
-            self.emit(f"{a} = {_COMBINE[op].format(a=a, p=part)};")
+            t = self.local_type(acc)
+            if op in ("max", "min") and t.dtype.kind == "f":     # NaN-propagating, as the blocks' reduction
+                comb = f"asc_{'maximum' if op == 'max' else 'minimum'}_{self.suffix(t)}({a}, {part})"
+            else:
+                comb = _COMBINE[op].format(a=a, p=part)
+            self.emit(f"{a} = {comb};")
         self.depth -= 1
         self.emit("}")
         self.depth -= 1

@@ -3,6 +3,7 @@ array-level interpreter numerics that it and the builtins share (16-bit floats c
 the transpose). Imports no other module of asc.builtins."""
 from __future__ import annotations
 
+import builtins
 import contextvars
 import sys
 
@@ -67,6 +68,9 @@ class KernelArray(np.ndarray):
     def __rmatmul__(self, other):
         return matmul(other, self)
 
+    def __iadd__(self, other):
+        return np.ndarray.__iadd__(self, stored_value(other, self.dtype))
+
     @property
     def T(self):
         return transpose(self)
@@ -80,6 +84,7 @@ class KernelArray(np.ndarray):
 
     def __setitem__(self, idx, value):
         self._check(idx)
+        value = stored_value(value, self.dtype)
         if finite_stores.get() and self.dtype.kind == "f" or (finite_stores.get() and self.dtype in SIXTEEN_BIT):
             if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
                 raise FloatingPointError(f"this line first produced {value} (stored to {self._name()!r} at index "
@@ -95,9 +100,38 @@ class KernelArray(np.ndarray):
 
 # ------------------------------------------------------------------ array-level numerics
 # Semantics follow NumPy: results have NumPy's dtypes (float16 op float16 is float16); matmul and reductions of
-# 16-bit floats accumulate in float32. The compiled code computes 16-bit values in float32 and rounds once when
-# it stores them; the interpreter may round after each operation (NumPy's way): results agree to the dtype's
-# precision, not bit for bit.
+# 16-bit floats accumulate in float32 and are rounded once to their dtype (docs/tensors.md, "Precision"). Within
+# an elementwise tensor expression the compiled code carries 16-bit values in float32 and rounds once where it
+# stores them; the interpreter rounds after each operation (NumPy's way): those agree to the dtype's precision.
+
+# A 16-bit product or reduction (a @ b, lang.sum(x, axis=...)) is accumulated in float32 and its value is rounded
+# once to its dtype (float16 @ float16 is float16), except where it is written as a whole into a float32 (or
+# float64) destination: `return a @ b` under `-> lang.float32[...]`, `out[...] = a @ b`, `out[...] += a @ b`,
+# `lang.cast(a @ b, lang.float32)`; there the float32 accumulation is kept (docs/tensors.md, "Precision"). The
+# rounded array carries that accumulation as `_asc_wide` until it is bound to a name (a named value is a tensor of
+# its dtype: the interpreter drops it there) or used in an expression (a new array: NumPy does not copy it).
+
+def with_wide(rounded, wide):
+    """The rounded 16-bit result of a product or reduction, carrying its float32 accumulation."""
+    if isinstance(rounded, KernelArray):
+        rounded._asc_wide = wide
+    return rounded
+
+
+def stored_value(value, dtype):
+    """value as written into (or cast to) `dtype`: a product's float32 accumulation when dtype is wide enough."""
+    wide = getattr(value, "_asc_wide", None) if isinstance(value, KernelArray) else None
+    if wide is not None and np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+        return wide
+    return value
+
+
+def drop_wide(value):
+    """A value bound to a name: a tensor of its own dtype (its float32 accumulation is no longer reachable)."""
+    if isinstance(value, KernelArray) and "_asc_wide" in value.__dict__:
+        del value.__dict__["_asc_wide"]
+    return value
+
 
 def kernel_array(r):
     """A NumPy result as the interpreter hands it back: a KernelArray, or a scalar for a 0-d result."""
@@ -121,7 +155,7 @@ def back(r, dt):
     if dt in SIXTEEN_BIT:
         if r.ndim == 0:
             return np.float32(np.float32(r).astype(dt))
-        r = r.astype(dt)
+        return with_wide(kernel_array(r.astype(dt)), r.astype(np.float32))
     return kernel_array(r)
 
 
@@ -131,8 +165,31 @@ def matmul(a, b):
     y, dy = wide(b)
     r = np.matmul(x, y)
     out = np.result_type(dx, dy) if (dx in SIXTEEN_BIT or dy in SIXTEEN_BIT) else r.dtype
+    if out in SIXTEEN_BIT:
+        return with_wide(kernel_array(r.astype(out)), r)
     return kernel_array(r.astype(out) if r.dtype != out else r)
 
+
+def _is_float(v) -> bool:
+    return isinstance(v, (float, np.floating))
+
+
+def _py_minmax(op, bigger):
+    def f(*args, **kwargs):
+        """Python's max/min in a kernel: on floats numpy.maximum / minimum (a nan argument gives nan, wherever it
+        is), as compiled code computes it; else Python's own."""
+        if kwargs or len(args) < 2 or not any(_is_float(a) for a in args):
+            return op(*args, **kwargs)
+        out = args[0]
+        for v in args[1:]:
+            # numpy.maximum(out, v): out if out > v or out is nan, else v (v on a tie)
+            out = out if (bigger(out, v) or out != out) else v
+        return out
+    return f
+
+
+kernel_max = _py_minmax(builtins.max, lambda a, b: a > b)
+kernel_min = _py_minmax(builtins.min, lambda a, b: a < b)
 
 def transpose(x, axes=None):
     """The interpreter's transpose (lang.transpose and x.T): a view, no copy."""

@@ -138,14 +138,16 @@ def _d_select(op):
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_maximum_{s}({}, {})", int_template="asc_max_i({}, {})"),
          ascend=Ascend("Max", BINARY, tensor_scalar="Maxs"), cost=CHEAP, derivative=_d_select("ge"))
 def maximum(a, b):
-    """The larger of a and b, elementwise; nan if either is nan (as numpy.maximum)."""
+    """The larger of a and b, elementwise; nan if either is nan (as numpy.maximum). Python's max(a, b) of floats
+    in a kernel means the same."""
     return binary(np.maximum, a, b)
 
 
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_minimum_{s}({}, {})", int_template="asc_min_i({}, {})"),
          ascend=Ascend("Min", BINARY, tensor_scalar="Mins"), cost=CHEAP, derivative=_d_select("le"))
 def minimum(a, b):
-    """The smaller of a and b, elementwise; nan if either is nan (as numpy.minimum)."""
+    """The smaller of a and b, elementwise; nan if either is nan (as numpy.minimum). Python's min(a, b) of floats
+    in a kernel means the same."""
     return binary(np.minimum, a, b)
 
 

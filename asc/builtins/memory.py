@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import as_dtype, convert, float32
-from .array import KernelArray
+from .array import KernelArray, stored_value
 from .table import builtin
 
 
@@ -64,7 +64,7 @@ def cast(x, dtype):
     h = as_dtype(dtype)
     if h is None:
         raise TypeError(f"lang.cast: not a dtype: {dtype!r}")
-    return convert(x, h)
+    return convert(stored_value(x, h.np), h)    # a 16-bit product cast to float32: its float32 accumulation
 
 
 @builtin("range")

@@ -3,7 +3,8 @@ transpose. The frontend lowers them by kind (loops, or asc's GEMM for matmul); t
 interpreter implementation and the docs.
 
 Semantics follow NumPy: results have NumPy's dtypes; reductions and products of 16-bit floats accumulate in
-float32 and are rounded once to their dtype."""
+float32 and are rounded once to their dtype, unless written whole into a float32 destination (docs/tensors.md,
+"Precision"); max and min propagate NaN ("NaN in max and min")."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,15 +26,17 @@ def sum_(x, axis=None, keepdims=False):
 
 @builtin("reduce", name="max")
 def max_(x, axis=None, keepdims=False):
-    """The largest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype.
-    (A max of nothing: -inf for floats in compiled code; the interpreter raises, as NumPy.)"""
+    """The largest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype; NaN
+    if any element is NaN (numpy.max), on every target. (A max of nothing: -inf for floats in compiled code; the
+    interpreter raises, as NumPy.)"""
     a, dt = wide(x)
     return back(np.max(a, axis=axis, keepdims=keepdims), dt)
 
 
 @builtin("reduce", name="min")
 def min_(x, axis=None, keepdims=False):
-    """The smallest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype."""
+    """The smallest element of a tensor, over `axis` (an int, a tuple of ints, or None: all). Keeps the dtype; NaN
+    if any element is NaN (numpy.min), on every target."""
     a, dt = wide(x)
     return back(np.min(a, axis=axis, keepdims=keepdims), dt)
 

@@ -7,7 +7,14 @@ from .. import config as _config
 from ..errors import AscError
 from .state import STATE
 
-PRECISIONS = ("default", "mixed")
+PRECISIONS = ("default",)
+# precision="mixed" ("16-bit storage, float32 compute") was accepted and changed nothing: it is what every kernel
+# does (docs/tensors.md, "Precision"). It is refused with the rule, so that no one relies on an option without effect.
+_MIXED = ("precision='mixed' is not an option: every kernel stores 16-bit floats as 16-bit and computes them in "
+          "float32, and accumulates products and reductions of them in float32, rounded once to the value's dtype "
+          "(float16 @ float16 is float16). To keep the float32 accumulation, write the product into a float32 "
+          "destination (a float32 output, out[...] = a @ b, lang.cast(a @ b, lang.float32)); see docs/tensors.md, "
+          "\"Precision\". Remove the option")
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,6 +39,8 @@ class Options:
                     "ascend`, and run on the CPU with target=\"ascend-sim\"") if target == "ascend" else ""
             raise ValueError(f"target {target!r} is not available in this version of asc yet; "
                              f"available: {', '.join(AVAILABLE_TARGETS)}{hint}")
+        if precision == "mixed":
+            raise ValueError(_MIXED)
         if precision not in PRECISIONS:
             raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
         if num_threads is not None and (not isinstance(num_threads, int) or isinstance(num_threads, bool)

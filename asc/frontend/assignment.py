@@ -108,6 +108,11 @@ class AssignMixin:
             if isinstance(value, ir.TensorView) and value.is_whole():
                 self.env[name] = value.base
             elif isinstance(value, ir.TensorView) or self.ctx.fused:
+                if not isinstance(value, ir.TensorView) and value.dtype.is_16bit_float:
+                    # a fused kernel inlines the expression, rounded to its dtype: a named 16-bit value is a tensor
+                    # of that dtype under every decorator (docs/tensors.md, "Precision")
+                    t = ir.ScalarType(value.dtype)
+                    value = self.tmap("round", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [value], node)
                 self.env[name] = value        # a view aliases its tensor; a fused kernel inlines expressions
             else:
                 cname = name if name not in self.alloc_names and name not in self.params_by_name else \

@@ -32,8 +32,7 @@ class CallsMixin:
                 raise self.error(f"{fn!r}(x) takes one argument", node)
             x = self.expr(node.args[0])
             if self.is_tensor(x):
-                t = ir.ScalarType(fn.ir)
-                return self.tmap("cast", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [x], node)
+                return self.tensor_cast(x, ir.ScalarType(fn.ir), node)
             return self.cast(self.scalar(self.expr(node.args[0]), node.args[0]), ir.ScalarType(fn.ir), node,
                              explicit=True)
         if fn in PYMATH:
@@ -65,6 +64,15 @@ class CallsMixin:
                 raise self.error(f"{b.name}() got an unexpected keyword argument {k.arg!r}", k.value)
             vals[k.arg] = (self.expr(k.value), k.value)
         return vals
+
+    def tensor_cast(self, x, t: ir.ScalarType, node):
+        """lang.cast(x, t) of a tensor. A product or reduction of 16-bit floats cast to float32 / float64 is computed
+        straight into a tensor of that dtype: its float32 accumulation, unrounded (docs/tensors.md, "Precision")."""
+        v = self.as_tvalue(x)
+        if isinstance(v, (ir.TensorMatMul, ir.TensorReduce)) and v.dtype.is_16bit_float and \
+                t.dtype.kind == "f" and t.dtype.bits >= 32:
+            return self.materialize(v, node, t.dtype)
+        return self.tmap("cast", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [x], node)
 
     def call_builtin(self, b: Builtin, node):
         if b.kind == "math":
@@ -119,8 +127,7 @@ class CallsMixin:
             if h is None:
                 raise self.error(f"not a dtype: {self.describe(vals['dtype'][0])}", vals["dtype"][1])
             if self.is_tensor(vals["x"][0]):
-                t = ir.ScalarType(h.ir)
-                return self.tmap("cast", lambda fb, a: fb.cast(a[0], t, node, explicit=True), [vals["x"][0]], node)
+                return self.tensor_cast(vals["x"][0], ir.ScalarType(h.ir), node)
             return self.cast(self.scalar(*vals["x"]), ir.ScalarType(h.ir), node, explicit=True)
         if b.kind == "range":
             raise self.error("lang.range() can only be used as the iterable of a for loop", node)
@@ -270,8 +277,18 @@ def _py_minmax(op):
             fb.note_conversion(node, t_all, *vals)
         out = vals[0]
         for v in vals[1:]:
-            # Python semantics: max(a, b) is a unless b > a (nan stays where it is)
             t = ir.promote(out.type, v.type) if UNKNOWN not in (out.type, v.type) else UNKNOWN
+            if t is not UNKNOWN and t.dtype.kind == "f":
+                # floats: numpy.maximum / minimum (a nan operand gives nan, whatever its position), so that a
+                # running `m = max(m, x[i])` means the same serial and vectorized (docs/tensors.md, "NaN")
+                a, b = fb.cast(out, t, node), fb.cast(v, t, node)
+                if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+                    pick = a.value > b.value if op == "max" else a.value < b.value
+                    out = a if pick or a.value != a.value else b
+                else:
+                    out = ir.Call("maximum" if op == "max" else "minimum", (a, b), t, fb.loc(node))
+                continue
+            # integers and bools (and constants folded): Python's max(a, b), a unless b > a
             cond = fb.compare("gt" if op == "max" else "lt", v, out, node)
             if isinstance(cond, ir.Const):
                 out = fb.cast(v if cond.value else out, t, node)

@@ -48,13 +48,13 @@ class TemporariesMixin:
         """v with its non-elementwise operands computed into temporaries (ir.resolve_map)."""
         return ir.resolve_map(v, lambda a: self.materialize(a, node))
 
-    def materialize(self, v, node) -> ir.TensorView:
-        """A temporary holding v; returns its view (with v's run-time extents)."""
+    def materialize(self, v, node, dtype=None) -> ir.TensorView:
+        """A temporary holding v (of dtype `dtype`, v's by default); returns its view (with v's run-time extents)."""
         loc = self.loc(node)
         for d in v.shape:
             if not isinstance(d, (int, ir.Sym)):
                 raise self.error("the size of a temporary tensor must be known at compile time", node)
-        var = ir.Var(self.fresh("_t_tmp"), ir.TensorType(v.dtype, v.shape), loc)
+        var = ir.Var(self.fresh("_t_tmp"), ir.TensorType(dtype or v.dtype, v.shape), loc)
         self.pre.append(ir.Alloc(var, "empty", None, None, loc))
         dst = replace(self.whole(var), extents=v.extents)
         self.emit(ir.TensorStore(dst, v, loc=loc))

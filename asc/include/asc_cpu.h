@@ -172,12 +172,22 @@ static inline int64_t asc_chunk(int64_t n, int64_t threads, int64_t grain) {
   per = (per + grain - 1) / grain * grain;
   return per > 0 ? per : grain;
 }
-// numpy.maximum / minimum: nan if either operand is nan (mask selects: `a != a || b != b ? ...` was a branch, and
-// the loop scalar code on SSE4.2 and AVX2)
+// numpy.maximum / minimum: nan if either operand is nan (that nan: a + b keeps the payload of a nan a, else of b),
+// else the larger / smaller, the second on a tie. Mask selects: `a != a || b != b ? ...` was a branch, and the loop
+// scalar code, on SSE4.2 and AVX2. Python's max/min of floats and the max/min reductions in kernels mean the same;
+// a running `m = asc_maximum_f32(m, x[i])` is the `asc_maximum_f32` OpenMP reduction below.
 static inline float asc_maximum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a > b, a, b)); }
 static inline double asc_maximum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a > b, a, b)); }
 static inline float asc_minimum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a < b, a, b)); }
 static inline double asc_minimum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a < b, a, b)); }
+#pragma omp declare reduction(asc_maximum_f32 : float : omp_out = asc_maximum_f32(omp_out, omp_in)) \
+    initializer(omp_priv = -ASC_INF_F)
+#pragma omp declare reduction(asc_maximum_f64 : double : omp_out = asc_maximum_f64(omp_out, omp_in)) \
+    initializer(omp_priv = -ASC_INF)
+#pragma omp declare reduction(asc_minimum_f32 : float : omp_out = asc_minimum_f32(omp_out, omp_in)) \
+    initializer(omp_priv = ASC_INF_F)
+#pragma omp declare reduction(asc_minimum_f64 : double : omp_out = asc_minimum_f64(omp_out, omp_in)) \
+    initializer(omp_priv = ASC_INF)
 
 #ifdef __cplusplus
 #include <limits>

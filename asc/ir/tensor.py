@@ -24,7 +24,7 @@ from .types import DType, ScalarType, TensorType
 
 __all__ = ["TensorValue", "TensorView", "MapArg", "TensorMap", "TensorMatMul", "TensorReduce", "TensorSoftmax",
            "TensorEpilogue", "TensorStore", "ScalarReduce", "TileCopy", "TENSOR_STMTS", "is_dim", "element_loc",
-           "tensor_inputs", "views_of", "epilogue_product", "substitute", "resolve_map", "map_path", "generated_name", "locals_slot",
+           "tensor_inputs", "views_of", "is_rounding", "epilogue_product", "substitute", "resolve_map", "map_path", "generated_name", "locals_slot",
            "display_name"]
 
 # ------------------------------------------------------------------ tensor values
@@ -223,6 +223,12 @@ def views_of(v, name) -> list:
     if isinstance(v, TensorEpilogue):
         return views_of(v.value, name)
     return []
+
+
+def is_rounding(v) -> bool:
+    """Whether v is the map that rounds one 16-bit value to its dtype (a named value of a fused kernel)."""
+    return isinstance(v, TensorMap) and v.name == "round" and len(v.args) == 1 and \
+        isinstance(v.args[0], TensorValue) and v.dtype == v.args[0].dtype
 
 
 def epilogue_product(v):

@@ -162,12 +162,19 @@ def update_op(value, name):
         for a, b in ((value.a, value.b), (value.b, value.a)):
             if _is_var(a, name) and free(b):
                 return value.op
+    if isinstance(value, ir.Call) and value.fn in ("maximum", "minimum") and len(value.args) == 2:
+        # numpy.maximum(acc, e) / (e, acc), also Python's max/min of floats: NaN-propagating and commutative
+        # (up to which nan), so any order of the elements gives the same value: a reduction
+        for a, b in ((value.args[0], value.args[1]), (value.args[1], value.args[0])):
+            if _is_var(a, name) and free(b):
+                return "max" if value.fn == "maximum" else "min"
     if isinstance(value, ir.Select) and isinstance(value.cond, ir.Compare) and value.cond.op in ("gt", "lt"):
         c = value.cond
-        # only `e > acc ? e : acc` (Python's max(acc, e)): a NaN element is skipped whatever the order, as a
-        # vectorized max does. `acc > e ? acc : e` (max(e, acc)) takes a NaN element and forgets it at the next
-        # one: its result depends on the order, so that loop stays serial.
-        if _same(c.a, value.a) and _same(c.b, value.b) and _is_var(c.b, name) and free(c.a):
+        # integers only: `e > acc ? e : acc` (a ternary, Python's max of ints). On floats a ternary keeps
+        # Python's order-dependent NaN rule (`x if x > m else m` skips a NaN element, while a NaN `m` stays), which
+        # a reordered (vectorized) loop does not keep: such a loop stays serial.
+        if value.type.dtype.kind != "f" and _same(c.a, value.a) and _same(c.b, value.b) and _is_var(c.b, name) \
+                and free(c.a):
             return "max" if c.op == "gt" else "min"
     return None
 
@@ -189,7 +196,7 @@ def _reduction_op(body, name):
                 return None
             ops.add(op)
             n_reads = sum(1 for e in ir.walk_expr(s.value) if _is_var(e, name))
-            if n_reads != (2 if op in ("max", "min") else 1):
+            if n_reads != (2 if isinstance(s.value, ir.Select) else 1):    # a select reads acc twice
                 return None
         elif uses:
             return None

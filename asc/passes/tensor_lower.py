@@ -222,6 +222,9 @@ class Lowering(TensorOpsMixin):
                 return self.emit_matmul(dst, value)
             if isinstance(value, ir.TensorReduce):
                 return self.emit_reduce(value, dst)
+            if ir.is_rounding(value) and isinstance(value.args[0], ir.TensorReduce) and \
+                    value.args[0].shape == dst.shape:           # a named 16-bit reduction (fused kernels)
+                return self.emit_reduce(value.args[0], dst, rounded=True)
             if isinstance(value, ir.TensorSoftmax):
                 return self.emit_softmax(dst, value)
             if isinstance(value, ir.TensorEpilogue) and dst.ndim == 2 and dst.dtype.name in MATMUL_DTYPES:
@@ -232,7 +235,7 @@ class Lowering(TensorOpsMixin):
 
         def body(idx):
             v = self.elem(value, self.bidx(value, idx)) if isinstance(value, ir.TensorValue) else value
-            return [ir.Store(dst.base, self.elem(dst, idx).indices, cast(v, et, loc), loc)]
+            return [ir.Store(dst.base, self.elem(dst, idx).indices, cast(valued(v, value), et, loc), loc)]
         ext = dst.extents
         if isinstance(value, ir.TensorValue):      # operands clipped at run time: the common part
             ext = tuple(imin(e, value.extents[k - (dst.ndim - value.ndim)])
@@ -262,6 +265,15 @@ class Lowering(TensorOpsMixin):
             rows, cols = dst.extents
             self.pre += self.loops([ext[0], cols], fill, starts=[iconst(0), ext[1]])
             self.pre += self.loops([rows, cols], fill, starts=[ext[0], iconst(0)])
+
+
+def valued(e, value):
+    """Element e of tensor expression `value` as a value of value's dtype: a 16-bit expression (computed in float32)
+    rounded once to its dtype where it is stored into a wider tensor, as NumPy's value would be (docs/tensors.md,
+    "Precision"); a view's element already is."""
+    if isinstance(value, ir.TensorMap) and value.dtype.is_16bit_float:
+        return ir.Cast(e, ir.ScalarType(value.dtype), getattr(e, "loc", None), explicit=True)
+    return e
 
 
 def broadcast_shape(shapes) -> tuple:

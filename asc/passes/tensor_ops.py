@@ -46,9 +46,18 @@ class TensorOpsMixin:
             return self.store(dst, tmp, "add" if accumulate else None)
         epi, index, note = (), (), ""
         if epilogue is not None:
-            value = self.resolve(ir.substitute(epilogue, mm, dst))      # other operands: computed before
+            prod = dst
+            if mm.dtype.is_16bit_float:
+                # the epilogue reads the product as a value of its dtype: the float32 accumulation rounded once
+                # (docs/tensors.md, "Precision"), whatever the destination's dtype
+                t = ir.ScalarType(mm.dtype)
+                prod = self.elementwise("round", lambda a: ir.Cast(a[0], t, loc, explicit=True), [dst])
+            value = self.resolve(ir.substitute(epilogue, mm, prod))     # other operands: computed before
             index = (ir.Var(self.fresh("_t_ei"), ir.INDEX, loc), ir.Var(self.fresh("_t_ej"), ir.INDEX, loc))
-            v = cast(self.elem(value, index), ir.ScalarType(dst.dtype), self.loc)
+            v = self.elem(value, index)
+            if value.dtype.is_16bit_float and dst.dtype != value.dtype:     # rounded to its dtype, then widened
+                v = ir.Cast(v, ir.ScalarType(value.dtype), self.loc, explicit=True)
+            v = cast(v, ir.ScalarType(dst.dtype), self.loc)
             epi = (ir.Store(dst.base, self.elem(dst, index).indices, v, epilogue.loc or self.loc),)
             note = f"fused epilogue: {' -> '.join(ir.map_path(epilogue, mm))} on each tile of the product while it " \
                    f"is in cache"
@@ -97,6 +106,8 @@ class TensorOpsMixin:
             e = cast(self.elem(x, tuple(full)), at, loc)
             if r.op == "sum":
                 upd = ir.Binary("add", acc, e, at, loc)
+            elif at.dtype.kind == "f":      # numpy.max / min: a nan element gives nan
+                upd = ir.Call("maximum" if r.op == "max" else "minimum", (acc, e), at, loc)
             else:
                 cmp = ir.Compare("gt" if r.op == "max" else "lt", e, acc, ir.ScalarType(ir.bool_), loc)
                 upd = ir.Select(cmp, e, acc, at, loc)
@@ -107,7 +118,8 @@ class TensorOpsMixin:
         """The statements computing acc = r, a reduction over all axes."""
         return self.reduction(r, self.operand(r.x), (), acc)[1]
 
-    def emit_reduce(self, r: ir.TensorReduce, dst: ir.TensorView):
+    def emit_reduce(self, r: ir.TensorReduce, dst: ir.TensorView, rounded=False):
+        """dst = r; `rounded`: the value stored is r's, rounded to its (16-bit) dtype, even into a wider dst."""
         loc = self.loc
         x = self.operand(r.x)
         kept = [k for k in range(x.ndim) if k not in r.axes]
@@ -117,8 +129,9 @@ class TensorOpsMixin:
             oi = list(outer)
             if r.keepdims:
                 oi = [iconst(0) if k in r.axes else outer[kept.index(k)] for k in range(x.ndim)]
+            v = ir.Cast(acc, ir.ScalarType(r.dtype), loc, explicit=True) if rounded else acc
             return stmts + [ir.Store(dst.base, self.elem(dst, tuple(oi)).indices,
-                                     cast(acc, ir.ScalarType(dst.dtype), loc), loc)]
+                                     cast(v, ir.ScalarType(dst.dtype), loc), loc)]
         self.pre += self.loops([x.extents[k] for k in kept], body)
 
     # ------------------------------------------------------------------ softmax

@@ -15,7 +15,7 @@ import os
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, scalar_as
-from ..builtins.array import KernelArray, finite_stores
+from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
 from . import binding
 
 
@@ -69,7 +69,8 @@ def _span(node) -> tuple:
 class _Wrap(ast.NodeTransformer):
     """Wraps the ternaries and min/max calls that need a conversion, `__asc_as(expr, k)`, and the values assigned to
     a scalar variable of another type (keyed by the target name's span): `m = -1e30` with `m` a float32 variable
-    runs as `m = __asc_as(-1e30, k)`, `s += v` as `s = __asc_as(s + v, k)`."""
+    runs as `m = __asc_as(-1e30, k)`, `s += v` as `s = __asc_as(s + v, k)`. A value bound to a name is
+    `__asc_bind(value)`: a named product of 16-bit floats is a tensor of its dtype (see builtins.array)."""
 
     def __init__(self, keys):
         self.keys = keys
@@ -77,6 +78,11 @@ class _Wrap(ast.NodeTransformer):
     @staticmethod
     def _call(node, k):
         call = ast.Call(ast.Name("__asc_as", ast.Load()), [node, ast.Constant(k)], [])
+        return ast.copy_location(call, node)
+
+    @staticmethod
+    def _bind(node):
+        call = ast.Call(ast.Name("__asc_bind", ast.Load()), [node], [])
         return ast.copy_location(call, node)
 
     def _wrap(self, node):
@@ -97,11 +103,14 @@ class _Wrap(ast.NodeTransformer):
                     len(t.elts) == len(node.value.elts):
                 node.value.elts = [v if self._target_key(e) is None else self._call(v, self._target_key(e))
                                    for e, v in zip(t.elts, node.value.elts)]
+            if isinstance(t, (ast.Name, ast.Tuple)):
+                node.value = self._bind(node.value)
             return node
         if all(self._target_key(t) is None for t in node.targets):
             return node
         # a = b = v: evaluate v once, convert it for each target
-        tmp = ast.copy_location(ast.Assign([ast.Name("__asc_tmp", ast.Store())], node.value), node)
+        value = self._bind(node.value) if all(isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets) else node.value
+        tmp = ast.copy_location(ast.Assign([ast.Name("__asc_tmp", ast.Store())], value), node)
         out = [tmp]
         for t in node.targets:
             k = self._target_key(t)
@@ -114,6 +123,8 @@ class _Wrap(ast.NodeTransformer):
         k = self._target_key(node.target)
         if k is not None and node.value is not None:
             node.value = self._call(node.value, k)
+        if isinstance(node.target, ast.Name) and node.value is not None:
+            node.value = self._bind(node.value)
         return node
 
     def visit_AugAssign(self, node):
@@ -134,25 +145,44 @@ class _Wrap(ast.NodeTransformer):
         return self._wrap(node)
 
 
+_REWRITTEN: dict = {}      # (the kernel's code, its conversions) -> the rewritten module, compiled
+
+
 def _converting_function(fn, conversions, g):
     """fn's code with the conversions of the typing applied; the same file and lines, so pdb shows the kernel."""
-    from ..frontend.source import get_source
-    src = get_source(fn)
-    keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+    key = (fn.__code__, conversions)
+    code = _REWRITTEN.get(key)
+    if code is None:
+        from ..frontend.source import get_source
+        src = get_source(fn)
+        keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+        fdef = copy.deepcopy(src.tree)
+        fdef.decorator_list = []
+        fdef = _Wrap(keys).visit(fdef)
+        free = fn.__code__.co_freevars
+        outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
+                                [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
+        ast.copy_location(outer, fdef)
+        mod = ast.fix_missing_locations(ast.Module([outer], []))
+        code = compile(mod, fn.__code__.co_filename, "exec")
+        if len(_REWRITTEN) > 256:
+            _REWRITTEN.clear()
+        _REWRITTEN[key] = code
     convs = [_converter(t) for _, t in conversions]
-    fdef = copy.deepcopy(src.tree)
-    fdef.decorator_list = []
-    fdef = _Wrap(keys).visit(fdef)
-    free = fn.__code__.co_freevars
-    outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
-                            [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
-    ast.copy_location(outer, fdef)
-    mod = ast.fix_missing_locations(ast.Module([outer], []))
     ns = g
     ns["__asc_as"] = lambda v, k: convs[k](v)
-    exec(compile(mod, fn.__code__.co_filename, "exec"), ns)  # noqa: S102 - the user's own kernel source
+    ns["__asc_bind"] = drop_wide
+    exec(code, ns)  # noqa: S102 - the user's own kernel source
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
     return ns.pop("__asc_outer")(*cells)
+
+
+def _binds_products(k) -> bool:
+    """Whether the kernel has 16-bit float tensors (so maybe a product or reduction of them, whose value bound to a
+    name is rounded to its dtype)."""
+    types = [p.var.type for p in k.entry.params]
+    types += [s.var.type for f in (k.entry,) + tuple(k.funcs) for s in ir.walk_stmts(f.body) if isinstance(s, ir.Alloc)]
+    return any(isinstance(t, ir.TensorType) and t.dtype.is_16bit_float for t in types)
 
 
 def _located(e: Exception, name: str, cls, hint: str = ""):
@@ -180,6 +210,9 @@ def kernel_globals(fn) -> dict:
     g = dict(fn.__globals__)
     for name, b in _python_builtins().items():
         g.setdefault(name, b)
+    # Python's max/min on floats propagate nan in kernels (numpy.maximum), unless the module defines its own
+    g.setdefault("max", kernel_max)
+    g.setdefault("min", kernel_min)
     return g
 
 
@@ -214,7 +247,7 @@ def run(spec, bound, symbols):
     g = kernel_globals(fn)
     # sizes named in annotations are plain ints inside the kernel (free axes have no name there)
     g.update({n: v for n, v in symbols.items() if not binding.is_free_dim(n)})
-    if k.conversions:
+    if k.conversions or _binds_products(k):
         run_fn = _converting_function(fn, k.conversions, g)
     else:
         run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
@@ -245,7 +278,7 @@ def run(spec, bound, symbols):
         if o.kind == "param":
             out.append(bound[o.index].value)
         elif o.kind == "alloc":
-            r = np.asarray(r)
+            r = np.asarray(stored_value(r, HANDLES[o.type.dtype].np))   # a 16-bit product: kept wide, if so declared
             if r.dtype != HANDLES[o.type.dtype].np:     # a returned expression takes the annotated dtype
                 r = r.astype(HANDLES[o.type.dtype].np)
             out.append(_from_numpy(r, use_torch))

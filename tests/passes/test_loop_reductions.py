@@ -1,6 +1,7 @@
-"""Which max/min loops become vectorized reductions: `m = max(m, x)` skips a NaN element whatever the order, so it
-is a reduction; `m = max(x, m)` takes a NaN and forgets it at the next element, an order-dependent result, so its
-loop stays serial. Both agree with the interpreter on data with NaN."""
+"""Which max/min loops become vectorized reductions: Python's max/min of floats is numpy.maximum / minimum (a NaN
+gives NaN, wherever it is), so `m = max(m, x)` and `m = max(x, m)` are both order-free and both vectorized
+reductions (NaN-propagating ones). A float ternary `x if x > m else m` keeps Python's order-dependent NaN rule, so
+its loop stays serial. All agree with the interpreter and with NumPy on data with NaN."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,16 +52,37 @@ def data():
     return x
 
 
-@pytest.mark.parametrize("kernel", [max_acc_first, max_elem_first, min_elem_first])
-def test_agrees_with_the_interpreter_on_nan(kernel):
+@lang.kernel
+def max_ternary(x: lang.float32[R, C]) -> lang.float32[R]:
+    out = lang.empty((R,), dtype=lang.float32)
+    for i in range(R):
+        m = -1e30
+        for j in range(C):
+            m = x[i, j] if x[i, j] > m else m
+        out[i] = m
+    return out
+
+
+def _numpy(kernel, x):
+    if kernel is max_ternary:                       # Python's rule: a NaN element is never > m: skipped
+        return np.fmax.reduce(x, axis=1, initial=np.float32(-1e30))
+    f = np.minimum if kernel is min_elem_first else np.maximum
+    return f.reduce(np.concatenate([np.full((x.shape[0], 1), 1e30 if f is np.minimum else -1e30, np.float32), x],
+                                   axis=1), axis=1)
+
+
+@pytest.mark.parametrize("kernel", [max_acc_first, max_elem_first, min_elem_first, max_ternary])
+def test_agrees_with_the_interpreter_and_numpy_on_nan(kernel):
     x = data()
     got = kernel(x)
     want = lang.kernel(target="interpret")(kernel.pyfunc)(x)
     np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, _numpy(kernel, x))
 
 
-def test_only_the_order_free_form_is_a_reduction():
+def test_max_min_are_nan_propagating_reductions_and_a_float_ternary_is_not():
     x = data()
-    assert "reduction(max:" in max_acc_first.source("cpu", x)
-    assert "reduction(" not in max_elem_first.source("cpu", x)
-    assert "reduction(" not in min_elem_first.source("cpu", x)
+    assert "reduction(asc_maximum_f32:" in max_acc_first.source("cpu", x)
+    assert "reduction(asc_maximum_f32:" in max_elem_first.source("cpu", x)
+    assert "reduction(asc_minimum_f32:" in min_elem_first.source("cpu", x)
+    assert "reduction(" not in max_ternary.source("cpu", x)

@@ -40,8 +40,9 @@ def _reduce(out, ins, f):
     if ins.mode == "add":
         out.emit(f"{acc} = {acc} + red.GetValue(0);")
     else:
+        # numpy.maximum(acc, row max): NaN if either is (the row's NaN, or a NaN start), as every target computes it
         op = ">" if ins.mode == "max" else "<"
-        out.emit(f"{acc} = (red.GetValue(0) {op} {acc}) ? red.GetValue(0) : {acc};")
+        out.emit(f"{acc} = ({acc} {op} red.GetValue(0) || {acc} != {acc}) ? {acc} : red.GetValue(0);")
 
 
 def _scalar_math(out, ins, f):

@@ -173,6 +173,8 @@ def _element(value, name):
     """The element expression e of acc = acc + e / max(acc, e)."""
     if isinstance(value, ir.Binary):
         return value.b if is_var(value.a, name) else value.a
+    if isinstance(value, ir.Call):          # maximum(acc, e) / minimum: a float max / min
+        return value.args[1] if is_var(value.args[0], name) else value.args[0]
     c = value.cond
     return c.a if is_var(c.b, name) else c.b
 

@@ -69,6 +69,12 @@ class ScalarRenderer(CStyleRenderer):
         self.emit(f"{cname(s.tensor.name)}Gm.SetValue({self.index(s.tensor, s.indices)}, {v});")
 
     def expr_Call(self, e):
+        if e.fn in ("maximum", "minimum") and e.type.dtype.kind == "f":
+            # numpy.maximum / minimum (also Python's max/min of floats): `a > b || a is nan ? a : b`, nan-propagating
+            a, b = self.expr(e.args[0]), self.expr(e.args[1])
+            op = ">" if e.fn == "maximum" else "<"
+            # (operands are pure expressions: written twice, no helper function or lambda in AI core code)
+            return f"((({a}) {op} ({b}) || ({a}) != ({a})) ? ({a}) : ({b}))"
         self.refuse(f"the math function {e.fn}()", e.loc)
 
     def expr_FuncCall(self, e):
