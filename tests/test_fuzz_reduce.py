@@ -26,8 +26,11 @@ What is compared, and how exactly:
   [0.999, 1.001]): within (2n + 8) eps of the sum of the terms' magnitudes (the bound of two summation orders),
   NaN exactly where the model has NaN;
 - max/min: bit for bit (within a few ulp of the chosen term where it holds a math function), except that 0.0 and -0.0 are one value (a vectorized max does not keep Python's rule that
-  the first of two equal values wins). NaN is kept out of max/min terms (`t if t == t else 0.0`): what a running max
-  does with NaN is issue-tracked separately.
+  the first of two equal values wins). NaN follows the kernel language's rule (docs/tensors.md): `max(a, t)`,
+  `max(t, a)` and `lang.maximum` of floats are numpy.maximum, NaN once any term is; the ternary `t if t > a else a`
+  is Python's, which skips a NaN term (numpy.fmax). Half of the max/min terms keep their NaNs (the inputs hold NaN
+  and infinities at every size from 33 on), half are `t if t == t else 0.0`, so that the non-NaN values are compared
+  at every size too.
 
 Sizes: 0, 1, 7, 33, 1000, 4099 and 32771 (primes past the 4096-element partials of a parallel reduction and past
 2**15) for 1-D loops; rows of 0..1000 columns for 2-D ones. ASC_FUZZ_SEEDS / ASC_FUZZ_EXAMPLES / ASC_FUZZ_LOG work
@@ -122,7 +125,9 @@ def no_nan(t: Node) -> Node:
     """`t if t == t else 0.0` (0 for an integer term: it has no NaN)."""
     if t.ty.kind != "f":
         return t
-    return select(compare("==", t, t), t, lit(0.0))
+    guarded = select(compare("==", t, t), t, lit(0.0))
+    guarded.nan_guard = True
+    return guarded
 
 
 def typed_init(ty: Ty, v) -> tuple:
@@ -172,7 +177,8 @@ class RGen(Gen):
         if kind == "sum" and t.ty.weak and t.ty.kind == "i" and t.bound > 2 ** 40:
             return None
         if kind in ("max", "min"):
-            t = no_nan(t)
+            if self.chance(50):
+                t = no_nan(t)
             form = self.pick([f"{kind}(a, t)", f"{kind}(t, a)", "maximum" if kind == "max" else "minimum",
                               "t > a" if kind == "max" else "t < a"])
             weak_init = self.pick([True, False], [3, 1])
@@ -235,7 +241,10 @@ def model(acc: Acc, env: dict, shape: tuple) -> np.ndarray:
             if cdt.kind == "f":
                 return (init.astype(np.float64) * terms.astype(np.float64).prod(axis=-1)).astype(cdt)
             return (init * np.multiply.reduce(terms, axis=-1, dtype=cdt)).astype(cdt)
-        fn = np.maximum if acc.kind == "max" else np.minimum
+        if acc.form in ("t > a", "t < a"):          # Python's ternary: a NaN term is skipped
+            fn = np.fmax if acc.kind == "max" else np.fmin
+        else:                                       # max/min of floats in a kernel: numpy.maximum / minimum
+            fn = np.maximum if acc.kind == "max" else np.minimum
         return fn(init, fn.reduce(terms, axis=-1, initial=np.array(init.flat[0] if init.size else 0, cdt)))
         # (every row's init is the same value)
 
@@ -433,3 +442,6 @@ def test_generator_draws_every_kind():
     assert {c.two_d for c in cases} == {False, True}
     assert {a.ty.kind for a in accs} >= {"i", "f"}
     assert any(max(s[-1] for s in c.shapes) > 4096 for c in cases)
+    float_minmax = [a for a in accs if a.kind in ("max", "min") and a.term.ty.kind == "f"]
+    assert {getattr(a.term, "nan_guard", False) for a in float_minmax} == {False, True}   # NaN terms, and none
+    assert {a.form in ("t > a", "t < a") for a in float_minmax} == {False, True}
