@@ -60,6 +60,13 @@ def corpus() -> dict:
     import test_ascend_names as names                  # parameters and locals named like the renderers' own names
     out.update({"map_names": (names.map_names, (x, 2.0, 1.0, 0.5, 3.0, 0.25)),
                 "row_names": (names.row_names, (m[:20, :15].copy(), np.float32(0.5)))})
+    import test_ascend_select_nan as sel                # Compare + Select, and a selection of scalars
+    import test_ascend_dynamic_scalar as dyn            # sizes known at run time in scalar code
+    q, k = rng.standard_normal((3, 17)).astype(np.float32), rng.standard_normal((29, 17)).astype(np.float32)
+    out.update({"relu_ternary": (sel.relu_ternary, (x,)), "relu_where": (sel.relu_where, (x,)),
+                "relu_max": (sel.relu_max, (x,)),
+                "select_scalars": (sel.scaled_by_choice, (x, np.float32(2.0), np.float32(-0.5))),
+                "dyn_scores": (dyn.scores, (q, k))})
     return out
 
 

@@ -43,6 +43,11 @@ def simple_range(loop: ir.For) -> bool:
 
 _C_CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
+def assigned_names(stmts) -> frozenset:
+    """The scalar names a loop body assigns (in any branch)."""
+    return frozenset(s.var.name for s in ir.walk_stmts(stmts) if isinstance(s, ir.Assign))
+
+
 class Lowerer:
     """Turns expressions of one loop body into vector instructions over virtual registers. `tensors` maps names to
     the plan's GmTensors (their reads / writes are set here); `adv` and `select` tell the plan which buffers the
@@ -61,6 +66,7 @@ class Lowerer:
         self.out: list = []
         self.adv = False                       # an advanced math API was selected: the plan needs the tmp buffer
         self.select = False                    # Compare / Select: the plan needs the mask buffer
+        self.carried: frozenset = frozenset()  # the names the loop body assigns (the loop being lowered)
         self.loc = None
 
     def reg(self) -> V:
@@ -85,6 +91,10 @@ class Lowerer:
         if isinstance(e, ir.Var):
             if e.name in self.env and isinstance(self.env[e.name], S):
                 return self.env[e.name]
+            if e.name in self.carried and e.name not in self.env:
+                # read before the body assigns it: the value of the previous iteration, which a tile of
+                # independent lanes does not have
+                raise Unsupported(f"{e.name!r} carries a value from one iteration of the loop to the next", e.loc)
             if e.name in self.scalar_names:
                 return S(self.scalar_names[e.name])
             raise Unsupported(f"the value of {e.name!r} is not known before the loop", e.loc)

@@ -12,7 +12,7 @@ from ...errors import CompileError
 from .budget import check_budget
 from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
-from .lowering import Lowerer, same_dim, simple_range
+from .lowering import Lowerer, assigned_names, same_dim, simple_range
 from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
 from .regalloc import finalize
 from .row_lowering import row_plan
@@ -125,6 +125,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
                 return row_plan(base, pre, loop, scalar_names)
             raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
     low = Lowerer(tensors, indices, scalar_names)
+    low.carried = assigned_names(body)
     low.block(body)
     for t in base.tensors:
         if t.kind == "alloc" and not t.writes:

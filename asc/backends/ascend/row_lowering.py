@@ -12,7 +12,7 @@ from ...errors import CompileError
 from ...passes.loops import update_op
 from .budget import max_cols, row_bytes
 from .ctext import FLOATS, cname
-from .lowering import Lowerer, is_var, same_dim, simple_range
+from .lowering import Lowerer, assigned_names, is_var, same_dim, simple_range
 from .ops import OPS
 from .plans import Instr, Plan, RowPlan, S, Unsupported, V
 from .regalloc import finalize
@@ -33,10 +33,12 @@ class RowLowerer(Lowerer):
         self.nscalar = 0
         self.rows_1d: set = set()
         self.row_locals: dict = {}          # per-row scalar locals -> C type
+        self.row_defined: set = set()       # the per-row locals assigned so far in the row's body
 
     # ---- scalars of the row
     def scalar(self, e):
         if isinstance(e, ir.Var) and e.name in self.row_locals:
+            self.defined_in_row(e.name, getattr(e, "loc", None) or self.loc)
             return S(cname(e.name))
         return super().scalar(e)
 
@@ -44,6 +46,12 @@ class RowLowerer(Lowerer):
         if self.col_var is None or not self.varies(e):
             return self.scalar_expr(e)
         return super().value_of(e)
+
+    def defined_in_row(self, name: str, loc):
+        """A per-row local read (or reduced into) before the row assigns it carries a value from one row to the
+        next: rows are split over the cores, which do not share it."""
+        if name not in self.row_defined:
+            raise Unsupported(f"{name!r} carries a value from one row to the next", loc)
 
     def varies(self, e) -> bool:
         """Does e depend on the inner (column) index?"""
@@ -139,11 +147,13 @@ class RowLowerer(Lowerer):
         self.col_var = loop.var.name
         self.indices = (self.row_var, self.col_var)
         self.note("the loop over the row: count-form instructions on its n elements", loop.loc)
-        inner_env = dict(self.env)
+        inner_env, outer_carried = dict(self.env), self.carried
+        self.carried = assigned_names(loop.body) - set(self.row_locals)
         reductions = []
         for s in loop.body:
             self.loc = s.loc
             if isinstance(s, ir.Assign) and s.var.name in self.row_locals:
+                self.defined_in_row(s.var.name, s.loc)
                 op = update_op(s.value, s.var.name)
                 if op not in REDUCE_API:
                     raise Unsupported(f"{s.var.name!r} is carried across the row's columns but is not a sum, max or "
@@ -165,6 +175,7 @@ class RowLowerer(Lowerer):
             self.loc = s.loc
             self.out.append(Instr(REDUCE_API[op], None, (v,), rdst=cname(s.var.name), mode=op, loc=s.loc))
         self.env = inner_env
+        self.carried = outer_carried
         self.col_var = None
         self.indices = (self.row_var,)
 
@@ -215,6 +226,7 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
                 raise Unsupported(f"the {s.var.type!r} scalar {s.var.name!r} in row code", s.loc)
             v = low.scalar_expr(s.value)
             low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname(s.var.name), loc=s.loc))
+            low.row_defined.add(s.var.name)
         elif isinstance(s, ir.For):
             low.inner(s, cols_dim)
         else:

@@ -1,7 +1,13 @@
 """The kernel .cpp of a scalar plan: the kernel as scalar code on block 0 of the vector cores, written by the shared
 C-family renderer (cstyle.py) with GM tensors as GlobalTensors (GetValue / SetValue) and 16-bit floats computed in
-float. What has no scalar form on the AI core (math functions, `//`, `%`, `**`, temporaries, device functions) is
-refused with its line."""
+float.
+
+The AI core's scalar unit has no transcendentals: a math function of a scalar runs on the vector unit, as the
+function's vector API on one 32-byte block (the value duplicated into 8 lanes, lane 0 read back after a V -> S
+flag), in a helper `scalarExp_(...)` per API the kernel uses (the API from the one table, ops.OPS). Integer `//`,
+`%`, `**` and shifts are helpers with NumPy's semantics (`floorDiv_`, ...), a float -> integer conversion is
+`floatToInt_` (NumPy's x86 result out of range). What has no scalar form on the AI core yet (float `//`, `%`,
+`**`, temporaries, device functions) is refused with its line."""
 from __future__ import annotations
 
 import math
@@ -11,6 +17,8 @@ from ...errors import CompileError
 from ..cstyle import CStyleRenderer, needs_fit_check, prepare
 from .budget import scalar_fields
 from .ctext import STORAGE, cname, fmt_const
+from .instructions import TEMPLATES
+from .ops import OPS
 from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
 from .plans import ScalarPlan
 
@@ -23,11 +31,18 @@ class ScalarRenderer(CStyleRenderer):
     load_conv = {"float16": "static_cast<float>({})", "bfloat16": "static_cast<float>({})"}
     store_conv = {"float16": "static_cast<half>({})", "bfloat16": "static_cast<bfloat16_t>({})"}
 
+    # Python's integer operators (NumPy 2 semantics, as asc_cpu.h's): helpers written into the kernel when used
+    binary_fn = {("floordiv", "i"): "floorDiv_({}, {})", ("mod", "i"): "floorMod_({}, {})",
+                 ("pow", "i"): "intPow_({}, {})", ("lshift", "i"): "shiftLeft_<{t}>({}, {})",
+                 ("rshift", "i"): "shiftRight_<{t}>({}, {})"}
+
     def __init__(self, kernel, plan):
         super().__init__(kernel, {})
         self.plan = plan
         self.out = Out()
         self.lines = self.out.lines
+        self.math_apis: dict = {}           # the vector APIs scalar math runs on: api -> takes a sharedTmpBuffer
+        self.helpers: set = set()           # the integer helpers used (INT_HELPERS)
 
     def emit(self, line: str = ""):
         self.out.depth = self.depth
@@ -75,20 +90,36 @@ class ScalarRenderer(CStyleRenderer):
             op = ">" if e.fn == "maximum" else "<"
             # (operands are pure expressions: written twice, no helper function or lambda in AI core code)
             return f"((({a}) {op} ({b}) || ({a}) != ({a})) ? ({a}) : ({b}))"
-        self.refuse(f"the math function {e.fn}()", e.loc)
+        if e.fn == "abs" and e.type.dtype.kind in "iu":
+            x = self.expr(e.args[0])
+            return self.narrow(e.type, f"(({x}) < 0 ? -({x}) : ({x}))")
+        op = OPS.get(e.fn)
+        if op is None or op["args"] != 1 or e.type.dtype.kind != "f":
+            self.refuse(f"the math function {e.fn}()", e.loc)
+        if e.type.dtype.bits == 64 or e.type.weak:
+            self.refuse(f"{e.fn}() of a float64 value (the vector unit computes float32, float16 and bfloat16: "
+                        f"convert it, lang.float32(x))", e.loc)
+        self.math_apis[op["api"]] = op["tmp"]
+        tmp = "smTmp_, " if op["tmp"] else ""
+        return f"scalar{op['api']}_(smIn_, smOut_, {tmp}static_cast<float>({self.expr(e.args[0])}))"
 
     def expr_FuncCall(self, e):
         self.refuse("a call of a @lang.func device function", e.loc)
 
     def expr_Binary(self, e):
-        if e.op in ("floordiv", "mod", "pow", "lshift", "rshift") or (e.op == "truediv" and self.suffix(e.type) == "i"):
-            self.refuse(f"the operator {e.op!r}", e.loc)
-        return self.narrow(e.type, f"({self.expr(e.a)} {self.binary_op[e.op]} {self.expr(e.b)})")
+        cls = self.suffix(e.type)
+        if (e.op in ("floordiv", "mod", "pow") and cls != "i") or (e.op == "truediv" and cls == "i"):
+            self.refuse(f"the operator {e.op!r} on {e.type!r}", e.loc)
+        fn = self.binary_fn.get((e.op, cls))
+        if fn is not None:
+            self.helpers.add(fn.split("_")[0] + "_")
+        return super().expr_Binary(e)
 
     def expr_Cast(self, e):
         dst = e.type.dtype
         if dst.kind in "iu" and e.x.type.dtype.kind == "f":
-            self.refuse("a float -> integer conversion", e.loc)
+            self.helpers.add("floatToInt_")
+            return f"floatToInt_<{self.ctype(e.type)}>(static_cast<double>({self.expr(e.x)}))"
         if needs_fit_check(e):
             # NumPy 2 raises OverflowError for a Python int that does not fit; the AI core cannot raise one
             raise CompileError(f"ascend target: this Python int (known only at run time) meets {dst.name}, and a "
@@ -167,6 +198,22 @@ class ScalarRenderer(CStyleRenderer):
         self.lines = out.lines
         written = [t for t in plan.tensors if t.kind == "alloc" or t.name in ir.written_params(k)[fn.name]]
         out.depth = 0
+        for h in sorted(self.helpers):
+            for ln in INT_HELPERS[h]:
+                out.emit(ln)
+        if self.helpers:
+            out.emit()
+        for api, adv in sorted(self.math_apis.items()):
+            scalar_math_helper(out, api, adv)
+        if self.math_apis:
+            body += ["TPipe pipe_;", "TBuf<TPosition::VECCALC> smBuf_;",
+                     "pipe_.InitBuffer(smBuf_, 64);  // scalar math on the vector unit: one block in, one out",
+                     "LocalTensor<float> smIn_ = smBuf_.GetWithOffset<float>(8, 0);",
+                     "LocalTensor<float> smOut_ = smBuf_.GetWithOffset<float>(8, 32);"]
+            if any(self.math_apis.values()):
+                body += ["TBuf<TPosition::VECCALC> smTmpBuf_;",
+                         f"pipe_.InitBuffer(smTmpBuf_, {SCALAR_TMP_BYTES});  // sharedTmpBuffer of the advanced math APIs",
+                         "LocalTensor<uint8_t> smTmp_ = smTmpBuf_.Get<uint8_t>();"]
         entry_open(out, name, params, sname)
         for ln in body:
             out.emit(ln)
@@ -187,6 +234,77 @@ class ScalarRenderer(CStyleRenderer):
         out.emit()
         launch_wrapper(out, name, params)
         return AscendSource(name, out.text(), plan, out.locs, fields, params)
+
+
+SCALAR_TMP_BYTES = 8 * 8 + 256     # the sharedTmpBuffer of an advanced math API over 8 floats (as row code's)
+
+
+def scalar_math_helper(out: Out, api: str, adv: bool):
+    """`scalar<Api>_(in, out[, tmp], x)`: the vector API `api` of the scalar x, on one block of the vector unit."""
+    tmp = "LocalTensor<uint8_t>& tmp, " if adv else ""
+    out.emit(f"__aicore__ inline float scalar{api}_(LocalTensor<float>& in, LocalTensor<float>& out, {tmp}float x)")
+    out.emit("{")
+    out.depth += 1
+    out.emit("Duplicate(in, x, 8);")
+    out.emit(TEMPLATES[api].format(api=api, d="out", s0="in", tmp="tmp", n="8"))
+    out.emit("int32_t eventId = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));")
+    out.emit("SetFlag<HardEvent::V_S>(eventId);")
+    out.emit("WaitFlag<HardEvent::V_S>(eventId);")
+    out.emit("return out.GetValue(0);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+
+
+# Python's integer operators and float -> int conversion with NumPy 2's results on x86 (those of asc_cpu.h): a
+# division by zero gives 0, INT_MIN // -1 wraps, shifts by a count outside [0, bits) give 0 (or -1), a negative
+# power 0, a float out of range (or nan) the "integer indefinite" value
+INT_HELPERS = {
+    "floorDiv_": [
+        "__aicore__ inline int64_t floorDiv_(int64_t a, int64_t b)",
+        "{",
+        "    if (b == 0) return 0;",
+        "    if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));",
+        "    int64_t q = a / b;",
+        "    return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;",
+        "}"],
+    "floorMod_": [
+        "__aicore__ inline int64_t floorMod_(int64_t a, int64_t b)",
+        "{",
+        "    if (b == 0 || b == -1) return 0;",
+        "    int64_t r = a % b;",
+        "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;",
+        "}"],
+    "intPow_": [
+        "__aicore__ inline int64_t intPow_(int64_t b, int64_t e)",
+        "{",
+        "    if (e < 0) return 0;",
+        "    uint64_t r = 1, x = static_cast<uint64_t>(b);",
+        "    while (e) { if (e & 1) r *= x; x *= x; e >>= 1; }",
+        "    return static_cast<int64_t>(r);",
+        "}"],
+    "shiftLeft_": [
+        "template <typename T> __aicore__ inline T shiftLeft_(T a, int64_t b)",
+        "{",
+        "    return (static_cast<uint64_t>(b) < sizeof(T) * 8) ? static_cast<T>(static_cast<uint64_t>(a) << b) "
+        ": static_cast<T>(0);",
+        "}"],
+    "shiftRight_": [
+        "template <typename T> __aicore__ inline T shiftRight_(T a, int64_t b)",
+        "{",
+        "    return (static_cast<uint64_t>(b) < sizeof(T) * 8) ? static_cast<T>(a >> b) : static_cast<T>(a < 0 ? -1 : 0);",
+        "}"],
+    "floatToInt_": [
+        "template <typename T> __aicore__ inline T floatToInt_(double x)",
+        "{",
+        "    if (sizeof(T) == 8) {",
+        "        return (x >= -9223372036854775808.0 && x < 9223372036854775808.0) ? static_cast<T>(static_cast<int64_t>(x))",
+        "                                                                          : static_cast<T>(INT64_MIN);",
+        "    }",
+        "    int32_t v = (x > -2147483649.0 && x < 2147483648.0) ? static_cast<int32_t>(x) : INT32_MIN;",
+        "    return static_cast<T>(v);",
+        "}"],
+}
 
 
 def render_scalar(plan: ScalarPlan) -> AscendSource:
