@@ -67,6 +67,14 @@ def corpus() -> dict:
                 "relu_max": (sel.relu_max, (x,)),
                 "select_scalars": (sel.scaled_by_choice, (x, np.float32(2.0), np.float32(-0.5))),
                 "dyn_scores": (dyn.scores, (q, k))})
+    import test_ascend_carried as carried               # values carried across iterations: scalar code
+    import test_ascend_scalar_math as smath             # math on the vector unit from scalar code, integer helpers
+    ia = np.array([7, -7, 7, -7, 0, -2 ** 31, 5, -5, 123456, 3, 2, 1], np.int32)
+    ib = np.array([2, 2, -2, -2, 3, -1, 0, 0, 7, 31, 32, -1], np.int32)
+    out.update({"recurrence": (carried.recurrence, (x[:301].copy(),)),
+                "across_rows": (carried.across_rows, (m[:, :40].copy(),)),
+                "scalar_math": (smath.mixed_math, (x[:101].copy(),)),
+                "int_ops": (smath.int_ops, (ia, ib))})
     return out
 
 

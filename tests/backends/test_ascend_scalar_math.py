@@ -49,6 +49,24 @@ def test_math_of_a_scalar_runs_on_the_vector_unit(fn, tmp_path):
 
 
 @lang.kernel(target="ascend-sim")
+def mixed_math(x: lang.float32[N]) -> lang.float32[N]:
+    out = lang.empty_like(x)
+    s = lang.float32(0.0)
+    for i in range(N):
+        s = s * 0.25 + lang.exp(x[i] * 0.5) - lang.tanh(x[i]) + lang.sqrt(lang.abs(x[i])) * lang.erf(s)
+        out[i] = s
+    return out
+
+
+def test_several_math_functions_in_one_statement():
+    x = np.random.default_rng(3).uniform(-3, 3, 101).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = mixed_math(x)
+    close(got, interpreted(mixed_math)(x), np.float32, ulps=8)
+
+
+@lang.kernel(target="ascend-sim")
 def int_ops(a: lang.int32[N], b: lang.int32[N]):
     q, r, p = lang.empty_like(a), lang.empty_like(a), lang.empty_like(a)
     sl, sr, ab = lang.empty_like(a), lang.empty_like(a), lang.empty_like(a)
