@@ -11,7 +11,7 @@ renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import cpu_blocks, cpu_prefetch, fusion, loops, promote, reduce_split, scaled_math, tensor_lower
+from . import cpu_blocks, cpu_prefetch, fusion, inline_calls, loops, promote, reduce_split, scaled_math, tensor_lower
 
 
 def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
@@ -30,7 +30,10 @@ TENSOR_PASSES = (("fusion", fuse), ("tensor_lower", lower_tensors))
 CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),
               ("scaled_math", scaled_math.scaled_math_cpu), ("cpu_blocks", cpu_blocks.cpu_blocks),
               ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split))
-ASCEND_PASSES = (("classify", loops.classify_kernel), ("scaled_math", scaled_math.scaled_math_ascend))
+# device functions of straight-line scalar code are inlined first: the AI core code has no calls of its own, and a
+# @lang.vectorize kernel (one call per element) becomes an element loop the vector path takes
+ASCEND_PASSES = (("inline_calls", inline_calls.inline_calls), ("classify", loops.classify_kernel),
+                 ("scaled_math", scaled_math.scaled_math_ascend))
 
 
 def run(passes: tuple, k: ir.Kernel, options: dict | None = None, until: str | None = None) -> ir.Kernel:
