@@ -45,7 +45,7 @@ GENERATED = frozenset("""
 """.split())
 
 # what the renderers append to a tensor's or scalar's C++ name: xGm_, xInQue_, xIn, wRow_, t_, xHost (main.cpp) ...
-DERIVED = ("Gm", "Gm_", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_", "Row_", "Load", "Padded", "_", "Host",
+DERIVED = ("Gm", "Gm_", "Ub", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_", "Row_", "Load", "Padded", "_", "Host",
            "Dev")
 
 # the API's functions and the types and enums of their documented prototypes (not their parameter names, nor

@@ -7,7 +7,9 @@ function's vector API on one 32-byte block (the value duplicated into 8 lanes, l
 flag), in a helper `scalarExp_(...)` per API the kernel uses (the API from the one table, ops.OPS). Integer `//`,
 `%`, `**` and shifts are helpers with NumPy's semantics (`floorDiv_`, ...), a float -> integer conversion is
 `floatToInt_` (NumPy's x86 result out of range). What has no scalar form on the AI core yet (float `//`, `%`,
-`**`, temporaries, device functions) is refused with its line."""
+`**`, device functions that stay calls, `print`) is refused with its line. A temporary tensor (an allocation that is
+not returned) lives in the Unified Buffer, read and written by the scalar unit (LocalTensor GetValue / SetValue),
+when its size is known at compile time and all of them fit beside the scalar math's blocks."""
 from __future__ import annotations
 
 import math
@@ -21,6 +23,7 @@ from .instructions import TEMPLATES
 from .ops import OPS
 from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
 from .plans import ScalarPlan
+from .soc import UB_BUDGET
 
 
 class ScalarRenderer(CStyleRenderer):
@@ -43,6 +46,7 @@ class ScalarRenderer(CStyleRenderer):
         self.lines = self.out.lines
         self.math_apis: dict = {}           # the vector APIs scalar math runs on: api -> takes a sharedTmpBuffer
         self.helpers: set = set()           # the integer helpers used (INT_HELPERS)
+        self.ub: dict = {}                  # temporary tensors in the Unified Buffer: name -> bytes
 
     def emit(self, line: str = ""):
         self.out.depth = self.depth
@@ -73,7 +77,7 @@ class ScalarRenderer(CStyleRenderer):
         raise CompileError(f"ascend target: {what} has no scalar form on the AI core in this version of asc", loc)
 
     def expr_Load(self, e):
-        ref = f"{cname(e.tensor.name)}Gm.GetValue({self.index(e.tensor, e.indices)})"
+        ref = f"{self.tensor(e.tensor.name)}.GetValue({self.index(e.tensor, e.indices)})"
         conv = self.load_conv.get(e.tensor.type.dtype.name)
         return conv.format(ref) if conv else ref
 
@@ -81,7 +85,32 @@ class ScalarRenderer(CStyleRenderer):
         value = self.expr(s.value)
         conv = self.store_conv.get(s.tensor.type.dtype.name)
         v = conv.format(value) if conv else f"static_cast<{self.storage_type[s.tensor.type.dtype.name]}>({value})"
-        self.emit(f"{cname(s.tensor.name)}Gm.SetValue({self.index(s.tensor, s.indices)}, {v});")
+        self.emit(f"{self.tensor(s.tensor.name)}.SetValue({self.index(s.tensor, s.indices)}, {v});")
+
+    def tensor(self, name: str) -> str:
+        """The C++ tensor of a kernel tensor: its GlobalTensor, or the LocalTensor of a temporary."""
+        return f"{cname(name)}Ub" if name in self.ub else f"{cname(name)}Gm"
+
+    def place_temporaries(self, fn):
+        """Each temporary tensor in the Unified Buffer: a size known when compiling, all of them within the budget
+        (beside the scalar math's blocks, SCALAR_UB_BYTES)."""
+        total = SCALAR_UB_BYTES
+        for s in ir.walk_stmts(fn.body):
+            if not (isinstance(s, ir.Alloc) and s.output is None) or s.var.name in self.ub:
+                continue
+            t = s.var.type
+            if not all(isinstance(d, int) for d in t.shape):
+                self.refuse(f"a temporary tensor whose size is known only at run time ({s.var.name!r}: "
+                            f"{t.shape})", s.loc)
+            n = math.prod(t.shape)
+            size = max(32, -(-n * t.dtype.itemsize // 32) * 32)
+            total += size
+            if total > UB_BUDGET:
+                raise CompileError(f"ascend target: the temporary tensors of this kernel need {total} B of Unified "
+                                   f"Buffer ({s.var.name!r} {t.shape} {t.dtype.name}: {size} B), more than the "
+                                   f"{UB_BUDGET} B there are on a vector core: make them smaller, or compute in "
+                                   f"tiles", s.loc)
+            self.ub[s.var.name] = size
 
     def expr_Call(self, e):
         if e.fn in ("maximum", "minimum") and e.type.dtype.kind == "f":
@@ -143,15 +172,13 @@ class ScalarRenderer(CStyleRenderer):
         self.refuse("print()", s.loc)
 
     def stmt_Alloc(self, s):
-        if s.output is None:
-            self.refuse("a temporary tensor (lang.empty/zeros inside the kernel that is not returned)", s.loc)
         t = s.var.type
         if s.init in ("zeros", "full"):
             v = "0" if s.init == "zeros" else self.expr(s.fill)
             conv = self.store_conv.get(t.dtype.name)
             v = conv.format(v) if conv else f"static_cast<{self.storage_type[t.dtype.name]}>({v})"
             self.emit(f"for (int64_t k = 0; k < {self.numel(t)}; ++k) {{")
-            self.emit(f"  {cname(s.var.name)}Gm.SetValue(k, {v});")
+            self.emit(f"  {self.tensor(s.var.name)}.SetValue(k, {v});")
             self.emit("}")
 
     def stmt_Return(self, s):
@@ -187,6 +214,7 @@ class ScalarRenderer(CStyleRenderer):
             body.append(f"GlobalTensor<{STORAGE[t.dtype.name]}> {cname(t.name)}Gm;")
             body.append(f"{cname(t.name)}Gm.SetGlobalBuffer(reinterpret_cast<__gm__ {STORAGE[t.dtype.name]}*>"
                         f"({cname(t.name)}), {numel});")
+        self.place_temporaries(fn)
         # the body is rendered by the C-family renderer, then placed in the entry function
         saved = out.lines, out.locs
         out.lines, out.locs = [], {}
@@ -204,9 +232,17 @@ class ScalarRenderer(CStyleRenderer):
         if self.helpers:
             out.emit()
         for api, adv in sorted(self.math_apis.items()):
-            scalar_math_helper(out, api, adv)
+            scalar_math_helper(out, api, adv, bool(self.ub))
+        if self.math_apis or self.ub:
+            body.append("TPipe pipe_;")
+        for t_name, size in self.ub.items():
+            t = next(s.var.type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Alloc) and s.var.name == t_name)
+            c = cname(t_name)
+            body += [f"TBuf<TPosition::VECCALC> {c}UbBuf_;",
+                     f"pipe_.InitBuffer({c}UbBuf_, {size});  // the temporary {t_name} {t.shape}, in UB",
+                     f"LocalTensor<{STORAGE[t.dtype.name]}> {c}Ub = {c}UbBuf_.Get<{STORAGE[t.dtype.name]}>();"]
         if self.math_apis:
-            body += ["TPipe pipe_;", "TBuf<TPosition::VECCALC> smBuf_;",
+            body += ["TBuf<TPosition::VECCALC> smBuf_;",
                      "pipe_.InitBuffer(smBuf_, 64);  // scalar math on the vector unit: one block in, one out",
                      "LocalTensor<float> smIn_ = smBuf_.GetWithOffset<float>(8, 0);",
                      "LocalTensor<float> smOut_ = smBuf_.GetWithOffset<float>(8, 32);"]
@@ -237,19 +273,27 @@ class ScalarRenderer(CStyleRenderer):
 
 
 SCALAR_TMP_BYTES = 8 * 8 + 256     # the sharedTmpBuffer of an advanced math API over 8 floats (as row code's)
+SCALAR_UB_BYTES = 64 + SCALAR_TMP_BYTES     # the scalar math's blocks in the Unified Buffer
 
 
-def scalar_math_helper(out: Out, api: str, adv: bool):
-    """`scalar<Api>_(in, out[, tmp], x)`: the vector API `api` of the scalar x, on one block of the vector unit."""
+def _flag(out: Out, event: str):
+    out.emit(f"int32_t {event.lower()}Event = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::{event}));")
+    out.emit(f"SetFlag<HardEvent::{event}>({event.lower()}Event);")
+    out.emit(f"WaitFlag<HardEvent::{event}>({event.lower()}Event);")
+
+
+def scalar_math_helper(out: Out, api: str, adv: bool, scalar_ub: bool):
+    """`scalar<Api>_(in, out[, tmp], x)`: the vector API `api` of the scalar x, on one block of the vector unit
+    (`scalar_ub`: the kernel writes the Unified Buffer from the scalar unit, which the vector unit waits for)."""
     tmp = "LocalTensor<uint8_t>& tmp, " if adv else ""
     out.emit(f"__aicore__ inline float scalar{api}_(LocalTensor<float>& in, LocalTensor<float>& out, {tmp}float x)")
     out.emit("{")
     out.depth += 1
+    if scalar_ub:
+        _flag(out, "S_V")
     out.emit("Duplicate(in, x, 8);")
     out.emit(TEMPLATES[api].format(api=api, d="out", s0="in", tmp="tmp", n="8"))
-    out.emit("int32_t eventId = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));")
-    out.emit("SetFlag<HardEvent::V_S>(eventId);")
-    out.emit("WaitFlag<HardEvent::V_S>(eventId);")
+    _flag(out, "V_S")
     out.emit("return out.GetValue(0);")
     out.depth -= 1
     out.emit("}")
