@@ -8,7 +8,7 @@ from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, c
                       names, tiling_struct)
 from .instructions import emit_instr
 from .plans import RowPlan
-from .soc import BUFFER_NUM
+from .soc import ADV_MIN_BYTES, BUFFER_NUM
 
 
 def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, ins_t: list, outs_t: list,
@@ -44,7 +44,8 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     if p.reduces or p.nscalar:
         out.emit("pipe->InitBuffer(redBuf_, 64);")
     if p.adv:
-        out.emit("pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256);  // sharedTmpBuffer of the advanced math APIs")
+        out.emit(f"pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256 > {ADV_MIN_BYTES} ? colsPad_ * 8 + 256 : "
+                 f"{ADV_MIN_BYTES});  // sharedTmpBuffer of the advanced math APIs")
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:

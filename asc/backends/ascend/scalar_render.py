@@ -23,7 +23,7 @@ from .instructions import TEMPLATES
 from .ops import OPS
 from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
 from .plans import ScalarPlan
-from .soc import UB_BUDGET
+from .soc import UB_BUDGET, adv_tmp_bytes
 
 
 class ScalarRenderer(CStyleRenderer):
@@ -272,7 +272,7 @@ class ScalarRenderer(CStyleRenderer):
         return AscendSource(name, out.text(), plan, out.locs, fields, params)
 
 
-SCALAR_TMP_BYTES = 8 * 8 + 256     # the sharedTmpBuffer of an advanced math API over 8 floats (as row code's)
+SCALAR_TMP_BYTES = adv_tmp_bytes(8)     # the sharedTmpBuffer of an advanced math API over 8 floats
 SCALAR_UB_BYTES = 64 + SCALAR_TMP_BYTES     # the scalar math's blocks in the Unified Buffer
 
 

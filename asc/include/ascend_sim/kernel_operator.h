@@ -866,7 +866,12 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
 // Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
 // ascend_sim::adv_tmp_bytes(count) (see docs/ascend.md); it must not overlap src or dst.
 namespace detail {
-inline uint64_t adv_tmp_bytes(uint32_t count, uint32_t typeSize) { return uint64_t(count) * typeSize * 2 + 256; }
+// at least 3 * 32 floats: Huawei's Erf / Sin / Cos work in chunks of tmp / 4 / 3 floats rounded down to 32 and abort
+// on none (asc/backends/ascend/soc.py ADV_MIN_BYTES)
+inline uint64_t adv_tmp_bytes(uint32_t count, uint32_t typeSize) {
+    const uint64_t b = uint64_t(count) * typeSize * 2 + 256;
+    return b > 384 ? b : 384;
+}
 
 template <class T, class F>
 inline void adv(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
