@@ -143,6 +143,18 @@ static inline void asc_f2h_block(const float* __restrict src, asc_half* __restri
   for (; k < n; ++k) dst[k] = asc_f2h(src[k]);
 }
 
+// dst[k] = asc_bf2f(src[k]) / asc_f2bf(src[k]) for k < n: the scalar conversions in loops of their own, which gcc
+// and clang vectorize (the same bits by construction); in the body of a loop the 16-bit widening, narrowing and
+// rounding cost as much again (GELU on bfloat16 in cache 1.03 -> 0.83 ns per element on AVX2, 0.65 -> 0.55 on AVX-512)
+static inline void asc_bf2f_block(const asc_bf16* __restrict src, float* __restrict dst, int64_t n) {
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) dst[k] = asc_bf2f(src[k]);
+}
+static inline void asc_f2bf_block(const float* __restrict src, asc_bf16* __restrict dst, int64_t n) {
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) dst[k] = asc_f2bf(src[k]);
+}
+
 // ---------------------------------------------------------------- streaming stores
 #ifndef ASC_STREAM_MIN_RUN
 #define ASC_STREAM_MIN_RUN 4096
@@ -196,6 +208,14 @@ static inline void asc_f2h_store(asc_half* __restrict dst, const float* __restri
   if (!stream || n > ASC_BLOCK) { asc_f2h_block(src, dst, n); return; }
   alignas(64) asc_half t[ASC_BLOCK];
   asc_f2h_block(src, t, n);
+  asc_stream_bytes(dst, t, 2 * n);
+}
+
+// a block of a bfloat16 output: narrowed, then streamed or stored
+static inline void asc_f2bf_store(asc_bf16* __restrict dst, const float* __restrict src, int64_t n, bool stream) {
+  if (!stream || n > ASC_BLOCK) { asc_f2bf_block(src, dst, n); return; }
+  alignas(64) asc_bf16 t[ASC_BLOCK];
+  asc_f2bf_block(src, t, n);
   asc_stream_bytes(dst, t, 2 * n);
 }
 
