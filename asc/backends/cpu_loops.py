@@ -126,10 +126,10 @@ class ScheduledLoops:
         self.depth -= 1
         self.emit("}")
 
-    # ---- element loops in blocks: float16 conversion and streaming stores
+    # ---- element loops in blocks: 16-bit float conversion and streaming stores
     def blocked_loop(self, s: ir.For, blocked: ir.Blocked):
-        """The loop in blocks of blocked.size iterations: float16 inputs widened into float32 buffers, the body
-        vectorized over the buffers, outputs narrowed back and/or streamed (asc_blocks.h). A loop blocked only to
+        """The loop in blocks of blocked.size iterations: float16 / bfloat16 inputs widened into float32 buffers, the
+        body vectorized over the buffers, outputs narrowed back and/or streamed (asc_blocks.h). A loop blocked only to
         stream runs as written when its outputs turn out small."""
         self.uses_blocks = True
         accesses, size = blocked.accesses, blocked.size
@@ -147,10 +147,12 @@ class ScheduledLoops:
             if a.stream:
                 flags[buf] = f"asc_{name}_nt"
         self._rename = {}
-        half = any(a.half for a in accesses)
+        half = any(a.converted for a in accesses)
         self.emit("{")
         self.depth += 1
-        what = ["float16 converted around the body"] if half else []
+        kinds = [n for n, on in (("float16", any(a.half for a in accesses)),
+                                 ("bfloat16", any(a.bf16 for a in accesses))) if on]
+        what = [f"{' and '.join(kinds)} converted around the body"] if half else []
         what += ["outputs of 16 MiB or more streamed past the cache"] if flags else []
         self.emit(f"// in blocks of {size}: {', '.join(what)}")
         self.emit(f"const int64_t {lo} = {self.expr(s.start)}, {hi} = {self.expr(s.stop)};")
@@ -175,15 +177,15 @@ class ScheduledLoops:
         if s.schedule.prefetch is not None:
             self.prefetch_next_row(s.schedule.prefetch, bs, bn)
         for a, buf in zip(accesses, bufs):
-            t = "float" if a.half else self.storage_type[a.tensor.type.dtype.name]
+            t = "float" if a.converted else self.storage_type[a.tensor.type.dtype.name]
             self.emit(f"alignas(64) {t} {buf}[{size}];")
             if not a.store:
-                self.emit(f"asc_h2f_block({starts[buf]}, {buf}, {bn});")
+                self.emit(f"{'asc_h2f_block' if a.half else 'asc_bf2f_block'}({starts[buf]}, {buf}, {bn});")
         self.emit("#pragma omp simd")
         self.emit(f"for (int64_t {k} = 0; {k} < {bn}; ++{k}) {{")
         self.depth += 1
         self.emit(f"const int64_t {v} = {bs} + {k}; (void){v};")
-        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)): (f"{buf}[{k}]", a.half)
+        saved, self._block_bufs = self._block_bufs, {(a.tensor.name, tuple(a.indices)): (f"{buf}[{k}]", a.converted)
                                                      for a, buf in zip(accesses, bufs)}
         self.block(s.body)
         self._block_bufs = saved
@@ -191,7 +193,7 @@ class ScheduledLoops:
         self.emit("}")
         for a, buf in zip(accesses, bufs):
             if a.store:
-                fn = "asc_f2h_store" if a.half else "asc_store_block"
+                fn = "asc_f2h_store" if a.half else "asc_f2bf_store" if a.bf16 else "asc_store_block"
                 self.emit(f"{fn}({starts[buf]}, {buf}, {bn}, {flags.get(buf, 'false')});")
         self.depth -= 1
         self.emit("}")

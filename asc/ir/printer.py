@@ -134,7 +134,7 @@ def format_schedule(sc) -> str:
     parts = []
     if sc.blocked is not None:
         accesses = ", ".join(f"{'store' if a.store else 'load'} {a.tensor.name}[{', '.join(map(format_expr, a.indices))}]"
-                             f"{' f16' if a.half else ''}{' may stream' if a.stream else ''}" for a in sc.blocked.accesses)
+                             f"{' f16' if a.half else ' bf16' if a.bf16 else ''}{' may stream' if a.stream else ''}" for a in sc.blocked.accesses)
         parts.append(f"blocked {sc.blocked.size} ({accesses})")
     if sc.prefetch is not None:
         pf = sc.prefetch

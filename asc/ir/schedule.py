@@ -34,6 +34,16 @@ class BlockedAccess:
         """A float16 access: converted a block at a time."""
         return isinstance(self.tensor.type, TensorType) and self.tensor.type.dtype.name == "float16"
 
+    @property
+    def bf16(self) -> bool:
+        """A bfloat16 access: converted a block at a time."""
+        return isinstance(self.tensor.type, TensorType) and self.tensor.type.dtype.name == "bfloat16"
+
+    @property
+    def converted(self) -> bool:
+        """A 16-bit float access (float16 or bfloat16): its block buffer holds float32."""
+        return self.half or self.bf16
+
 
 @dataclass(frozen=True)
 class Blocked:

@@ -330,3 +330,69 @@ def test_the_header_block_size_is_the_renderer_s():
     from asc.runtime.toolchain import INCLUDE_DIR
     with open(os.path.join(INCLUDE_DIR, "asc_blocks.h")) as f:
         assert f"#define ASC_BLOCK {HALF_BLOCK} " in f.read()
+
+
+# ---- bfloat16: converted a block at a time too (asc_bf2f_block / asc_f2bf_store)
+
+def bf16_specials(n, seed=0):
+    """n bfloat16 values: normal data with every special bit pattern mixed in (±0, ±inf, NaNs with payloads,
+    quiet and signalling, subnormals, the largest finite values, values whose rounding ties)."""
+    import ml_dtypes
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(n) * 4).astype(ml_dtypes.bfloat16)
+    pats = np.array([0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x7fa5, 0xffff, 0x0001, 0x8001,
+                     0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0x3f81], np.uint16).view(ml_dtypes.bfloat16)
+    if n:
+        k = min(n, pats.size)
+        x[rng.choice(n, k, replace=False)] = pats[:k]
+    return x
+
+
+@lang.kernel
+def bf16_mix(a, b):
+    out = lang.empty_like(a)
+    wide = lang.empty(a.shape, dtype=lang.float32)
+    for i in range(len(a)):
+        out[i] = a[i] * lang.sigmoid(a[i]) * b[i]
+        wide[i] = a[i] + b[i]
+    return out, wide
+
+
+def test_bfloat16_loops_in_blocks_in_the_source():
+    import ml_dtypes
+    x = np.ones(100_000, ml_dtypes.bfloat16)
+    src = gelu16.source("cpu", x)
+    assert "asc_bf2f_block(x + " in src and "asc_f2bf_store(" in src
+    assert "asc_bf2f(" not in src.split("asc_entry")[1] and "asc_f2bf(" not in src.split("asc_entry")[1]
+    assert "bfloat16 converted around the body" in src
+    assert "asc_bf2f_block" not in unblocked(gelu16).source("cpu", x)
+    assert "blocked 512 (load x[i] bf16, store out[i] bf16)" in gelu16.source("cpu", x, stage="cpu_blocks")
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_bfloat16_blocks_give_the_plain_loop_bits(n):
+    """Every size around the block and vector widths, special values mixed in: the bits of the loop converted value
+    by value (the memory-checked build), and the interpreter's values."""
+    a, b = bf16_specials(n, 5), bf16_specials(n, 6)
+    got = bf16_mix(a, b)
+    plain = unblocked(bf16_mix)(a, b)
+    same_bits(got[0], plain[0])
+    # float32 a + b of two NaNs: which payload wins is the compiler's operand order (NumPy: the hardware's choice)
+    num = ~np.isnan(plain[1])
+    np.testing.assert_array_equal(got[1][num].view(np.uint32), plain[1][num].view(np.uint32))
+    assert np.isnan(got[1][~num]).all()
+    ref = interpreted(bf16_mix)(a, b)
+    ok = np.isfinite(a.astype(np.float32)) & np.isfinite(b.astype(np.float32))
+    close(got[0][ok], ref[0][ok], ulps=2)
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_every_bfloat16_bit_pattern_through_a_block():
+    import ml_dtypes
+    x = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16)
+    got = copy16(x)
+    same_bits(got, unblocked(copy16)(x))
+    num = ~np.isnan(x.astype(np.float32))
+    same_bits(got[num], x[num])  # asc_bf2f then asc_f2bf: every number back (a NaN comes back quieted, as unblocked)
+    g = gelu16(x)
+    same_bits(g, unblocked(gelu16)(x))

@@ -1,11 +1,14 @@
 """The 16-bit float conversions of asc_cpu.h, exhaustively against NumPy and ml_dtypes (round to nearest even,
 subnormals, inf, nan), and compiled the way kernels are."""
 import ctypes
+import dataclasses
+import platform
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+import asc.config
 from asc.runtime import toolchain
 
 SHIM = r"""
@@ -75,19 +78,24 @@ def test_bfloat16_both_ways(lib):
 
 
 # ---------------------------------------------------------------- asc_blocks.h: the block conversions of float16 loops
+# A block converts with the bare F16C / AVX-512 instruction and, where it held a NaN, is converted again with the NaN
+# bits mended (asc_h2f_block_exact, asc_f2h_block_exact): both paths are checked, at every x86-64 level the kernels
+# may be built for (AVX-512, AVX2 with F16C, SSE4.2 without: the scalar loop), over every input.
 BLOCK_SHIM = r"""
 #include "asc_blocks.h"
 extern "C" ASC_EXPORT void h2f_block(const asc_half* x, float* o, long n) { asc_h2f_block(x, o, n); }
 extern "C" ASC_EXPORT void f2h_block(const float* x, asc_half* o, long n) { asc_f2h_block(x, o, n); }
-// every float32 bit pattern through asc_f2h_block and asc_f2h: the number that differ
-extern "C" ASC_EXPORT long f2h_block_mismatches(void) {
+// every float32 bit pattern through asc_f2h_block, in blocks of `len` values, and through asc_f2h: the number that
+// differ. With nan_lane >= 0 that lane of every block holds a NaN (every block then takes the mended path).
+extern "C" ASC_EXPORT long f2h_block_mismatches(int len, int nan_lane) {
   long bad = 0;
   #pragma omp parallel for reduction(+:bad) schedule(static)
   for (long c = 0; c < (1L << 20); ++c) {
     uint32_t bits[4096]; float f[4096]; asc_half a[4096], b[4096];
     for (int k = 0; k < 4096; ++k) bits[k] = (uint32_t)((c << 12) | k);
+    if (nan_lane >= 0) for (int k = nan_lane; k < 4096; k += len) bits[k] = 0x7fc00000u | (uint32_t)c;
     memcpy(f, bits, sizeof f);
-    asc_f2h_block(f, a, 4096);
+    for (int k = 0; k < 4096; k += len) asc_f2h_block(f + k, a + k, len);
     for (int k = 0; k < 4096; ++k) b[k] = asc_f2h(f[k]);
     for (int k = 0; k < 4096; ++k) bad += a[k] != b[k];
   }
@@ -95,38 +103,67 @@ extern "C" ASC_EXPORT long f2h_block_mismatches(void) {
 }
 """
 
+LEVELS = [""] + (["-march=x86-64-v3", "-march=x86-64-v4"]
+                 if platform.machine() in ("x86_64", "AMD64") else [])
 
-@pytest.fixture(scope="module")
-def block_lib(tmp_path_factory):
-    so = str(tmp_path_factory.mktemp("conv_block") / "conv_block.so")
-    toolchain.build(BLOCK_SHIM, so, {}, "block conversions")
+
+@pytest.fixture(scope="module", params=LEVELS, ids=lambda f: f or "native")
+def block_lib(request, tmp_path_factory):
+    saved = asc.config.config
+    try:
+        asc.config.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
+        so = str(tmp_path_factory.mktemp("conv_block") / "conv_block.so")
+        toolchain.build(BLOCK_SHIM, so, {}, "block conversions")
+    finally:
+        asc.config.config = saved
     lib = ctypes.CDLL(so)
     for f in (lib.h2f_block, lib.f2h_block):
         f.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long)
+    lib.f2h_block_mismatches.argtypes = (ctypes.c_int, ctypes.c_int)
     lib.f2h_block_mismatches.restype = ctypes.c_long
     return lib
 
 
-def test_block_half_to_float_is_asc_h2f_bit_for_bit(lib, block_lib):
-    # NaN payloads included: the hardware conversion would quiet a signalling NaN
-    assert (call(block_lib.h2f_block, ALL16, np.float32).view(np.uint32) ==
-            call(lib.h2f, ALL16, np.float32).view(np.uint32)).all()
+def blocks_h2f(block_lib, x, length):
+    out = np.empty(x.shape, np.float32)
+    for k in range(0, x.size, length):
+        n = min(length, x.size - k)
+        block_lib.h2f_block(x[k:].ctypes.data, out[k:].ctypes.data, n)
+    return out
 
 
-def test_block_float_to_half_is_asc_f2h_for_every_float32(block_lib):
-    assert block_lib.f2h_block_mismatches() == 0
+@pytest.mark.parametrize("length", [512, 1 << 16])
+@pytest.mark.parametrize("nan_lane", [-1, 0, 333])
+def test_block_half_to_float_is_asc_h2f_bit_for_bit(lib, block_lib, length, nan_lane):
+    # NaN payloads included: the hardware conversion would quiet a signalling NaN. In blocks of 512 most blocks
+    # hold no NaN (the bare instruction); one NaN lane per block sends every block down the mended path.
+    x = ALL16.copy()
+    if nan_lane >= 0:
+        x[nan_lane::length] = 0x7d55          # a signalling NaN
+    assert (blocks_h2f(block_lib, x, length).view(np.uint32) == call(lib.h2f, x, np.float32).view(np.uint32)).all()
 
 
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 100])
+@pytest.mark.parametrize("length,nan_lane", [(512, -1), (512, 100)])
+def test_block_float_to_half_is_asc_f2h_for_every_float32(block_lib, length, nan_lane):
+    assert block_lib.f2h_block_mismatches(length, nan_lane) == 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100])
 def test_block_conversions_tails(lib, block_lib, n):
-    """Lengths that are not multiples of the 8- and 16-wide steps: the scalar tail, and nothing past n written."""
-    x = ALL16[12345:12345 + n].copy()
-    out = np.full(n + 8, 7.0, np.float32)
-    block_lib.h2f_block(x.ctypes.data, out.ctypes.data, n)
-    assert (out[:n].view(np.uint32) == call(lib.h2f, x, np.float32).view(np.uint32)).all()
-    assert (out[n:] == 7.0).all()
+    """Lengths that are not multiples of the 8- and 16-wide steps: the scalar tail, and nothing past n written; a
+    NaN in the vector part or in the tail."""
+    for start in (12345, 0x7c00 - 9):           # the second: infinities and NaNs in every position
+        x = ALL16[start:start + n].copy()
+        out = np.full(n + 8, 7.0, np.float32)
+        block_lib.h2f_block(x.ctypes.data, out.ctypes.data, n)
+        assert (out[:n].view(np.uint32) == call(lib.h2f, x, np.float32).view(np.uint32)).all()
+        assert (out[n:] == 7.0).all()
     f = floats()[:n]
-    back = np.full(n + 8, 0x1234, np.uint16)
-    block_lib.f2h_block(f.ctypes.data, back.ctypes.data, n)
-    assert (back[:n] == call(lib.f2h, f, np.uint16)).all()
-    assert (back[n:] == 0x1234).all()
+    for nan_at in (None, 0, n - 1):
+        if nan_at is not None and n:
+            f = f.copy()
+            f[nan_at] = np.array(0x7f812345, np.uint32).view(np.float32)
+        back = np.full(n + 8, 0x1234, np.uint16)
+        block_lib.f2h_block(f.ctypes.data, back.ctypes.data, n)
+        assert (back[:n] == call(lib.f2h, f, np.uint16)).all()
+        assert (back[n:] == 0x1234).all()
