@@ -75,6 +75,8 @@ def corpus() -> dict:
                 "across_rows": (carried.across_rows, (m[:, :40].copy(),)),
                 "scalar_math": (smath.mixed_math, (x[:101].copy(),)),
                 "int_ops": (smath.int_ops, (ia, ib))})
+    import test_ascend_adv_tmp as adv                   # advanced math over rows of 8: the tmp buffer's floor
+    out["row_erf8"] = (adv.row_erf, (m[:5, :8].copy(),))
     return out
 
 
