@@ -324,6 +324,30 @@ public:
     bool valid_ = false;
 
     LocalTensor() = default;
+    // A tensor at a fixed byte address of a position's memory, outside any TPipe buffer (the user places it).
+    // The rules of the Ascend C CPU-debug build: not GM, a 32-byte aligned address, 0 < tileSize elements that fit
+    // the memory, a 32-byte multiple of bytes, and [addr, addr + bytes) inside the memory.
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, int line = __builtin_LINE()) {
+        const char* api = "LocalTensor(pos, addr, tileSize)";
+        ascend_sim::ctx(api, line);
+        if (pos == TPosition::GM || pos == TPosition::MAX)
+            fail(api, line, "the position must be a local memory (not GM or MAX)");
+        const int m = ascend_sim::mem_of(pos);
+        const uint64_t maxLen = ascend_sim::MEM_SIZE[m];
+        if (addr % ascend_sim::UB_BLOCK)
+            fail(api, line, "addr " + str(addr) + " is not 32-byte aligned");
+        if (tileSize == 0 || uint64_t(tileSize) * sizeof(T) > maxLen)
+            fail(api, line, "tileSize " + str(tileSize) + " must be in (0, " + str(maxLen / sizeof(T)) + "] elements of " +
+                 str(sizeof(T)) + " B (the " + ascend_sim::MEM_NAME[m] + " has " + str(maxLen) + " B)");
+        const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+        if (bytes % ascend_sim::UB_BLOCK)
+            fail(api, line, "tileSize " + str(tileSize) + " x " + str(sizeof(T)) + " B = " + str(bytes) +
+                 " B is not a multiple of 32 B");
+        if (addr + bytes > maxLen)
+            fail(api, line, "addr " + str(addr) + " + " + str(bytes) + " B = " + str(addr + bytes) + " B exceeds the " +
+                 str(maxLen) + " B of the " + ascend_sim::MEM_NAME[m]);
+        addr_ = addr; mem_ = uint8_t(m); size_ = tileSize; pos_ = pos; valid_ = true;
+    }
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor t = *this;
         t.addr_ = addr_ + uint32_t(offset * sizeof(T));
