@@ -35,3 +35,109 @@ def bad_address(x: asc.GlobalAddress, pos: asc.ConstExpr[object], addr: asc.Cons
                 tile: asc.ConstExpr[int]):
     t = asc.LocalTensor(x.dtype, pos, addr, tile)
     asc.duplicate(t, 1.0, 8)
+
+
+@asc.jit
+def load_full(q: asc.TQue, gm: asc.GlobalTensor, cap: asc.ConstExpr[int]):
+    t = q.alloc_tensor(gm.dtype)
+    asc.data_copy(t, gm, cap)
+    q.enque(t)
+
+
+@asc.jit
+def repeat_op(fam: asc.ConstExpr[int], op: int, zl: asc.LocalTensor, xl: asc.LocalTensor, yl: asc.LocalTensor,
+              mask, repeat: int, db: int, sb: int, dr: int, sr: int, s: float):
+    bp = asc.BinaryRepeatParams(db, sb, sb, dr, sr, sr)
+    up = asc.UnaryRepeatParams(db, sb, dr, sr)
+    if fam == 0:
+        if op == 0:
+            asc.add(zl, xl, yl, mask, repeat, bp)
+        elif op == 1:
+            asc.sub(zl, xl, yl, mask=mask, repeat_times=repeat, repeat_params=bp)
+        elif op == 2:
+            asc.max(zl, xl, yl, mask, repeat, bp)
+        elif op == 3:
+            asc.adds(zl, xl, s, mask, repeat, up)
+        elif op == 4:
+            asc.muls(zl, xl, s, mask, repeat, up)
+        elif op == 7:
+            asc.duplicate(zl, s, mask, repeat, db, dr)
+        else:
+            asc.copy(zl, xl, mask, repeat, asc.CopyRepeatParams(db, sb, dr, sr))
+    else:
+        if op == 5:
+            asc.exp(zl, xl, mask, repeat, up)
+        elif op == 6:
+            asc.abs(zl, xl, mask, repeat, up)
+        else:
+            asc.axpy(zl, xl, s, mask, repeat, up)
+
+
+@asc.jit
+def repeat_forms(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, cap: asc.ConstExpr[int],
+                 fam: asc.ConstExpr[int], op: int, bits: asc.ConstExpr[object], mcont: int, repeat: int,
+                 db: int, sb: int, dr: int, sr: int, fill: float, s: float):
+    """z = fill everywhere, then one repeat-form call on each block's cap elements, with the bit mask `bits`
+    (a list) or, where bits is None, the continuous mask mcont: fam 0 (every type): op 0 add, 1 sub, 2 max,
+    3 adds, 4 muls, 7 duplicate(s), 8 copy; fam 1 (half, float): 5 exp, 6 abs, 9 axpy (z = s * x + z)."""
+    off = asc.get_block_idx() * cap
+    xg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x + off, cap)
+    yg.set_global_buffer(y + off, cap)
+    zg.set_global_buffer(z + off, cap)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qy = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qx, 1, cap * x.dtype.sizeof())
+    pipe.init_buffer(qy, 1, cap * x.dtype.sizeof())
+    pipe.init_buffer(qz, 1, cap * x.dtype.sizeof())
+    load_full(qx, xg, cap)
+    load_full(qy, yg, cap)
+    xl = qx.deque(x.dtype)
+    yl = qy.deque(x.dtype)
+    zl = qz.alloc_tensor(x.dtype)
+    asc.duplicate(zl, fill, cap)
+    if bits is None:
+        repeat_op(fam, op, zl, xl, yl, mcont, repeat, db, sb, dr, sr, s)
+    else:
+        repeat_op(fam, op, zl, xl, yl, bits, repeat, db, sb, dr, sr, s)
+    qz.enque(zl)
+    qx.free_tensor(xl)
+    qy.free_tensor(yl)
+    zl = qz.deque(x.dtype)
+    asc.data_copy(zg, zl, cap)
+    qz.free_tensor(zl)
+
+
+@asc.jit
+def axpy_count(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, cap: asc.ConstExpr[int], s: asc.ConstExpr[float]):
+    """z = s * x + z over each block's n elements (count form)."""
+    off = asc.get_block_idx() * n
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x + off, n)
+    zg.set_global_buffer(z + off, n)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(qx, 1, cap * x.dtype.sizeof())
+    pipe.init_buffer(qz, 1, cap * z.dtype.sizeof())
+    nb = n * x.dtype.sizeof()
+    xl = qx.alloc_tensor(x.dtype)
+    zl = qz.alloc_tensor(z.dtype)
+    asc.data_copy_pad(xl, xg, asc.DataCopyExtParams(1, nb, 0, 0, 0), asc.DataCopyPadExtParams(x.dtype, False, 0, 0, 0))
+    asc.data_copy_pad(zl, zg, asc.DataCopyExtParams(1, n * z.dtype.sizeof(), 0, 0, 0),
+                      asc.DataCopyPadExtParams(z.dtype, False, 0, 0, 0))
+    qx.enque(xl)
+    qz.enque(zl)
+    xl = qx.deque(x.dtype)
+    zl = qz.deque(z.dtype)
+    asc.axpy(zl, xl, s, n)
+    asc.set_flag(asc.HardEvent.V_MTE3, 0)
+    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
+    asc.data_copy_pad(zg, zl, asc.DataCopyExtParams(1, n * z.dtype.sizeof(), 0, 0, 0))
+    qx.free_tensor(xl)
+    qz.free_tensor(zl)

@@ -50,3 +50,111 @@ def test_local_tensor_at_address_rules(pos, addr, tile, rule):
     msg = str(e.value)
     assert f"pyasc_api_kernels.py:{_line('t = asc.LocalTensor(x.dtype, pos')}" in msg, msg
     assert "LocalTensor(pos, addr, tileSize)" in msg, msg
+
+
+# ------------------------------------------------------------------ the repeat / mask forms
+
+def _model(op, d, x, y, z, mask, repeat, db, sb, dr, sr, s):
+    """The repeat form's addressing, written from the Ascend C docs: element e of repeat r of an operand with
+    (block stride, repeat stride) in 32-byte blocks is element (r * rep + (e // epb) * blk) * epb + e % epb."""
+    size = np.dtype(d).itemsize
+    epb, per = 32 // size, 256 // size
+    z = z.copy()
+    if isinstance(mask, list):
+        lo, hi = mask[0], (mask[1] if size == 2 else 0)
+        on = [bool((lo >> e) & 1) if e < 64 else bool((hi >> (e - 64)) & 1) for e in range(per)]
+    else:
+        on = [e < mask for e in range(per)]
+    f32 = np.float64 if np.dtype(d).kind == "f" else np.int64
+    for r in range(repeat):
+        for e in range(per):
+            if not on[e]:
+                continue
+            di = (r * dr + (e // epb) * db) * epb + e % epb
+            si = (r * sr + (e // epb) * sb) * epb + e % epb
+            a, b = f32(x[si]), f32(y[si])
+            v = [a + b, a - b, max(a, b), a + s, a * s, np.exp(a), abs(a), s, a, s * a + f32(z[di])][op]
+            z[di] = v
+    return z
+
+
+REPEAT_CASES = [  # (mask, repeat, db, sb, dr, sr)
+    ("full", 2, 1, 1, 8, 8),
+    ([0x5555555555555555, 0xF0F0F0F0F0F0F0F0], 2, 1, 1, 8, 8),
+    (37, 3, 1, 1, 8, 8),
+    ("full", 2, 2, 1, 16, 8),          # dst: a gap block after each block, repeats 16 blocks apart
+    (40, 2, 1, 2, 8, 16),              # src strided
+]
+
+
+@pytest.mark.parametrize("case", range(len(REPEAT_CASES)))
+@pytest.mark.parametrize("op", range(10), ids=["add", "sub", "max", "adds", "muls", "exp", "abs", "duplicate",
+                                               "copy", "axpy"])
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_repeat_forms(d, op, case):
+    floats_only = op in (5, 6, 9)
+    if floats_only and np.dtype(d).kind != "f":
+        pytest.skip("exp, abs, axpy take half and float only (their A2 type lists)")
+    mask, repeat, db, sb, dr, sr = REPEAT_CASES[case]
+    size = np.dtype(d).itemsize
+    if mask == "full":
+        mask = 256 // size
+    cap = 4 * 256 // size                                 # 4 repeats of room
+    blocks = 1 if case % 2 else 3
+    rng = np.random.default_rng(op * 10 + case)
+    x = (rng.uniform(-3, 3, cap * blocks) if floats_only else rng.integers(-50, 50, cap * blocks)).astype(d)
+    y = rng.integers(-50, 50, cap * blocks).astype(d)
+    z = np.zeros_like(x)
+    s = 2.0 if np.dtype(d).kind == "f" else 3.0
+    fill = 7.0
+    bits, mcont = (mask, 0) if isinstance(mask, list) else (None, mask)
+    K.repeat_forms[blocks](x, y, z, cap, int(floats_only), op, bits, mcont, repeat, db, sb, dr, sr, fill, s)
+    for b in range(blocks):
+        sl = slice(b * cap, (b + 1) * cap)
+        ref = _model(op, d, x[sl], y[sl], np.full(cap, fill, d), mask, repeat, db, sb, dr, sr, s).astype(d)
+        if np.dtype(d).kind == "f":
+            tol = 2e-3 if d == np.float16 else 1e-6
+            np.testing.assert_allclose(z[sl].astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol)
+        else:
+            np.testing.assert_array_equal(z[sl], ref)
+
+
+@pytest.mark.parametrize("n,blocks", [(64, 1), (37, 4), (200, 3)])
+@pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
+def test_axpy_count(d, n, blocks):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-4, 4, n * blocks).astype(d)
+    z0 = rng.uniform(-4, 4, n * blocks).astype(d)
+    z = z0.copy()
+    K.axpy_count[blocks](x, z, n, 256, 1.5)
+    ref = (1.5 * x.astype(np.float32) + z0.astype(np.float32)).astype(d)
+    tol = 2e-3 if d == np.float16 else 1e-6
+    np.testing.assert_allclose(z.astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol)
+
+
+def _rep_line():
+    return _line("asc.add(zl, xl, yl, mask, repeat, bp)")
+
+
+def test_repeat_form_rules():
+    x = np.ones(256, np.float32)
+    args = lambda mask, repeat, db=1, dr=8: (x, x, np.zeros(256, np.float32), 256, 0, 0, None, mask, repeat, db, 1,
+                                            dr, 8, 0.0, 1.0)
+    # 5 repeats of 64 floats reach element 256 of a 256-element tensor
+    with pytest.raises(AscendSimError, match=r"Add: repeat 4, element 0 reads element 256 of a source "
+                                             r"LocalTensor<float> of 256 elements") as e:
+        K.repeat_forms[1](*args(64, 5))
+    assert f"pyasc_api_kernels.py:{_rep_line()}" in str(e.value)
+    # a continuous mask above one repeat's 64 floats
+    with pytest.raises(AscendSimError, match=r"Add: mask 65 is outside \[0, 64\]"):
+        K.repeat_forms[1](*args(65, 1))
+    # dst block stride 0
+    with pytest.raises(AscendSimError, match="dst block stride is 0"):
+        K.repeat_forms[1](*args(64, 1, db=0))
+
+
+def test_repeat_form_strided_read_past_the_tensor():
+    """Copy with src block stride 2: the 8 blocks of one repeat span 15 blocks, past a 64-float tensor."""
+    x = np.ones(64, np.float32)
+    with pytest.raises(AscendSimError, match="reads element 64 of a source LocalTensor<float> of 64 elements"):
+        K.repeat_forms[1](x, x, np.zeros(64, np.float32), 64, 0, 8, None, 64, 1, 1, 2, 8, 8, 0.0, 1.0)
