@@ -141,3 +141,46 @@ def axpy_count(x: asc.GlobalAddress, z: asc.GlobalAddress, n: int, cap: asc.Cons
     asc.data_copy_pad(zg, zl, asc.DataCopyExtParams(1, n * z.dtype.sizeof(), 0, 0, 0))
     qx.free_tensor(xl)
     qz.free_tensor(zl)
+
+
+@asc.jit
+def pipe_reuse(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], rounds: asc.ConstExpr[int]):
+    """Each round gives the queues fresh buffers (destroy, init, init_buffer), re-enqueues a dequeued tensor, and
+    writes z[0:16] = (x + 1) * tag (set_user_tag / get_user_tag), z[16:32] = the size of a tensor moved 16
+    elements on with set_addr_with_offset (its byte length stays: n), z[32:48] = the size after set_buffer_len(64)."""
+    off = asc.get_block_idx() * n * rounds
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x + off, n * rounds)
+    zg.set_global_buffer(z + off, n * rounds)
+    pipe = asc.TPipe()
+    q = asc.TQue(asc.TPosition.VECIN, 1)
+    qo = asc.TQue(asc.TPosition.VECOUT, 1)
+    for i in range(rounds):
+        pipe.destroy()
+        pipe.init()
+        pipe.init_buffer(q, 1, n * x.dtype.sizeof())
+        pipe.init_buffer(qo, 1, n * x.dtype.sizeof())
+        t = q.alloc_tensor(x.dtype)
+        asc.data_copy(t, xg[i * n:], n)
+        q.enque(t)
+        t = q.deque(x.dtype)
+        asc.adds(t, t, 1, n)
+        q.enque(t)
+        t = q.deque(x.dtype)
+        t.set_user_tag(7)
+        tag = t.get_user_tag()
+        o = qo.alloc_tensor(x.dtype)
+        asc.muls(o, t, tag, n)
+        h = o.reinterpret_cast(x.dtype)
+        h.set_addr_with_offset(o, 16)
+        asc.duplicate(h, h.get_size(), 16)
+        g = o.reinterpret_cast(x.dtype)
+        g.set_buffer_len(64)
+        asc.duplicate(o[32:], g.get_size(), 16)
+        qo.enque(o)
+        q.free_tensor(t)
+        o = qo.deque(x.dtype)
+        asc.data_copy(zg[i * n:], o, n)
+        qo.free_tensor(o)
+        pipe.reset()

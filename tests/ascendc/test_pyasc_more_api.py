@@ -158,3 +158,18 @@ def test_repeat_form_strided_read_past_the_tensor():
     x = np.ones(64, np.float32)
     with pytest.raises(AscendSimError, match="reads element 64 of a source LocalTensor<float> of 64 elements"):
         K.repeat_forms[1](x, x, np.zeros(64, np.float32), 64, 0, 8, None, 64, 1, 1, 2, 8, 8, 0.0, 1.0)
+
+
+# ------------------------------------------------------------------ TPipe destroy/init/reset, EnQue of a dequeued tensor, tensor methods
+
+@pytest.mark.parametrize("blocks", [1, 3])
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_pipe_reuse_and_tensor_methods(d, blocks):
+    n, rounds = 64, 3
+    x = _rand(d, n * rounds * blocks, 3)
+    z = np.zeros_like(x)
+    K.pipe_reuse[blocks](x, z, n, rounds)
+    ref = ((x.astype(np.float64) + 1) * 7).reshape(-1, n)
+    ref[:, 16:32] = n
+    ref[:, 32:48] = 64 // np.dtype(d).itemsize
+    np.testing.assert_array_equal(z.reshape(-1, n), ref.astype(d))

@@ -205,7 +205,8 @@ struct half {
     half() = default;
     half(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 10, 5)) {}
     half(double f) : half(float(f)) {}
-    half(int v) : half(float(v)) {}
+    template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+    half(I v) : half(float(v)) {}   // any integer (int, uint32_t from GetSize, int64_t)
     operator float() const { return ascend_sim::from_bits(bits, 10, 5); }
     static half raw(uint16_t b) { half h; h.bits = b; return h; }
 };
@@ -215,7 +216,8 @@ struct bfloat16_t {
     bfloat16_t() = default;
     bfloat16_t(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 7, 8)) {}
     bfloat16_t(double f) : bfloat16_t(float(f)) {}
-    bfloat16_t(int v) : bfloat16_t(float(v)) {}
+    template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+    bfloat16_t(I v) : bfloat16_t(float(v)) {}   // any integer (int, uint32_t from GetSize, int64_t)
     operator float() const { return ascend_sim::from_bits(bits, 7, 8); }
     static bfloat16_t raw(uint16_t b) { bfloat16_t h; h.bits = b; return h; }
 };
@@ -362,6 +364,18 @@ public:
     uint32_t GetSize() const { return size_; }
     uint32_t GetLength() const { return uint32_t(size_ * sizeof(T)); }
     void SetSize(uint32_t n) { size_ = n; }
+    // the length in bytes (Ascend C's dataLen; GetSize is dataLen / sizeof(T))
+    void SetBufferLen(uint32_t dataLen) { size_ = uint32_t(dataLen / sizeof(T)); }
+    int32_t tag_ = 0;
+    void SetUserTag(int32_t tag) { tag_ = tag; }
+    int32_t GetUserTag() const { return tag_; }
+    // this tensor becomes src's buffer from element `offset` of src's type on, keeping src's byte length (as in
+    // Ascend C: GetSize is src's length in bytes / sizeof(T))
+    template <class U> void SetAddrWithOffset(const LocalTensor<U>& src, uint32_t offset) {
+        addr_ = uint32_t(src.addr_ + uint64_t(offset) * sizeof(U));
+        mem_ = src.mem_; pos_ = src.pos_; valid_ = src.valid_; tag_ = src.tag_;
+        size_ = uint32_t(uint64_t(src.size_) * sizeof(U) / sizeof(T));
+    }
     uint64_t GetPhyAddr() const { return addr_; }
     int32_t GetPosition() const { return int32_t(pos_); }
     template <class U> LocalTensor<U> ReinterpretCast() const {
@@ -473,8 +487,10 @@ public:
         ascend_sim::ctx("TQue::EnQue", line);
         int i = find(t.addr_);
         if (i < 0) fail("TQue::EnQue", line, "the tensor does not belong to this queue");
-        if (state_[i] != 1) fail("TQue::EnQue", line, state_[i] == 2 ? "the tensor is already in the queue"
-                                 : "the tensor is not allocated (EnQue needs a tensor from AllocTensor)");
+        // Ascend C accepts an allocated (OCCUPIED) or a dequeued (DEQUE) buffer
+        if (state_[i] != 1 && state_[i] != 3)
+            fail("TQue::EnQue", line, state_[i] == 2 ? "the tensor is already in the queue"
+                 : "the tensor is not allocated (EnQue needs a tensor from AllocTensor or DeQue)");
         if (int(fifo_.size()) >= depth_)
             fail("TQue::EnQue", line, "the queue already holds " + str(fifo_.size()) + " tensor(s), its depth is " +
                  str(depth_) + " (DeQue first)");
@@ -559,6 +575,7 @@ public:
         uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
         take(c, m, "TPipe::InitBuffer", uint64_t(l) * num, line);
         que.base_ = c.usedMem[m]; que.len_ = l; que.num_ = num; que.init_ = true;
+        ques_.push_back(&que);
         c.usedMem[m] += l * num;
         c.posBuffers[int(P)] += num;
         return true;
@@ -571,6 +588,7 @@ public:
         uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
         take(c, m, "TPipe::InitBuffer", l, line);
         buf.base_ = c.usedMem[m]; buf.len_ = l; buf.init_ = true;
+        bufs_.push_back(&buf.init_);
         std::memset(c.mem(m) + c.usedMem[m], 0xFF, l);
         std::memset(c.shadow(m) + c.usedMem[m], 0, l);
         c.usedMem[m] += l;
@@ -580,10 +598,30 @@ public:
     TEventID FetchEventID(HardEvent) { return 0; }
     template <HardEvent E> TEventID AllocEventID() { return 0; }
     template <HardEvent E> void ReleaseEventID(TEventID) {}
-    void Reset() {}
-    void Destroy() {}
+    // Destroy / Reset release every buffer InitBuffer handed out (queues and TBufs can be given buffers again);
+    // Init makes this the block's TPipe again
+    void Destroy(int line = __builtin_LINE()) { release(ascend_sim::ctx("TPipe::Destroy", line)); }
+    void Reset(int line = __builtin_LINE()) { release(ascend_sim::ctx("TPipe::Reset", line)); }
+    void Init(int line = __builtin_LINE()) {
+        auto& c = ascend_sim::ctx("TPipe::Init", line);
+        c.pipes = 1;
+        c.pipe = this;
+    }
 
 private:
+    std::vector<QueBase*> ques_;
+    std::vector<bool*> bufs_;
+    void release(ascend_sim::BlockCtx& c) {
+        for (auto* q : ques_) {
+            q->init_ = false; q->num_ = 0; q->fifo_.clear();
+            for (int& st : q->state_) st = 0;
+        }
+        for (auto* b : bufs_) *b = false;
+        ques_.clear();
+        bufs_.clear();
+        std::memset(c.usedMem, 0, sizeof(c.usedMem));
+        std::memset(c.posBuffers, 0, sizeof(c.posBuffers));
+    }
     static uint32_t round(uint32_t len, uint32_t a) { return (len + a - 1) / a * a; }
     static void take(ascend_sim::BlockCtx& c, int m, const char* api, uint64_t bytes, int line) {
         if (c.usedMem[m] + bytes > ascend_sim::MEM_SIZE[m])
