@@ -184,3 +184,35 @@ def pipe_reuse(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]
         asc.data_copy(zg[i * n:], o, n)
         qo.free_tensor(o)
         pipe.reset()
+
+
+@asc.jit
+def transposes(x: asc.GlobalAddress, z: asc.GlobalAddress, total: asc.ConstExpr[int], kind: asc.ConstExpr[int],
+               n: asc.ConstExpr[int], c: asc.ConstExpr[int], h: asc.ConstExpr[int], w: asc.ConstExpr[int]):
+    """kind 0: the 16 x 16 transpose; 1: NCHW -> NHWC; 2: NHWC -> NCHW (TransposeParamsExt, a tmp buffer)."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x, total)
+    zg.set_global_buffer(z, total)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    qt = asc.TQue(asc.TPosition.VECCALC, 1)
+    pipe.init_buffer(qx, 1, total * x.dtype.sizeof())
+    pipe.init_buffer(qz, 1, total * x.dtype.sizeof())
+    pipe.init_buffer(qt, 1, 8192)
+    load_full(qx, xg, total)
+    xl = qx.deque(x.dtype)
+    zl = qz.alloc_tensor(x.dtype)
+    if kind == 0:
+        asc.transpose(zl, xl)
+    else:
+        tmp = qt.alloc_tensor(asc.uint8)
+        tt = asc.TransposeType.TRANSPOSE_NCHW2NHWC if kind == 1 else asc.TransposeType.TRANSPOSE_NHWC2NCHW
+        asc.transpose(zl, xl, tmp, asc.TransposeParamsExt(n, c, h, w, tt))
+        qt.free_tensor(tmp)
+    qz.enque(zl)
+    qx.free_tensor(xl)
+    zl = qz.deque(x.dtype)
+    asc.data_copy(zg, zl, total)
+    qz.free_tensor(zl)

@@ -173,3 +173,35 @@ def test_pipe_reuse_and_tensor_methods(d, blocks):
     ref[:, 16:32] = n
     ref[:, 32:48] = 64 // np.dtype(d).itemsize
     np.testing.assert_array_equal(z.reshape(-1, n), ref.astype(d))
+
+
+# ------------------------------------------------------------------ Transpose
+
+@pytest.mark.parametrize("d", [np.float16, np.int16], ids=lambda d: np.dtype(d).name)
+def test_transpose_16x16(d):
+    x = _rand(d, 256, 4)
+    z = np.zeros_like(x)
+    K.transposes[1](x, z, 256, 0, 0, 0, 0, 0)
+    np.testing.assert_array_equal(z.reshape(16, 16), x.reshape(16, 16).T)
+
+
+@pytest.mark.parametrize("shape", [(1, 16, 4, 4), (2, 3, 4, 8), (3, 5, 2, 16)])
+@pytest.mark.parametrize("d", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_transpose_nchw_nhwc(d, shape):
+    n, c, h, w = shape
+    if (h * w * np.dtype(d).itemsize) % 32:
+        pytest.skip("h * w * sizeof(T) must be a multiple of 32 B")
+    x = _rand(d, n * c * h * w, 5)
+    z = np.zeros_like(x)
+    K.transposes[1](x, z, x.size, 1, n, c, h, w)
+    np.testing.assert_array_equal(z, x.reshape(n, c, h, w).transpose(0, 2, 3, 1).reshape(-1))
+    z2 = np.zeros_like(x)
+    K.transposes[1](z, z2, x.size, 2, n, c, h, w)
+    np.testing.assert_array_equal(z2, x)
+
+
+def test_transpose_rules():
+    x = np.ones(64, np.float32)
+    with pytest.raises(AscendSimError, match=r"Transpose: hSize \* wSize \* sizeof\(T\) = 12 B is not 32-byte") as e:
+        K.transposes[1](x, np.zeros_like(x), 64, 1, 1, 16, 1, 3)   # 1 x 16 x 1 x 3 floats: 12-byte rows
+    assert f"pyasc_api_kernels.py:{_line('asc.transpose(zl, xl, tmp')}" in str(e.value)

@@ -1235,6 +1235,80 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& 
     Axpy_rep<T, U, isSetMask>(dst, src, scalarValue, repeatTime, p, line);
 }
 
+
+// Transpose: the 16 x 16 transpose of 2-byte elements, and the [N,C,H,W] <-> [N,H,W,C] conversions of
+// TransposeParamsExt (with a sharedTmpBuffer that must be a UB tensor apart from src and dst; its size is not
+// checked here)
+enum class TransposeType : uint8_t { TRANSPOSE_TYPE_NONE = 0, TRANSPOSE_NZ2ND_0213, TRANSPOSE_NZ2NZ_0213,
+    TRANSPOSE_NZ2NZ_012_WITH_N, TRANSPOSE_NZ2ND_012_WITH_N, TRANSPOSE_NZ2ND_012_WITHOUT_N,
+    TRANSPOSE_NZ2NZ_012_WITHOUT_N, TRANSPOSE_ND2ND_ONLY, TRANSPOSE_ND_UB_GM, TRANSPOSE_GRAD_ND_UB_GM,
+    TRANSPOSE_ND2ND_B16, TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW };
+
+struct TransposeParamsExt {
+    uint16_t nSize = 0, cSize = 0, hSize = 0, wSize = 0;
+    TransposeType transposeType = TransposeType::TRANSPOSE_ND2ND_B16;
+    TransposeParamsExt() = default;
+    TransposeParamsExt(uint16_t n, uint16_t c, uint16_t h, uint16_t w, TransposeType t)
+        : nSize(n), cSize(c), hSize(h), wSize(w), transposeType(t) {}
+};
+
+template <class T>
+inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, int line = __builtin_LINE()) {
+    static_assert(detail::one_of<T, half, int16_t, uint16_t>(), "Transpose (16 x 16) takes half, int16_t or "
+                  "uint16_t on A2");
+    detail::reading("Transpose", src, 256, line);
+    detail::writing("Transpose", dst, 256, line);
+    detail::same_or_apart("Transpose", dst, 256, src, 256, line);
+    std::vector<T> t(src.ptr(), src.ptr() + 256);
+    T* d = dst.ptr();
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) d[c * 16 + r] = t[r * 16 + c];
+    detail::done(dst, 256);
+}
+
+template <class T>
+inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                      const TransposeParamsExt& p, int line = __builtin_LINE()) {
+    const char* api = "Transpose";
+    if (p.transposeType == TransposeType::TRANSPOSE_ND2ND_B16) {
+        if constexpr (std::is_same<T, uint16_t>::value) {
+            Transpose(dst, src, line);
+            return;
+        }
+        fail(api, line, "TRANSPOSE_ND2ND_B16 with TransposeParamsExt takes uint16_t on A2");
+    }
+    static_assert(detail::one_of<T, int8_t, uint8_t, int16_t, uint16_t, half, int32_t, uint32_t, float>(),
+                  "Transpose (NCHW <-> NHWC) takes int8_t, uint8_t, int16_t, uint16_t, half, int32_t, uint32_t or "
+                  "float on A2");
+    const bool toNhwc = p.transposeType == TransposeType::TRANSPOSE_NCHW2NHWC;
+    if (!toNhwc && p.transposeType != TransposeType::TRANSPOSE_NHWC2NCHW)
+        fail(api, line, "this TransposeType is not emulated (ND2ND_B16, NCHW2NHWC, NHWC2NCHW are)");
+    const uint32_t N = p.nSize, C = p.cSize, HW = uint32_t(p.hSize) * p.wSize;
+    if (C > 4095) fail(api, line, "cSize " + str(C) + " is outside [0, 4095]");
+    if (HW > 4095) fail(api, line, "hSize * wSize = " + str(HW) + " is outside [0, 4095]");
+    if ((HW * sizeof(T)) % 32)
+        fail(api, line, "hSize * wSize * sizeof(T) = " + str(HW * sizeof(T)) + " B is not 32-byte aligned");
+    const uint32_t total = N * C * HW;
+    tmp.use(api, 0, line);
+    uint64_t t0 = tmp.addr_, t1 = t0 + tmp.size_;
+    for (uint64_t a0 : {uint64_t(src.addr_), uint64_t(dst.addr_)})
+        if (a0 < t1 && t0 < a0 + uint64_t(total) * sizeof(T)) fail(api, line, "sharedTmpBuffer overlaps src or dst");
+    detail::reading(api, src, int32_t(total), line);
+    detail::writing(api, dst, int32_t(total), line);
+    detail::same_or_apart(api, dst, int32_t(total), src, int32_t(total), line);
+    std::vector<T> s(src.ptr(), src.ptr() + total);
+    T* d = dst.ptr();
+    for (uint32_t n = 0; n < N; ++n)
+        for (uint32_t c = 0; c < C; ++c)
+            for (uint32_t k = 0; k < HW; ++k) {
+                const uint64_t nchw = (uint64_t(n) * C + c) * HW + k, nhwc = (uint64_t(n) * HW + k) * C + c;
+                if (toNhwc) d[nhwc] = s[nchw];
+                else d[nchw] = s[nhwc];
+            }
+    detail::done(dst, int32_t(total));
+    std::memset(tmp.ptr(), 0xFF, tmp.size_);       // scratch contents are undefined after
+}
+
 // Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
 // ascend_sim::adv_tmp_bytes(count) (see docs/ascend.md); it must not overlap src or dst.
 namespace detail {
