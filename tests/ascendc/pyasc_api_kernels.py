@@ -216,3 +216,33 @@ def transposes(x: asc.GlobalAddress, z: asc.GlobalAddress, total: asc.ConstExpr[
     zl = qz.deque(x.dtype)
     asc.data_copy(zg, zl, total)
     qz.free_tensor(zl)
+
+
+@asc.jit
+def to_5hd(x: asc.GlobalAddress, z: asc.GlobalAddress, hw: asc.ConstExpr[int], repeat: asc.ConstExpr[int],
+           dst_stride: asc.ConstExpr[int], src_stride: asc.ConstExpr[int]):
+    """16 channels of hw 16-bit elements: srcList[i] = channel i, dstList[j] = z[16 j:], one TransDataTo5HD."""
+    total = 16 * hw
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x, total)
+    zg.set_global_buffer(z, total)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qz = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(qx, 1, total * x.dtype.sizeof())
+    pipe.init_buffer(qz, 1, total * x.dtype.sizeof())
+    load_full(qx, xg, total)
+    xl = qx.deque(x.dtype)
+    zl = qz.alloc_tensor(x.dtype)
+    asc.duplicate(zl, 0, total)
+    src = [xl[0 * hw], xl[1 * hw], xl[2 * hw], xl[3 * hw], xl[4 * hw], xl[5 * hw], xl[6 * hw], xl[7 * hw],
+           xl[8 * hw], xl[9 * hw], xl[10 * hw], xl[11 * hw], xl[12 * hw], xl[13 * hw], xl[14 * hw], xl[15 * hw]]
+    dst = [zl[0], zl[16], zl[32], zl[48], zl[64], zl[80], zl[96], zl[112], zl[128], zl[144], zl[160], zl[176],
+           zl[192], zl[208], zl[224], zl[240]]
+    asc.trans_data_to_5hd(dst, src, asc.TransDataTo5HDParams(False, False, repeat, dst_stride, src_stride))
+    qz.enque(zl)
+    qx.free_tensor(xl)
+    zl = qz.deque(x.dtype)
+    asc.data_copy(zg, zl, total)
+    qz.free_tensor(zl)

@@ -205,3 +205,24 @@ def test_transpose_rules():
     with pytest.raises(AscendSimError, match=r"Transpose: hSize \* wSize \* sizeof\(T\) = 12 B is not 32-byte") as e:
         K.transposes[1](x, np.zeros_like(x), 64, 1, 1, 16, 1, 3)   # 1 x 16 x 1 x 3 floats: 12-byte rows
     assert f"pyasc_api_kernels.py:{_line('asc.transpose(zl, xl, tmp')}" in str(e.value)
+
+
+# ------------------------------------------------------------------ TransDataTo5HD (lists of 16 tensors)
+
+@pytest.mark.parametrize("hw", [16, 64])
+@pytest.mark.parametrize("d", [np.float16, np.int16], ids=lambda d: np.dtype(d).name)
+def test_trans_data_to_5hd(d, hw):
+    """NCHW (16 channels) -> (HW, C0 = 16): repeat r reads block r of each channel, writes 16 rows of 16."""
+    x = _rand(d, 16 * hw, 6)
+    z = np.zeros_like(x)
+    if hw == 16:
+        # repeatTimes == 1: the one repeat starts one stride on, here one block past the start of each channel:
+        # the last channel's tensor (x[240:], 16 elements) has no second block
+        with pytest.raises(AscendSimError, match=r"TransDataTo5HD: accesses 32 elements of a LocalTensor<\w+> of "
+                                                 r"16 elements") as e:
+            K.to_5hd[1](x, z, hw, 1, 16, 1)
+        assert f"pyasc_api_kernels.py:{_line('asc.trans_data_to_5hd(dst, src')}" in str(e.value)
+        K.to_5hd[1](x, z, hw, 1, 0, 0)           # strides 0: the repeat starts at the lists
+    else:
+        K.to_5hd[1](x, z, hw, hw // 16, 16, 1)
+    np.testing.assert_array_equal(z, x.reshape(16, hw).T.reshape(-1))

@@ -1309,6 +1309,47 @@ inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     std::memset(tmp.ptr(), 0xFF, tmp.size_);       // scratch contents are undefined after
 }
 
+
+// TransDataTo5HD, the form with lists of 16 LocalTensors (16-bit elements): each repeat reads one 32-byte
+// DataBlock (16 elements) at each srcList[i] and writes the 16 x 16 transpose, dst block j element i = src block i
+// element j, at each dstList[j]. Repeat r starts srcRepStride / dstRepStride DataBlocks times r further on; with
+// repeatTimes == 1 the one repeat starts one stride further on (set the strides to 0 to start at the lists).
+struct TransDataTo5HDParams {
+    bool dstHighHalf = false, srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0, srcRepStride = 0;
+    TransDataTo5HDParams() = default;
+    TransDataTo5HDParams(bool dh, bool sh, uint8_t rep, uint16_t ds, uint16_t ss)
+        : dstHighHalf(dh), srcHighHalf(sh), repeatTimes(rep), dstRepStride(ds), srcRepStride(ss) {}
+};
+
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTensor<T> (&srcList)[16],
+                           const TransDataTo5HDParams& p, int line = __builtin_LINE()) {
+    static_assert(sizeof(T) == 2, "ascend-sim emulates TransDataTo5HD for 16-bit elements (half, int16_t, "
+                  "uint16_t); 8- and 32-bit layouts are not emulated yet");
+    const char* api = "TransDataTo5HD";
+    auto& c = ascend_sim::ctx(api, line);
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        const uint64_t k = p.repeatTimes == 1 ? 1 : r;
+        T blk[16][16];
+        for (int i = 0; i < 16; ++i) {
+            const uint64_t at = k * p.srcRepStride * 16;
+            srcList[i].use(api, at + 16, line);
+            srcList[i].check_written(api, at, 16, line);
+            std::memcpy(blk[i], srcList[i].ptr() + at, 32);
+        }
+        for (int j = 0; j < 16; ++j) {
+            const uint64_t at = k * p.dstRepStride * 16;
+            dstList[j].use(api, at + 16, line);
+            for (int i = 0; i < 16; ++i) dstList[j].ptr()[at + i] = blk[i][j];
+            dstList[j].mark_written(at, 16);
+            ascend_sim::note(c.pendingV, uint32_t(dstList[j].addr_ + at * 2), 32);
+        }
+    }
+}
+
 // Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
 // ascend_sim::adv_tmp_bytes(count) (see docs/ascend.md); it must not overlap src or dst.
 namespace detail {
