@@ -246,3 +246,32 @@ def to_5hd(x: asc.GlobalAddress, z: asc.GlobalAddress, hw: asc.ConstExpr[int], r
     zl = qz.deque(x.dtype)
     asc.data_copy(zg, zl, total)
     qz.free_tensor(zl)
+
+
+@asc.jit(insert_sync=True)
+def softmax_rows(x: asc.GlobalAddress, z: asc.GlobalAddress, sums: asc.GlobalAddress, maxes: asc.GlobalAddress,
+                 m: asc.ConstExpr[int], k: asc.ConstExpr[int], shaped: asc.ConstExpr[int]):
+    """Each block: softmax over the last axis of its m x k rows; the row sums and maxima, one 32-byte block per
+    row, to sums / maxes."""
+    epb = 32 // x.dtype.sizeof()
+    off = asc.get_block_idx() * m * k
+    soff = asc.get_block_idx() * m * epb
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    sg = asc.GlobalTensor()
+    mg = asc.GlobalTensor()
+    xg.set_global_buffer(x + off, m * k)
+    zg.set_global_buffer(z + off, m * k)
+    sg.set_global_buffer(sums + soff, m * epb)
+    mg.set_global_buffer(maxes + soff, m * epb)
+    src = asc.LocalTensorAuto(x.dtype, m * k)
+    dst = asc.LocalTensorAuto(x.dtype, m * k)
+    sl = asc.LocalTensorAuto(x.dtype, m * epb)
+    ml = asc.LocalTensorAuto(x.dtype, m * epb)
+    asc.data_copy(src, xg, count=m * k)
+    if shaped == 1:
+        src.set_shape_info(asc.ShapeInfo(asc.array(asc.int32, (m, k))))
+    asc.adv.softmax(dst, sl, ml, src, asc.adv.SoftmaxTiling())
+    asc.data_copy(zg, dst, count=m * k)
+    asc.data_copy(sg, sl, count=m * epb)
+    asc.data_copy(mg, ml, count=m * epb)

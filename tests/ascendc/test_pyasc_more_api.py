@@ -226,3 +226,33 @@ def test_trans_data_to_5hd(d, hw):
     else:
         K.to_5hd[1](x, z, hw, hw // 16, 16, 1)
     np.testing.assert_array_equal(z, x.reshape(16, hw).T.reshape(-1))
+
+
+# ------------------------------------------------------------------ SoftMax (adv)
+
+@pytest.mark.parametrize("m,k,blocks", [(4, 64, 1), (3, 16, 4)])
+@pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
+def test_softmax_rows(d, m, k, blocks):
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-4, 4, m * k * blocks).astype(d)
+    epb = 32 // np.dtype(d).itemsize
+    z = np.zeros_like(x)
+    sums = np.zeros(m * epb * blocks, d)
+    maxes = np.zeros_like(sums)
+    K.softmax_rows[blocks](x, z, sums, maxes, m, k, 1)
+    r = x.astype(np.float64).reshape(-1, k)
+    mx = r.max(axis=1, keepdims=True)
+    e = np.exp(r - mx)
+    tol = 2e-3 if d == np.float16 else 1e-6
+    np.testing.assert_allclose(z.reshape(-1, k).astype(np.float64), e / e.sum(axis=1, keepdims=True), rtol=tol,
+                               atol=tol)
+    np.testing.assert_allclose(sums.reshape(-1, epb).astype(np.float64), np.repeat(e.sum(axis=1, keepdims=True),
+                               epb, axis=1), rtol=tol)
+    np.testing.assert_array_equal(maxes.reshape(-1, epb), np.repeat(mx, epb, axis=1).astype(d))
+
+
+def test_softmax_needs_a_shape():
+    x = np.ones(64, np.float32)
+    with pytest.raises(AscendSimError, match="SoftMax: the src tensor has no ShapeInfo") as e:
+        K.softmax_rows[1](x, np.zeros_like(x), np.zeros(8, np.float32), np.zeros(8, np.float32), 1, 64, 0)
+    assert f"pyasc_api_kernels.py:{_line('asc.adv.softmax(dst, sl, ml, src')}" in str(e.value)

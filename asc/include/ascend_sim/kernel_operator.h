@@ -321,6 +321,31 @@ public:
     }
 };
 
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
+
+// the shape a LocalTensor carries (SetShapeInfo / GetShapeInfo); the advanced APIs (SoftMax) read it
+struct ShapeInfo {
+    uint8_t shapeDim = 0, originalShapeDim = 0;
+    uint32_t shape[8] = {0}, originalShape[8] = {0};
+    DataFormat dataFormat = DataFormat::ND;
+    ShapeInfo() = default;
+    ShapeInfo(uint8_t dim, const uint32_t s[], DataFormat f = DataFormat::ND) : shapeDim(dim), originalShapeDim(dim),
+                                                                                dataFormat(f) {
+        for (int i = 0; i < dim && i < 8; ++i) shape[i] = originalShape[i] = s[i];
+    }
+    ShapeInfo(uint8_t dim, const uint32_t s[], uint8_t odim, const uint32_t os[], DataFormat f)
+        : shapeDim(dim), originalShapeDim(odim), dataFormat(f) {
+        for (int i = 0; i < dim && i < 8; ++i) shape[i] = s[i];
+        for (int i = 0; i < odim && i < 8; ++i) originalShape[i] = os[i];
+    }
+};
+
+inline uint64_t GetShapeSize(const ShapeInfo& s) {
+    uint64_t n = 1;
+    for (int i = 0; i < s.shapeDim; ++i) n *= s.shape[i];
+    return n;
+}
+
 template <class T>
 class LocalTensor {
 public:
@@ -366,6 +391,9 @@ public:
     void SetSize(uint32_t n) { size_ = n; }
     // the length in bytes (Ascend C's dataLen; GetSize is dataLen / sizeof(T))
     void SetBufferLen(uint32_t dataLen) { size_ = uint32_t(dataLen / sizeof(T)); }
+    ShapeInfo shape_;
+    void SetShapeInfo(const ShapeInfo& si) { shape_ = si; }
+    ShapeInfo GetShapeInfo() const { return shape_; }
     int32_t tag_ = 0;
     void SetUserTag(int32_t tag) { tag_ = tag; }
     int32_t GetUserTag() const { return tag_; }
@@ -1348,6 +1376,70 @@ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTenso
             ascend_sim::note(c.pendingV, uint32_t(dstList[j].addr_ + at * 2), 32);
         }
     }
+}
+
+
+// SoftMax (the advanced API, last axis): for each of the M rows of K elements, max = max_k x, sum = sum_k
+// exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
+// over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
+// zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
+// internal split is not used here (the result does not depend on it).
+struct SoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
+             splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
+             tailReduceSize = 0;
+};
+struct SoftMaxShapeInfo {
+    uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
+};
+
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                    const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& si = {},
+                    int line = __builtin_LINE()) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "SoftMax takes half or float");
+    static_assert(!isDataFormatNZ, "ascend-sim emulates SoftMax on ND data");
+    (void)tiling;
+    const char* api = "SoftMax";
+    uint64_t M = si.srcM, K = si.srcK;
+    if (M == 0 || K == 0) {
+        const ShapeInfo& sh = src.shape_;
+        if (sh.shapeDim == 0)
+            fail(api, line, "the src tensor has no ShapeInfo (SetShapeInfo) and no SoftMaxShapeInfo was given: the "
+                 "row length is unknown");
+        K = sh.shape[sh.shapeDim - 1];
+        M = 1;
+        for (int i = 0; i + 1 < sh.shapeDim; ++i) M *= sh.shape[i];
+    }
+    if ((K * sizeof(T)) % 32)
+        fail(api, line, "the last axis, " + str(K) + " x " + str(sizeof(T)) + " B, is not a multiple of 32 B");
+    const uint64_t epb = 32 / sizeof(T);
+    detail::reading(api, src, int32_t(M * K), line);
+    detail::writing(api, dst, int32_t(M * K), line);
+    detail::writing(api, sumTensor, int32_t(M * epb), line);
+    detail::writing(api, maxTensor, int32_t(M * epb), line);
+    detail::same_or_apart(api, dst, int32_t(M * K), src, int32_t(M * K), line);
+    std::vector<float> row(K);
+    for (uint64_t m = 0; m < M; ++m) {
+        const T* x = src.ptr() + m * K;
+        float mx = -INFINITY;
+        for (uint64_t k = 0; k < K; ++k) {          // a NaN in the row makes the row NaN (as numpy.max)
+            row[k] = float(x[k]);
+            if (std::isnan(row[k]) || std::isnan(mx)) mx = NAN;
+            else if (row[k] > mx) mx = row[k];
+        }
+        float sum = 0.0f;
+        for (uint64_t k = 0; k < K; ++k) { row[k] = std::exp(row[k] - mx); sum += row[k]; }
+        T* d = dst.ptr() + m * K;
+        for (uint64_t k = 0; k < K; ++k) d[k] = T(row[k] / sum);
+        for (uint64_t j = 0; j < epb; ++j) {
+            sumTensor.ptr()[m * epb + j] = T(sum);
+            maxTensor.ptr()[m * epb + j] = T(mx);
+        }
+    }
+    detail::done(dst, int32_t(M * K));
+    detail::done(sumTensor, int32_t(M * epb));
+    detail::done(maxTensor, int32_t(M * epb));
 }
 
 // Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
