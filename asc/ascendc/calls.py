@@ -395,8 +395,10 @@ def construct(tr, node, cls, args, kwargs):
                     {"pos": enums.TPosition.VECIN, "addr": 0, "tile_size": 0})
         d = _dtype_arg(tr, node, got["dtype"], "LocalTensor: dtype")
         pos = _pos_arg(tr, node, got["pos"], "LocalTensor: pos")
-        tr.prog.raw_count += 1
         ct = f"AscendC::LocalTensor<{d.cname}>"
+        if len(args) + len(kwargs) == 1:          # asc.LocalTensor(dtype): a declaration, given a value later
+            return Val("new", ct + " {name};", ct, d, None, (("kind", "ltensor"), ("pos", pos)))
+        tr.prog.raw_count += 1
         root = ("raw", tr.loc(node).line, tr.prog.raw_count)
         return Val("new", ct + " {name}(" + f"{pos.cname}, {tr.int_text(got['addr'], node)}, "
                    f"{tr.int_text(got['tile_size'], node)});", ct, d, root, (("kind", "ltensor"), ("pos", pos)))

@@ -26,9 +26,12 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
 - The API below is generated from `asc/ascendc/api.py`, the one declaration table the translator reads.
   "supported" means asc translates the call (every form listed in the table) to its Ascend C; running it on the
   CPU twin also needs ascend-sim's emulation of that Ascend C API (asc/include/ascend_sim/), which covers the count
-  forms of the vector API, DataCopy/DataCopyPad, the queues and TBuf, Cast, Compare/Select and the reductions, and
-  is growing to the repeat/mask forms, Copy, Transpose, TransDataTo5HD, SoftMax, Axpy, LeakyRelu and LocalTensor at
-  an address. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
+  forms of the vector API, the repeat/mask forms (bit and continuous masks, block and repeat strides) of the
+  binary, unary and scalar families and Duplicate, Copy, Axpy, Transpose (16 x 16 and NCHW <-> NHWC),
+  DataCopy/DataCopyPad, the queues and TBuf (TPipe Init/Destroy/Reset), LocalTensor at an address, Cast,
+  Compare/Select, the reductions, TransDataTo5HD (16-bit, tensor lists) and SoftMax (ND, last axis, from the
+  ShapeInfo), and is growing to LeakyRelu, AddRelu/SubRelu, the bitwise and shift APIs and the repeat form of
+  Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
 """
 

@@ -77,8 +77,13 @@ struct BlockCtx {
     int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
     std::vector<std::string> leaks;
     void* pipe = nullptr;              // the block's TPipe (GetTPipePtr)
+    // the vector mask register (Normal mode), set by a repeat-form call with isSetMask = true
+    uint64_t maskLo = 0, maskHi = 0;
+    int64_t maskCont = -1;             // >= 0: set in continuous mode (the first maskCont elements of a repeat)
+    bool maskSet = false;
     void reset(int64_t i, int64_t n) {
         idx = i; num = n; pipes = 0;
+        maskLo = maskHi = 0; maskCont = -1; maskSet = false;
         std::memset(usedMem, 0, sizeof(usedMem));
         std::memset(l1, 0xFF, sizeof(l1)); std::memset(l0a, 0xFF, sizeof(l0a));
         std::memset(l0b, 0xFF, sizeof(l0b)); std::memset(l0c, 0xFF, sizeof(l0c));
@@ -200,7 +205,8 @@ struct half {
     half() = default;
     half(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 10, 5)) {}
     half(double f) : half(float(f)) {}
-    half(int v) : half(float(v)) {}
+    template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+    half(I v) : half(float(v)) {}   // any integer (int, uint32_t from GetSize, int64_t)
     operator float() const { return ascend_sim::from_bits(bits, 10, 5); }
     static half raw(uint16_t b) { half h; h.bits = b; return h; }
 };
@@ -210,7 +216,8 @@ struct bfloat16_t {
     bfloat16_t() = default;
     bfloat16_t(float f) : bits(ascend_sim::to_bits(f, ascend_sim::RM_RINT, 7, 8)) {}
     bfloat16_t(double f) : bfloat16_t(float(f)) {}
-    bfloat16_t(int v) : bfloat16_t(float(v)) {}
+    template <class I, typename std::enable_if<std::is_integral<I>::value, int>::type = 0>
+    bfloat16_t(I v) : bfloat16_t(float(v)) {}   // any integer (int, uint32_t from GetSize, int64_t)
     operator float() const { return ascend_sim::from_bits(bits, 7, 8); }
     static bfloat16_t raw(uint16_t b) { bfloat16_t h; h.bits = b; return h; }
 };
@@ -314,6 +321,31 @@ public:
     }
 };
 
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC };
+
+// the shape a LocalTensor carries (SetShapeInfo / GetShapeInfo); the advanced APIs (SoftMax) read it
+struct ShapeInfo {
+    uint8_t shapeDim = 0, originalShapeDim = 0;
+    uint32_t shape[8] = {0}, originalShape[8] = {0};
+    DataFormat dataFormat = DataFormat::ND;
+    ShapeInfo() = default;
+    ShapeInfo(uint8_t dim, const uint32_t s[], DataFormat f = DataFormat::ND) : shapeDim(dim), originalShapeDim(dim),
+                                                                                dataFormat(f) {
+        for (int i = 0; i < dim && i < 8; ++i) shape[i] = originalShape[i] = s[i];
+    }
+    ShapeInfo(uint8_t dim, const uint32_t s[], uint8_t odim, const uint32_t os[], DataFormat f)
+        : shapeDim(dim), originalShapeDim(odim), dataFormat(f) {
+        for (int i = 0; i < dim && i < 8; ++i) shape[i] = s[i];
+        for (int i = 0; i < odim && i < 8; ++i) originalShape[i] = os[i];
+    }
+};
+
+inline uint64_t GetShapeSize(const ShapeInfo& s) {
+    uint64_t n = 1;
+    for (int i = 0; i < s.shapeDim; ++i) n *= s.shape[i];
+    return n;
+}
+
 template <class T>
 class LocalTensor {
 public:
@@ -324,6 +356,30 @@ public:
     bool valid_ = false;
 
     LocalTensor() = default;
+    // A tensor at a fixed byte address of a position's memory, outside any TPipe buffer (the user places it).
+    // The rules of the Ascend C CPU-debug build: not GM, a 32-byte aligned address, 0 < tileSize elements that fit
+    // the memory, a 32-byte multiple of bytes, and [addr, addr + bytes) inside the memory.
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize, int line = __builtin_LINE()) {
+        const char* api = "LocalTensor(pos, addr, tileSize)";
+        ascend_sim::ctx(api, line);
+        if (pos == TPosition::GM || pos == TPosition::MAX)
+            fail(api, line, "the position must be a local memory (not GM or MAX)");
+        const int m = ascend_sim::mem_of(pos);
+        const uint64_t maxLen = ascend_sim::MEM_SIZE[m];
+        if (addr % ascend_sim::UB_BLOCK)
+            fail(api, line, "addr " + str(addr) + " is not 32-byte aligned");
+        if (tileSize == 0 || uint64_t(tileSize) * sizeof(T) > maxLen)
+            fail(api, line, "tileSize " + str(tileSize) + " must be in (0, " + str(maxLen / sizeof(T)) + "] elements of " +
+                 str(sizeof(T)) + " B (the " + ascend_sim::MEM_NAME[m] + " has " + str(maxLen) + " B)");
+        const uint64_t bytes = uint64_t(tileSize) * sizeof(T);
+        if (bytes % ascend_sim::UB_BLOCK)
+            fail(api, line, "tileSize " + str(tileSize) + " x " + str(sizeof(T)) + " B = " + str(bytes) +
+                 " B is not a multiple of 32 B");
+        if (addr + bytes > maxLen)
+            fail(api, line, "addr " + str(addr) + " + " + str(bytes) + " B = " + str(addr + bytes) + " B exceeds the " +
+                 str(maxLen) + " B of the " + ascend_sim::MEM_NAME[m]);
+        addr_ = addr; mem_ = uint8_t(m); size_ = tileSize; pos_ = pos; valid_ = true;
+    }
     LocalTensor operator[](uint32_t offset) const {
         LocalTensor t = *this;
         t.addr_ = addr_ + uint32_t(offset * sizeof(T));
@@ -333,6 +389,21 @@ public:
     uint32_t GetSize() const { return size_; }
     uint32_t GetLength() const { return uint32_t(size_ * sizeof(T)); }
     void SetSize(uint32_t n) { size_ = n; }
+    // the length in bytes (Ascend C's dataLen; GetSize is dataLen / sizeof(T))
+    void SetBufferLen(uint32_t dataLen) { size_ = uint32_t(dataLen / sizeof(T)); }
+    ShapeInfo shape_;
+    void SetShapeInfo(const ShapeInfo& si) { shape_ = si; }
+    ShapeInfo GetShapeInfo() const { return shape_; }
+    int32_t tag_ = 0;
+    void SetUserTag(int32_t tag) { tag_ = tag; }
+    int32_t GetUserTag() const { return tag_; }
+    // this tensor becomes src's buffer from element `offset` of src's type on, keeping src's byte length (as in
+    // Ascend C: GetSize is src's length in bytes / sizeof(T))
+    template <class U> void SetAddrWithOffset(const LocalTensor<U>& src, uint32_t offset) {
+        addr_ = uint32_t(src.addr_ + uint64_t(offset) * sizeof(U));
+        mem_ = src.mem_; pos_ = src.pos_; valid_ = src.valid_; tag_ = src.tag_;
+        size_ = uint32_t(uint64_t(src.size_) * sizeof(U) / sizeof(T));
+    }
     uint64_t GetPhyAddr() const { return addr_; }
     int32_t GetPosition() const { return int32_t(pos_); }
     template <class U> LocalTensor<U> ReinterpretCast() const {
@@ -444,8 +515,10 @@ public:
         ascend_sim::ctx("TQue::EnQue", line);
         int i = find(t.addr_);
         if (i < 0) fail("TQue::EnQue", line, "the tensor does not belong to this queue");
-        if (state_[i] != 1) fail("TQue::EnQue", line, state_[i] == 2 ? "the tensor is already in the queue"
-                                 : "the tensor is not allocated (EnQue needs a tensor from AllocTensor)");
+        // Ascend C accepts an allocated (OCCUPIED) or a dequeued (DEQUE) buffer
+        if (state_[i] != 1 && state_[i] != 3)
+            fail("TQue::EnQue", line, state_[i] == 2 ? "the tensor is already in the queue"
+                 : "the tensor is not allocated (EnQue needs a tensor from AllocTensor or DeQue)");
         if (int(fifo_.size()) >= depth_)
             fail("TQue::EnQue", line, "the queue already holds " + str(fifo_.size()) + " tensor(s), its depth is " +
                  str(depth_) + " (DeQue first)");
@@ -530,6 +603,7 @@ public:
         uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
         take(c, m, "TPipe::InitBuffer", uint64_t(l) * num, line);
         que.base_ = c.usedMem[m]; que.len_ = l; que.num_ = num; que.init_ = true;
+        ques_.push_back(&que);
         c.usedMem[m] += l * num;
         c.posBuffers[int(P)] += num;
         return true;
@@ -542,6 +616,7 @@ public:
         uint32_t l = round(len, ascend_sim::MEM_ALIGN[m]);
         take(c, m, "TPipe::InitBuffer", l, line);
         buf.base_ = c.usedMem[m]; buf.len_ = l; buf.init_ = true;
+        bufs_.push_back(&buf.init_);
         std::memset(c.mem(m) + c.usedMem[m], 0xFF, l);
         std::memset(c.shadow(m) + c.usedMem[m], 0, l);
         c.usedMem[m] += l;
@@ -551,10 +626,30 @@ public:
     TEventID FetchEventID(HardEvent) { return 0; }
     template <HardEvent E> TEventID AllocEventID() { return 0; }
     template <HardEvent E> void ReleaseEventID(TEventID) {}
-    void Reset() {}
-    void Destroy() {}
+    // Destroy / Reset release every buffer InitBuffer handed out (queues and TBufs can be given buffers again);
+    // Init makes this the block's TPipe again
+    void Destroy(int line = __builtin_LINE()) { release(ascend_sim::ctx("TPipe::Destroy", line)); }
+    void Reset(int line = __builtin_LINE()) { release(ascend_sim::ctx("TPipe::Reset", line)); }
+    void Init(int line = __builtin_LINE()) {
+        auto& c = ascend_sim::ctx("TPipe::Init", line);
+        c.pipes = 1;
+        c.pipe = this;
+    }
 
 private:
+    std::vector<QueBase*> ques_;
+    std::vector<bool*> bufs_;
+    void release(ascend_sim::BlockCtx& c) {
+        for (auto* q : ques_) {
+            q->init_ = false; q->num_ = 0; q->fifo_.clear();
+            for (int& st : q->state_) st = 0;
+        }
+        for (auto* b : bufs_) *b = false;
+        ques_.clear();
+        bufs_.clear();
+        std::memset(c.usedMem, 0, sizeof(c.usedMem));
+        std::memset(c.posBuffers, 0, sizeof(c.posBuffers));
+    }
     static uint32_t round(uint32_t len, uint32_t a) { return (len + a - 1) / a * a; }
     static void take(ascend_sim::BlockCtx& c, int m, const char* api, uint64_t bytes, int line) {
         if (c.usedMem[m] + bytes > ascend_sim::MEM_SIZE[m])
@@ -861,6 +956,490 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     T* d = dst.ptr();
     for (int32_t i = 0; i < count; ++i) d[i] = scalarValue;
     detail::done(dst, count);
+}
+
+
+// ------------------------------------------------------------------ vector instructions (repeat / mask form)
+// One repeat reads 8 DataBlocks of 32 B (256 B: 128 16-bit or 64 32-bit elements). Element e of repeat r of an
+// operand with (blkStride, repStride) in DataBlocks is at element (r * repStride + (e / epb) * blkStride) * epb +
+// e % epb, epb = 32 / sizeof(T). The mask selects the elements of each repeat: bit mode (uint64_t mask[2], bit e;
+// for 32-bit types only mask[0] counts on A2) or continuous mode (the first `mask` elements, at most one repeat's).
+// Elements the mask leaves out keep their value in dst.
+
+struct BinaryRepeatParams {
+    uint32_t blockNumber = 8;
+    uint8_t dstBlkStride = 1, src0BlkStride = 1, src1BlkStride = 1, dstRepStride = 8, src0RepStride = 8,
+            src1RepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false;
+    BinaryRepeatParams() = default;
+    BinaryRepeatParams(uint8_t d, uint8_t s0, uint8_t s1, uint8_t dr, uint8_t s0r, uint8_t s1r)
+        : dstBlkStride(d), src0BlkStride(s0), src1BlkStride(s1), dstRepStride(dr), src0RepStride(s0r),
+          src1RepStride(s1r) {}
+};
+
+struct UnaryRepeatParams {
+    uint32_t blockNumber = 8;
+    uint16_t dstBlkStride = 1, srcBlkStride = 1;
+    uint8_t dstRepStride = 8, srcRepStride = 8;
+    bool repeatStrideMode = false, strideSizeMode = false, halfBlock = false;
+    UnaryRepeatParams() = default;
+    UnaryRepeatParams(uint16_t d, uint16_t s, uint8_t dr, uint8_t sr)
+        : dstBlkStride(d), srcBlkStride(s), dstRepStride(dr), srcRepStride(sr) {}
+    UnaryRepeatParams(uint16_t d, uint16_t s, uint8_t dr, uint8_t sr, bool h)
+        : dstBlkStride(d), srcBlkStride(s), dstRepStride(dr), srcRepStride(sr), halfBlock(h) {}
+};
+
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1, dstRepeatSize = 8, srcRepeatSize = 8;
+    CopyRepeatParams() = default;
+    CopyRepeatParams(uint16_t d, uint16_t s, uint16_t dr, uint16_t sr)
+        : dstStride(d), srcStride(s), dstRepeatSize(dr), srcRepeatSize(sr) {}
+};
+
+namespace detail {
+struct Stride { uint32_t blk, rep; };
+
+// sets (isSetMask) or reads (!isSetMask) the block's mask register; the mask as (lo, hi, cont)
+template <class T, bool isSetMask>
+inline void mask_bits(const char* api, const uint64_t mask[], int line) {
+    auto& c = ascend_sim::ctx(api, line);
+    if (isSetMask) {
+        c.maskLo = mask[0]; c.maskHi = sizeof(T) == 2 ? mask[1] : 0; c.maskCont = -1; c.maskSet = true;
+    } else if (!c.maskSet) {
+        fail(api, line, "isSetMask = false uses the mask register, which no earlier call set");
+    }
+}
+template <class T, bool isSetMask>
+inline void mask_cont(const char* api, uint64_t mask, int line) {
+    auto& c = ascend_sim::ctx(api, line);
+    const uint64_t per = 256 / sizeof(T);
+    if (isSetMask) {
+        if (mask > per)
+            fail(api, line, "mask " + str(mask) + " is outside [0, " + str(per) + "]: one repeat of " +
+                 str(sizeof(T) * 8) + "-bit elements has " + str(per));
+        c.maskCont = int64_t(mask); c.maskLo = c.maskHi = 0; c.maskSet = true;
+    } else if (!c.maskSet) {
+        fail(api, line, "isSetMask = false uses the mask register, which no earlier call set");
+    }
+}
+inline bool mask_on(const ascend_sim::BlockCtx& c, uint32_t e) {
+    if (c.maskCont >= 0) return e < uint64_t(c.maskCont);
+    return e < 64 ? ((c.maskLo >> e) & 1) : ((c.maskHi >> (e - 64)) & 1);
+}
+template <class T> inline uint64_t rep_at(uint32_t r, uint32_t e, Stride s) {
+    const uint32_t epb = 32 / sizeof(T);
+    return (uint64_t(r) * s.rep + uint64_t(e / epb) * s.blk) * epb + e % epb;
+}
+
+// dst[at(dst)] = f(src_0[at(src_0)], ..., src_{N-1}[...]) (and dst's own old value, if readsDst) for each element
+// the mask selects, repeat by repeat; D is dst's element type, S the sources'.
+template <class D, class S, int N, bool readsDst = false, class F>
+inline void repeat_op(const char* api, const LocalTensor<D>& dst, Stride ds, const LocalTensor<S>* const* src,
+                      const Stride* ss, uint32_t repeat, int line, F f) {
+    auto& c = ascend_sim::ctx(api, line);
+    dst.use(api, 0, line);
+    for (int i = 0; i < N; ++i) src[i]->use(api, 0, line);
+    if (N > 0 && c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    if (ds.blk == 0) fail(api, line, "the dst block stride is 0 (undefined behaviour on the NPU)");
+    const uint32_t per = 256 / uint32_t(std::max(sizeof(D), sizeof(S)));
+    std::vector<std::pair<uint64_t, D>> out;
+    std::vector<std::pair<uint64_t, uint64_t>> runs;
+    for (uint32_t r = 0; r < repeat; ++r) {
+        out.clear();
+        for (uint32_t e = 0; e < per; ++e) {
+            if (!mask_on(c, e)) continue;
+            S v[N > 0 ? N : 1];
+            for (int i = 0; i < N; ++i) {
+                const uint64_t at = rep_at<S>(r, e, ss[i]);
+                if (at >= src[i]->size_)
+                    fail(api, line, "repeat " + str(r) + ", element " + str(e) + " reads element " + str(at) +
+                         " of a source LocalTensor<" + type_name<S>::get() + "> of " + str(src[i]->size_) +
+                         " elements");
+                src[i]->check_written(api, at, 1, line);
+                v[i] = src[i]->ptr()[at];
+            }
+            const uint64_t d = rep_at<D>(r, e, ds);
+            if (d >= dst.size_)
+                fail(api, line, "repeat " + str(r) + ", element " + str(e) + " writes element " + str(d) +
+                     " of a dst LocalTensor<" + type_name<D>::get() + "> of " + str(dst.size_) + " elements");
+            D old{};
+            if (readsDst) { dst.check_written(api, d, 1, line); old = dst.ptr()[d]; }
+            out.emplace_back(d, f(v, old));
+        }
+        for (auto& w : out) {
+            dst.ptr()[w.first] = w.second;
+            dst.mark_written(w.first, 1);
+            if (!runs.empty() && runs.back().second == w.first) runs.back().second++;
+            else runs.emplace_back(w.first, w.first + 1);
+        }
+    }
+    for (auto& rr : runs)
+        ascend_sim::note(c.pendingV, uint32_t(dst.addr_ + rr.first * sizeof(D)), (rr.second - rr.first) * sizeof(D));
+}
+}  // namespace detail
+
+// (dst, src0, src1, mask[] / mask, repeatTime, BinaryRepeatParams)
+#define ASC_SIM_BINARY_REP(NAME, TYPES, EXPR)                                                                   \
+    template <class T, bool isSetMask = true, class M>                                                          \
+    inline void NAME##_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,   \
+                           const uint8_t repeatTime, const BinaryRepeatParams& p, int line) {                   \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        detail::vec_check<T>(#NAME);                                                                            \
+        const LocalTensor<T>* s[2] = {&src0, &src1};                                                            \
+        const detail::Stride ss[2] = {{p.src0BlkStride, p.src0RepStride}, {p.src1BlkStride, p.src1RepStride}};  \
+        detail::repeat_op<T, T, 2>(#NAME, dst, {p.dstBlkStride, p.dstRepStride}, s, ss, repeatTime, line,       \
+            [](const T* v, T) { auto x = detail::ld(v[0]), y = detail::ld(v[1]); return detail::st<T>(EXPR); }); \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p,              \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask, int>(dst, src0, src1, repeatTime, p, line);                                    \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p,                      \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_cont<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask, int>(dst, src0, src1, repeatTime, p, line);                                    \
+    }
+ASC_SIM_BINARY_REP(Add, ASC_SIM_TYPES_ARITH, x + y)
+ASC_SIM_BINARY_REP(Sub, ASC_SIM_TYPES_ARITH, x - y)
+ASC_SIM_BINARY_REP(Mul, ASC_SIM_TYPES_ARITH, x * y)
+ASC_SIM_BINARY_REP(Div, ASC_SIM_TYPES_FLOAT, x / y)
+ASC_SIM_BINARY_REP(Max, ASC_SIM_TYPES_ARITH, detail::nan_of(x) || x > y ? x : y)
+ASC_SIM_BINARY_REP(Min, ASC_SIM_TYPES_ARITH, detail::nan_of(x) || x < y ? x : y)
+#undef ASC_SIM_BINARY_REP
+
+// (dst, src, mask[] / mask, repeatTime, UnaryRepeatParams) and the scalar form (dst, src, scalar, mask, ...)
+#define ASC_SIM_UNARY_REP(NAME, TYPES, EXPR)                                                                    \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME##_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,      \
+                           const UnaryRepeatParams& p, int line) {                                              \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        const LocalTensor<T>* s[1] = {&src};                                                                    \
+        const detail::Stride ss[1] = {{p.srcBlkStride, p.srcRepStride}};                                        \
+        detail::repeat_op<T, T, 1>(#NAME, dst, {p.dstBlkStride, p.dstRepStride}, s, ss, repeatTime, line,       \
+            [](const T* x, T) { auto v = detail::ld(x[0]); return detail::st<T>(EXPR); });                      \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],               \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {       \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, repeatTime, p, line);                                                \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                       \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {       \
+        detail::mask_cont<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, repeatTime, p, line);                                                \
+    }
+ASC_SIM_UNARY_REP(Exp, ASC_SIM_TYPES_FLOAT, std::exp(v))
+ASC_SIM_UNARY_REP(Ln, ASC_SIM_TYPES_FLOAT, std::log(v))
+ASC_SIM_UNARY_REP(Abs, ASC_SIM_TYPES_FLOAT, std::fabs(v))
+ASC_SIM_UNARY_REP(Reciprocal, ASC_SIM_TYPES_FLOAT, 1.0f / v)
+ASC_SIM_UNARY_REP(Sqrt, ASC_SIM_TYPES_FLOAT, std::sqrt(v))
+ASC_SIM_UNARY_REP(Rsqrt, ASC_SIM_TYPES_FLOAT, 1.0f / std::sqrt(v))
+ASC_SIM_UNARY_REP(Relu, ASC_SIM_TYPES_RELU, v > 0 ? v : (detail::nan_of(v) ? v : decltype(v)(0)))
+#undef ASC_SIM_UNARY_REP
+
+#define ASC_SIM_SCALAR_REP(NAME, EXPR)                                                                          \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME##_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,          \
+                           const uint8_t repeatTime, const UnaryRepeatParams& p, int line) {                    \
+        static_assert(ASC_SIM_TYPES_ARITH(T), #NAME ": this element type is not one the API takes on A2");      \
+        const auto s = detail::ld(scalarValue);                                                                 \
+        const LocalTensor<T>* sr[1] = {&src};                                                                   \
+        const detail::Stride ss[1] = {{p.srcBlkStride, p.srcRepStride}};                                        \
+        detail::repeat_op<T, T, 1>(#NAME, dst, {p.dstBlkStride, p.dstRepStride}, sr, ss, repeatTime, line,      \
+            [s](const T* v, T) { auto x = detail::ld(v[0]); return detail::st<T>(EXPR); });                    \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                \
+                     const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,               \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, scalarValue, repeatTime, p, line);                                   \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask, \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {       \
+        detail::mask_cont<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, scalarValue, repeatTime, p, line);                                   \
+    }
+ASC_SIM_SCALAR_REP(Adds, x + s)
+ASC_SIM_SCALAR_REP(Muls, x * s)
+ASC_SIM_SCALAR_REP(Maxs, detail::nan_of(x) || x > s ? x : s)
+ASC_SIM_SCALAR_REP(Mins, detail::nan_of(x) || x < s ? x : s)
+#undef ASC_SIM_SCALAR_REP
+
+// Duplicate(dst, scalar, mask[] / mask, repeatTime, dstBlockStride, dstRepeatStride)
+template <class T, bool isSetMask = true>
+inline void Duplicate_rep(const LocalTensor<T>& dst, const T& v, uint8_t repeatTime, uint16_t blk, uint8_t rep,
+                          int line) {
+    detail::vec_check<T>("Duplicate");
+    detail::repeat_op<T, T, 0>("Duplicate", dst, {blk, rep}, nullptr, nullptr, repeatTime, line,
+                               [v](const T*, T) { return v; });
+}
+template <class T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, int line = __builtin_LINE()) {
+    detail::mask_bits<T, isSetMask>("Duplicate", mask, line);
+    Duplicate_rep<T, isSetMask>(dst, scalarValue, repeatTime, dstBlockStride, dstRepeatStride, line);
+}
+template <class T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, int line = __builtin_LINE()) {
+    detail::mask_cont<T, isSetMask>("Duplicate", mask, line);
+    Duplicate_rep<T, isSetMask>(dst, scalarValue, repeatTime, dstBlockStride, dstRepeatStride, line);
+}
+
+// Copy (UB -> UB, 16- and 32-bit elements): (dst, src, mask[] / mask, repeatTime, CopyRepeatParams)
+template <class T, bool isSetMask = true>
+inline void Copy_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint8_t repeatTime,
+                     const CopyRepeatParams& p, int line) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Copy takes 16- or 32-bit elements");
+    const LocalTensor<T>* s[1] = {&src};
+    const detail::Stride ss[1] = {{p.srcStride, p.srcRepeatSize}};
+    detail::repeat_op<T, T, 1>("Copy", dst, {p.dstStride, p.dstRepeatSize}, s, ss, repeatTime, line,
+                               [](const T* v, T) { return v[0]; });
+}
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                 const CopyRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_bits<T, isSetMask>("Copy", mask, line);
+    Copy_rep<T, isSetMask>(dst, src, repeatTime, p, line);
+}
+template <class T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,
+                 const CopyRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_cont<T, isSetMask>("Copy", mask, line);
+    Copy_rep<T, isSetMask>(dst, src, repeatTime, p, line);
+}
+
+// Axpy: dst = scalar * src + dst, (half, half), (float, float), (half src -> float dst); count and repeat forms
+namespace detail {
+template <class T, class U> inline void axpy_types() {
+    static_assert((std::is_same<T, U>::value && (std::is_same<T, half>::value || std::is_same<T, float>::value)) ||
+                  (std::is_same<T, float>::value && std::is_same<U, half>::value),
+                  "Axpy takes (dst, src) = (half, half), (float, float) or (float, half) on A2");
+}
+}  // namespace detail
+template <class T, class U>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const int32_t& count,
+                 int line = __builtin_LINE()) {
+    detail::axpy_types<T, U>();
+    const char* api = "Axpy";
+    detail::reading(api, src, count, line);
+    detail::reading(api, dst, count, line);          // dst is an input too
+    detail::same_or_apart(api, dst, count, src, count, line);
+    const float s = float(scalarValue);
+    T* d = dst.ptr();
+    const U* x = src.ptr();
+    for (int32_t i = 0; i < count; ++i) d[i] = T(s * float(x[i]) + float(d[i]));
+    detail::done(dst, count);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Axpy_rep(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint8_t repeatTime,
+                     const UnaryRepeatParams& p, int line) {
+    detail::axpy_types<T, U>();
+    const float s = float(scalarValue);
+    const LocalTensor<U>* sr[1] = {&src};
+    const detail::Stride ss[1] = {{p.srcBlkStride, p.srcRepStride}};
+    detail::repeat_op<T, U, 1, true>("Axpy", dst, {p.dstBlkStride, p.dstRepStride}, sr, ss, repeatTime, line,
+                                     [s](const U* v, T old) { return T(s * float(v[0]) + float(old)); });
+}
+template <class T, class U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, const uint64_t mask[],
+                 const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_bits<T, isSetMask>("Axpy", mask, line);
+    Axpy_rep<T, U, isSetMask>(dst, src, scalarValue, repeatTime, p, line);
+}
+template <class T, class U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask,
+                 const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_cont<T, isSetMask>("Axpy", mask, line);
+    Axpy_rep<T, U, isSetMask>(dst, src, scalarValue, repeatTime, p, line);
+}
+
+
+// Transpose: the 16 x 16 transpose of 2-byte elements, and the [N,C,H,W] <-> [N,H,W,C] conversions of
+// TransposeParamsExt (with a sharedTmpBuffer that must be a UB tensor apart from src and dst; its size is not
+// checked here)
+enum class TransposeType : uint8_t { TRANSPOSE_TYPE_NONE = 0, TRANSPOSE_NZ2ND_0213, TRANSPOSE_NZ2NZ_0213,
+    TRANSPOSE_NZ2NZ_012_WITH_N, TRANSPOSE_NZ2ND_012_WITH_N, TRANSPOSE_NZ2ND_012_WITHOUT_N,
+    TRANSPOSE_NZ2NZ_012_WITHOUT_N, TRANSPOSE_ND2ND_ONLY, TRANSPOSE_ND_UB_GM, TRANSPOSE_GRAD_ND_UB_GM,
+    TRANSPOSE_ND2ND_B16, TRANSPOSE_NCHW2NHWC, TRANSPOSE_NHWC2NCHW };
+
+struct TransposeParamsExt {
+    uint16_t nSize = 0, cSize = 0, hSize = 0, wSize = 0;
+    TransposeType transposeType = TransposeType::TRANSPOSE_ND2ND_B16;
+    TransposeParamsExt() = default;
+    TransposeParamsExt(uint16_t n, uint16_t c, uint16_t h, uint16_t w, TransposeType t)
+        : nSize(n), cSize(c), hSize(h), wSize(w), transposeType(t) {}
+};
+
+template <class T>
+inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, int line = __builtin_LINE()) {
+    static_assert(detail::one_of<T, half, int16_t, uint16_t>(), "Transpose (16 x 16) takes half, int16_t or "
+                  "uint16_t on A2");
+    detail::reading("Transpose", src, 256, line);
+    detail::writing("Transpose", dst, 256, line);
+    detail::same_or_apart("Transpose", dst, 256, src, 256, line);
+    std::vector<T> t(src.ptr(), src.ptr() + 256);
+    T* d = dst.ptr();
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c) d[c * 16 + r] = t[r * 16 + c];
+    detail::done(dst, 256);
+}
+
+template <class T>
+inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& tmp,
+                      const TransposeParamsExt& p, int line = __builtin_LINE()) {
+    const char* api = "Transpose";
+    if (p.transposeType == TransposeType::TRANSPOSE_ND2ND_B16) {
+        if constexpr (std::is_same<T, uint16_t>::value) {
+            Transpose(dst, src, line);
+            return;
+        }
+        fail(api, line, "TRANSPOSE_ND2ND_B16 with TransposeParamsExt takes uint16_t on A2");
+    }
+    static_assert(detail::one_of<T, int8_t, uint8_t, int16_t, uint16_t, half, int32_t, uint32_t, float>(),
+                  "Transpose (NCHW <-> NHWC) takes int8_t, uint8_t, int16_t, uint16_t, half, int32_t, uint32_t or "
+                  "float on A2");
+    const bool toNhwc = p.transposeType == TransposeType::TRANSPOSE_NCHW2NHWC;
+    if (!toNhwc && p.transposeType != TransposeType::TRANSPOSE_NHWC2NCHW)
+        fail(api, line, "this TransposeType is not emulated (ND2ND_B16, NCHW2NHWC, NHWC2NCHW are)");
+    const uint32_t N = p.nSize, C = p.cSize, HW = uint32_t(p.hSize) * p.wSize;
+    if (C > 4095) fail(api, line, "cSize " + str(C) + " is outside [0, 4095]");
+    if (HW > 4095) fail(api, line, "hSize * wSize = " + str(HW) + " is outside [0, 4095]");
+    if ((HW * sizeof(T)) % 32)
+        fail(api, line, "hSize * wSize * sizeof(T) = " + str(HW * sizeof(T)) + " B is not 32-byte aligned");
+    const uint32_t total = N * C * HW;
+    tmp.use(api, 0, line);
+    uint64_t t0 = tmp.addr_, t1 = t0 + tmp.size_;
+    for (uint64_t a0 : {uint64_t(src.addr_), uint64_t(dst.addr_)})
+        if (a0 < t1 && t0 < a0 + uint64_t(total) * sizeof(T)) fail(api, line, "sharedTmpBuffer overlaps src or dst");
+    detail::reading(api, src, int32_t(total), line);
+    detail::writing(api, dst, int32_t(total), line);
+    detail::same_or_apart(api, dst, int32_t(total), src, int32_t(total), line);
+    std::vector<T> s(src.ptr(), src.ptr() + total);
+    T* d = dst.ptr();
+    for (uint32_t n = 0; n < N; ++n)
+        for (uint32_t c = 0; c < C; ++c)
+            for (uint32_t k = 0; k < HW; ++k) {
+                const uint64_t nchw = (uint64_t(n) * C + c) * HW + k, nhwc = (uint64_t(n) * HW + k) * C + c;
+                if (toNhwc) d[nhwc] = s[nchw];
+                else d[nchw] = s[nhwc];
+            }
+    detail::done(dst, int32_t(total));
+    std::memset(tmp.ptr(), 0xFF, tmp.size_);       // scratch contents are undefined after
+}
+
+
+// TransDataTo5HD, the form with lists of 16 LocalTensors (16-bit elements): each repeat reads one 32-byte
+// DataBlock (16 elements) at each srcList[i] and writes the 16 x 16 transpose, dst block j element i = src block i
+// element j, at each dstList[j]. Repeat r starts srcRepStride / dstRepStride DataBlocks times r further on; with
+// repeatTimes == 1 the one repeat starts one stride further on (set the strides to 0 to start at the lists).
+struct TransDataTo5HDParams {
+    bool dstHighHalf = false, srcHighHalf = false;
+    uint8_t repeatTimes = 1;
+    uint16_t dstRepStride = 0, srcRepStride = 0;
+    TransDataTo5HDParams() = default;
+    TransDataTo5HDParams(bool dh, bool sh, uint8_t rep, uint16_t ds, uint16_t ss)
+        : dstHighHalf(dh), srcHighHalf(sh), repeatTimes(rep), dstRepStride(ds), srcRepStride(ss) {}
+};
+
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTensor<T> (&srcList)[16],
+                           const TransDataTo5HDParams& p, int line = __builtin_LINE()) {
+    static_assert(sizeof(T) == 2, "ascend-sim emulates TransDataTo5HD for 16-bit elements (half, int16_t, "
+                  "uint16_t); 8- and 32-bit layouts are not emulated yet");
+    const char* api = "TransDataTo5HD";
+    auto& c = ascend_sim::ctx(api, line);
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    for (uint32_t r = 0; r < p.repeatTimes; ++r) {
+        const uint64_t k = p.repeatTimes == 1 ? 1 : r;
+        T blk[16][16];
+        for (int i = 0; i < 16; ++i) {
+            const uint64_t at = k * p.srcRepStride * 16;
+            srcList[i].use(api, at + 16, line);
+            srcList[i].check_written(api, at, 16, line);
+            std::memcpy(blk[i], srcList[i].ptr() + at, 32);
+        }
+        for (int j = 0; j < 16; ++j) {
+            const uint64_t at = k * p.dstRepStride * 16;
+            dstList[j].use(api, at + 16, line);
+            for (int i = 0; i < 16; ++i) dstList[j].ptr()[at + i] = blk[i][j];
+            dstList[j].mark_written(at, 16);
+            ascend_sim::note(c.pendingV, uint32_t(dstList[j].addr_ + at * 2), 32);
+        }
+    }
+}
+
+
+// SoftMax (the advanced API, last axis): for each of the M rows of K elements, max = max_k x, sum = sum_k
+// exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
+// over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
+// zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
+// internal split is not used here (the result does not depend on it).
+struct SoftMaxTiling {
+    uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
+             splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
+             tailReduceSize = 0;
+};
+struct SoftMaxShapeInfo {
+    uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
+};
+
+template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
+                    const LocalTensor<T>& src, const SoftMaxTiling& tiling, const SoftMaxShapeInfo& si = {},
+                    int line = __builtin_LINE()) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "SoftMax takes half or float");
+    static_assert(!isDataFormatNZ, "ascend-sim emulates SoftMax on ND data");
+    (void)tiling;
+    const char* api = "SoftMax";
+    uint64_t M = si.srcM, K = si.srcK;
+    if (M == 0 || K == 0) {
+        const ShapeInfo& sh = src.shape_;
+        if (sh.shapeDim == 0)
+            fail(api, line, "the src tensor has no ShapeInfo (SetShapeInfo) and no SoftMaxShapeInfo was given: the "
+                 "row length is unknown");
+        K = sh.shape[sh.shapeDim - 1];
+        M = 1;
+        for (int i = 0; i + 1 < sh.shapeDim; ++i) M *= sh.shape[i];
+    }
+    if ((K * sizeof(T)) % 32)
+        fail(api, line, "the last axis, " + str(K) + " x " + str(sizeof(T)) + " B, is not a multiple of 32 B");
+    const uint64_t epb = 32 / sizeof(T);
+    detail::reading(api, src, int32_t(M * K), line);
+    detail::writing(api, dst, int32_t(M * K), line);
+    detail::writing(api, sumTensor, int32_t(M * epb), line);
+    detail::writing(api, maxTensor, int32_t(M * epb), line);
+    detail::same_or_apart(api, dst, int32_t(M * K), src, int32_t(M * K), line);
+    std::vector<float> row(K);
+    for (uint64_t m = 0; m < M; ++m) {
+        const T* x = src.ptr() + m * K;
+        float mx = -INFINITY;
+        for (uint64_t k = 0; k < K; ++k) {          // a NaN in the row makes the row NaN (as numpy.max)
+            row[k] = float(x[k]);
+            if (std::isnan(row[k]) || std::isnan(mx)) mx = NAN;
+            else if (row[k] > mx) mx = row[k];
+        }
+        float sum = 0.0f;
+        for (uint64_t k = 0; k < K; ++k) { row[k] = std::exp(row[k] - mx); sum += row[k]; }
+        T* d = dst.ptr() + m * K;
+        for (uint64_t k = 0; k < K; ++k) d[k] = T(row[k] / sum);
+        for (uint64_t j = 0; j < epb; ++j) {
+            sumTensor.ptr()[m * epb + j] = T(sum);
+            maxTensor.ptr()[m * epb + j] = T(mx);
+        }
+    }
+    detail::done(dst, int32_t(M * K));
+    detail::done(sumTensor, int32_t(M * epb));
+    detail::done(maxTensor, int32_t(M * epb));
 }
 
 // Advanced math APIs: (dst, src, sharedTmpBuffer, calCount). asc sizes the temporary buffer as
