@@ -24,11 +24,15 @@ from asc.runtime import toolchain
 
 X86 = {"x86-64-v2": 16, "x86-64-v3": 32, "x86-64-v4": 64}          # -march level -> widest vector (bytes)
 CROSS = shutil.which("aarch64-linux-gnu-g++")
-ARM = {"armv8-a": 16, "armv8.2-a+sve": 16} if CROSS else {}           # (SVE: the report says 16 for VLA code)
+ARM = {"armv8-a": 16, "armv8.2-a+sve": 16} if CROSS else {}           # (SVE: vector-length-agnostic, 16 B at least)
 
 NOT_VECTOR = {
     # the large-argument reduction (Payne-Hanek) shifts 64-bit words by a per-lane count: vpsllvq is AVX2
     **{("x86-64-v2", f"{f}_{s}"): "per-lane 64-bit variable shifts (AVX2's vpsllvq) in the argument reduction"
+       for f in ("sin", "cos") for s in ("f32", "f64", "f16", "bf16")},
+    # the float32 reduction computes in double: gcc 12 does not vectorize the float -> double widening for NEON
+    # ("relevant stmt not supported: xd = (double) ..."), though it does for SVE
+    **{("armv8-a", f"{f}_{s}"): "conversions of the argument reduction (float -> double, double -> int64) gcc 12 does not vectorize for NEON"
        for f in ("sin", "cos") for s in ("f32", "f64", "f16", "bf16")},
     # integer power by squaring: a loop whose trip count is the exponent's bit length, per element
     **{(lv, f"pow_{s}"): "asc_ipow's data-dependent while loop" for lv in (*X86, *ARM) for s in ("i32", "i64")},
@@ -74,9 +78,13 @@ def _compile(cxx: list, level: str, src: str, where: dict) -> dict:
     assert r.returncode == 0, r.stderr[-3000:]
     found: dict = {}
     for line in r.stderr.splitlines():
-        m = re.match(re.escape(src) + r":(\d+):\d+: optimized: loop vectorized using (\d+) byte vectors", line)
+        # fixed-width vectors ("using 32 byte vectors"), or SVE's vector-length-agnostic code ("using variable
+        # length vectors": recorded as 16, its minimum width)
+        m = re.match(re.escape(src) + r":(\d+):\d+: optimized: loop vectorized using (\d+ byte|variable length) "
+                     r"vectors", line)
         if m and int(m.group(1)) in where:
-            found.setdefault(where[int(m.group(1))], []).append(int(m.group(2)))
+            width = 16 if m.group(2) == "variable length" else int(m.group(2).split()[0])
+            found.setdefault(where[int(m.group(1))], []).append(width)
     return found
 
 
