@@ -503,6 +503,26 @@ def _rows(case):
 f16, f32 = np.float16, np.float32
 
 
+def _special(x, case):
+    """x with NaN, infinities, zeros of both signs and huge values in its first elements (awkward case only)."""
+    if case == "one":
+        return x
+    flat = x.reshape(-1)
+    vals = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e4, -1e4, 6.0, -6.0]
+    flat[:len(vals)] = np.array(vals, np.float64).astype(x.dtype)
+    return x
+
+
+def _softmax_rows(case, dtype, seed):
+    x = _rand(_rows(case), dtype, seed)
+    if case != "one":
+        x[1, 3] = -np.inf                    # one -inf in a row: its exp is 0
+        x[2, :] = -np.inf                    # a whole row of -inf: NaN (-inf - -inf), as NumPy
+        x[3, 5] = np.nan                     # a NaN propagates to its row
+        x[4, 7] = 80.0                       # exp would overflow without the max
+    return (x,)
+
+
 def _adam(case):
     n = _vec(case)
     return (_rand(n, f32, 1), _rand(n, f32, 2), _rand(n, f32, 3, 0.1), _pos(n, f32, 4, 0.0, 0.1),
@@ -520,6 +540,7 @@ def _q8(case):
     x = _rand((r, 32), f32, 8)
     if r > 2:
         x[2] = 0.0                           # a block of zeros: d = 0, q = 0
+        x[3, :6] = [127.0, 2.5, -2.5, 0.5, -0.5, -127.0]     # d = 1: ties round half away from zero
     return (x,)
 
 
@@ -578,27 +599,27 @@ def _bs(case):
 
 CORPUS = {
     # maps
-    "vector_add": (vector_add, lambda c: (_rand(_vec(c), f32, 1), _rand(_vec(c), f32, 2))),
+    "vector_add": (vector_add, lambda c: (_special(_rand(_vec(c), f32, 1), c), _rand(_vec(c), f32, 2))),
     "swiglu_ffn_bf16": (swiglu_ffn, lambda c: (_rand(_vec(c), BF16, 3), _rand(_vec(c), BF16, 4))),
     "bias_gelu_fwd_f16": (bias_gelu_fwd, lambda c: (_rand(_rows(c), f16, 5), _rand(_rows(c)[1], f16, 6))),
     "bias_gelu_bwd": (bias_gelu_bwd, lambda c: (_rand(_rows(c), f32, 7), _rand(_rows(c), f32, 8),
                                                 _rand(_rows(c)[1], f32, 9))),
-    "leaky_relu_clamp_f16": (leaky_relu_clamp, lambda c: (_rand(_vec(c), f16, 10, 5.0),)),
-    "gelu_vectorize_bf16": (gelu_erf_elem, lambda c: (_rand(_rows(c), BF16, 11),)),
-    "silu_func": (silu_func, lambda c: (_rand(_vec(c), f32, 12),)),
+    "leaky_relu_clamp_f16": (leaky_relu_clamp, lambda c: (_special(_rand(_vec(c), f16, 10, 5.0), c),)),
+    "gelu_vectorize_bf16": (gelu_erf_elem, lambda c: (_special(_rand(_rows(c), BF16, 11), c),)),
+    "silu_func": (silu_func, lambda c: (_special(_rand(_vec(c), f32, 12), c),)),
     "black_scholes": (black_scholes, _bs),
     # optimizers
     "adam_step": (adam_step, _adam),
     "sgd_momentum": (sgd_momentum, lambda c: (_rand(_vec(c), f32, 13), _rand(_vec(c), f32, 14),
                                               _rand(_vec(c), f32, 15))),
     # rows
-    "softmax_fused": (softmax_fused, lambda c: (_rand(_rows(c), f32, 16),)),
-    "softmax_fused_f16": (softmax_fused, lambda c: (_rand(_rows(c), f16, 17),)),
+    "softmax_fused": (softmax_fused, lambda c: _softmax_rows(c, f32, 16)),
+    "softmax_fused_f16": (softmax_fused, lambda c: _softmax_rows(c, f16, 17)),
     "layernorm_fwd": (layernorm_fwd, lambda c: (_rand(_rows(c), f32, 18), _rand(_rows(c)[1], f32, 19),
                                                 _rand(_rows(c)[1], f32, 20))),
     "rmsnorm_f16": (rmsnorm, lambda c: (_rand(_rows(c), f16, 21), _rand(_rows(c)[1], f16, 22))),
-    "online_softmax": (online_softmax, lambda c: (_rand(_rows(c), f32, 23),)),
-    "logsumexp_rows": (logsumexp_rows, lambda c: (_rand(_rows(c), f32, 24),)),
+    "online_softmax": (online_softmax, lambda c: _softmax_rows(c, f32, 23)),
+    "logsumexp_rows": (logsumexp_rows, lambda c: _softmax_rows(c, f32, 24)),
     "cross_entropy_fwd_bwd": (cross_entropy_fwd_bwd, _ce),
     "column_sum": (column_sum, lambda c: (_rand(_rows(c), f32, 25),)),
     "mse_loss": (mse_loss, lambda c: (_rand(_vec(c), f32, 26), _rand(_vec(c), f32, 27))),
