@@ -308,6 +308,9 @@ class CStyleRenderer:
 
     def stmt_For(self, s):
         pre, head = self.loop_header(s)
+        if pre:         # the bounds read before the loop live in a scope of their own: two loops over one
+            self.emit("{")  # variable in one block each declare their asc_<v>_stop
+            self.depth += 1
         for p in pre:
             self.emit(p)
         pragma = self.loop_pragma(s)
@@ -318,6 +321,9 @@ class CStyleRenderer:
         self.block(s.body)
         self.depth -= 1
         self.emit("}")
+        if pre:
+            self.depth -= 1
+            self.emit("}")
 
     def stmt_While(self, s):
         self.emit(f"while ({self.expr(s.cond)}) {{")

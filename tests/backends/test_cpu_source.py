@@ -184,3 +184,23 @@ def test_scaled_erf_accuracy_special_values_and_interpreter():
     fin = np.isfinite(sub)
     assert _ulp32(got[:, fin], want[:, fin].astype(np.float64)).max() <= 3.0
     assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[:, ~fin], want[:, ~fin], equal_nan=True)
+
+
+@lang.kernel
+def two_loops_over_one_variable(x):
+    """Two loops over `s` with a bound read before each (t + 1) in one body: llama2.c's attention (scores, then
+    the weighted sum over the same positions). Each loop's asc_s_stop once collided in one C++ scope."""
+    out = lang.zeros_like(x)
+    for t in range(len(x)):
+        for s in range(t + 1):
+            out[s] = x[s] + 1.0
+        for s in range(t + 1):
+            out[s] = out[s] * 2.0
+    return out
+
+
+def test_two_loops_over_one_variable_with_run_time_bounds_compile():
+    x = np.arange(5, dtype=np.float32)
+    got = two_loops_over_one_variable(x)
+    np.testing.assert_array_equal(got, interpreted(two_loops_over_one_variable)(x))
+    np.testing.assert_array_equal(got, (x + 1.0) * 2.0)
