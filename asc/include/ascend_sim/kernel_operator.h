@@ -324,10 +324,15 @@ public:
     bool valid_ = false;
 
     LocalTensor() = default;
+    // as asc-devkit's LocalTensor::operator[] asserts (its data length must exceed offset * sizeof(T)): an offset
+    // at or past the end of the tensor is refused, the offset equal to the length included
     LocalTensor operator[](uint32_t offset) const {
+        if (offset >= size_)
+            fail("LocalTensor::operator[]", 0, "offset " + str(offset) + " is not inside the LocalTensor<" +
+                 type_name<T>::get() + "> of " + str(size_) + " elements (the offset must be below the length)");
         LocalTensor t = *this;
         t.addr_ = addr_ + uint32_t(offset * sizeof(T));
-        t.size_ = offset <= size_ ? size_ - offset : 0;
+        t.size_ = size_ - offset;
         return t;
     }
     uint32_t GetSize() const { return size_; }
