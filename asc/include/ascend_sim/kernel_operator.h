@@ -883,6 +883,14 @@ inline void adv(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>
     if (tmp.size_ < need)
         fail(api, line, "sharedTmpBuffer has " + str(tmp.size_) + " B, " + str(need) + " B are needed for " +
              str(count) + " elements");
+    // the Ascend C docs of every advanced API emulated here (Tanh, Sigmoid, Erf, Sin, Cos, Floor, Ceil): source and
+    // destination must not overlap at all -- in place (dst == src) included, unlike the basic vector APIs
+    {
+        uint64_t d0 = dst.addr_, d1 = d0 + uint64_t(count) * sizeof(T), s0 = src.addr_, s1 = s0 + uint64_t(count) * sizeof(T);
+        if (count && d0 < s1 && s0 < d1)
+            fail(api, line, std::string(d0 == s0 ? "in place (dst == src): " : "dst and src overlap: ") + api +
+                 " does not support a destination that overlaps its source (use a separate buffer)");
+    }
     uint64_t t0 = tmp.addr_, t1 = t0 + tmp.size_;
     for (auto* r : {&src, &dst}) {
         uint64_t a0 = r->addr_, a1 = a0 + uint64_t(count) * sizeof(T);
