@@ -147,6 +147,7 @@ def test_two_blocks_writing_one_32_byte_block():
   pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
   LocalTensor<float> a = outQ.AllocTensor<float>();
   Duplicate(a, 1.0f, 8);
+  SetFlag<HardEvent::V_MTE3>(0); WaitFlag<HardEvent::V_MTE3>(0);
   DataCopy(yGm[GetBlockIdx() * 4], a, 8);
   outQ.FreeTensor(a);""", blocks=2, name="overlap")
 
@@ -187,7 +188,9 @@ def test_cast_rounding_matches_the_definition(target):
   LocalTensor<float> fa = a.Get<float>();
   LocalTensor<{target}> hb = b.Get<{target}>();
   DataCopy(fa, xGm, {n});
+  PipeBarrier<PIPE_ALL>();
   Cast(hb, fa, RoundMode::{mode}, {n});
+  PipeBarrier<PIPE_ALL>();
   DataCopy(yGm, hb, {n});
 }}
 """
@@ -238,3 +241,68 @@ def test_over_budget_tile_names_the_python_line():
     line = int(str(src.python_loc(next(ln for ln, l in enumerate(src.text.splitlines(), 1)
                                        if "InitBuffer(xInQue_" in l))).split(":")[1])
     assert "for i in range(N)" in open(sk.__file__).read().splitlines()[line - 1]
+
+
+# ---- pipes: a TBuf buffer has no queue to order MTE2 -> V and V -> MTE3
+
+TBUF = SETUP + """
+  TBuf<TPosition::VECCALC> buf, res;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  pipe.InitBuffer(res, 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>();
+  LocalTensor<float> b = res.Get<float>();
+  DataCopy(a, xGm, 64);
+  %s
+  Muls(b, a, 2.0f, 64);
+  %s
+  DataCopy(yGm, b, 64);"""
+MTE2_V = "SetFlag<HardEvent::MTE2_V>(0); WaitFlag<HardEvent::MTE2_V>(0);"
+V_MTE3 = "SetFlag<HardEvent::V_MTE3>(0); WaitFlag<HardEvent::V_MTE3>(0);"
+
+
+def test_vector_read_of_a_tbuf_needs_an_mte2_v_sync():
+    with pytest.raises(AscendSimError, match=r"Muls: vector read of UB bytes \[0, 256\) written by a GM->UB copy "
+                                             r"\(MTE2\) without an MTE2_V sync"):
+        run_cpp(TBUF % ("", V_MTE3), name="no_mte2_v")
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):   # the wrong event
+        run_cpp(TBUF % ("SetFlag<HardEvent::MTE2_S>(0); WaitFlag<HardEvent::MTE2_S>(0);", V_MTE3), name="wrong_ev")
+    y = run_cpp(TBUF % (MTE2_V, V_MTE3), name="both_synced")
+    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
+    y = run_cpp(TBUF % ("PipeBarrier<PIPE_ALL>();", "PipeBarrier<PIPE_ALL>();"), name="barriers")
+    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
+
+
+def test_copy_out_of_a_tbuf_needs_a_v_mte3_sync():
+    with pytest.raises(AscendSimError, match=r"DataCopy: UB->GM copy of UB bytes \[256, 512\) written by a vector "
+                                             r"instruction without a V_MTE3 sync"):
+        run_cpp(TBUF % (MTE2_V, ""), name="no_v_mte3")
+
+
+def test_a_set_flag_covers_only_the_writes_before_it():
+    body = SETUP + """
+  TBuf<TPosition::VECCALC> buf, res;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  pipe.InitBuffer(res, 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>();
+  LocalTensor<float> b = res.Get<float>();
+  SetFlag<HardEvent::MTE2_V>(0);
+  DataCopy(a, xGm, 64);
+  WaitFlag<HardEvent::MTE2_V>(0);
+  Muls(b, a, 2.0f, 64);"""
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):
+        run_cpp(body, name="flag_before_copy")
+
+
+def test_queues_synchronize_the_pipes():
+    # the queue protocol (EnQue / DeQue of VECIN and VECOUT) is the sync: test_a_correct_hand_written_kernel_runs;
+    # reading a VECIN tensor before its EnQue/DeQue is the race
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):
+        run_cpp(SETUP + """
+  pipe.InitBuffer(inQ, 1, 64 * sizeof(float));
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = inQ.AllocTensor<float>();
+  LocalTensor<float> c = outQ.AllocTensor<float>();
+  DataCopy(a, xGm, 64);
+  Muls(c, a, 2.0f, 64);
+  inQ.FreeTensor(a);
+  outQ.FreeTensor(c);""", name="before_deque")
