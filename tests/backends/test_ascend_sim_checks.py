@@ -306,3 +306,48 @@ def test_queues_synchronize_the_pipes():
   Muls(c, a, 2.0f, 64);
   inQ.FreeTensor(a);
   outQ.FreeTensor(c);""", name="before_deque")
+
+
+def test_two_blocks_writing_one_32_byte_block_through_data_copy_pad():
+    # block b writes elements [3b, 3b + 3): 12 bytes each, blocks 0, 1 and 2 share the first 32-byte block of y
+    with pytest.raises(AscendSimError, match=r"DataCopyPad: blocks \d and \d both write the 32-byte GM block"):
+        run_cpp(SETUP + """
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = outQ.AllocTensor<float>();
+  Duplicate(a, 1.0f, 8);
+  outQ.EnQue(a);
+  LocalTensor<float> b = outQ.DeQue<float>();
+  DataCopyExtParams p(1, 3 * sizeof(float), 0, 0, 0);
+  DataCopyPad(yGm[GetBlockIdx() * 3], b, p);
+  outQ.FreeTensor(b);""", blocks=3, name="pad_overlap")
+    # 8 elements (32 bytes) per block: no shared block
+    y = run_cpp(SETUP + """
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = outQ.AllocTensor<float>();
+  Duplicate(a, 1.0f, 8);
+  outQ.EnQue(a);
+  LocalTensor<float> b = outQ.DeQue<float>();
+  DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
+  DataCopyPad(yGm[GetBlockIdx() * 8], b, p);
+  outQ.FreeTensor(b);""", blocks=3, name="pad_apart")
+    assert list(y[:24]) == ([1.0] * 5 + [0.0] * 3) * 3
+
+
+SELECT_BODY = SETUP + """
+  TBuf<TPosition::VECCALC> big, m, c;
+  pipe.InitBuffer(big, %d);
+  pipe.InitBuffer(m, 64);
+  pipe.InitBuffer(c, 64 * sizeof(float));
+  LocalTensor<float> a = c.Get<float>();
+  LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+  Duplicate(a, 1.0f, 64);
+  CompareScalar(mask, a, 0.0f, CMPMODE::GT, 64);
+  Select(a, mask, a, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);"""
+
+
+def test_select_needs_its_8_kb_of_unified_buffer():
+    # 196608 B of UB, 8 KB of it Select's scratch on A2 (Select's docs): 188416 B for the kernel's buffers
+    run_cpp(SELECT_BODY % (188416 - 64 - 256), name="select_fits")
+    with pytest.raises(AscendSimError, match=r"Select: Select \(VSEL_TENSOR_TENSOR_MODE\) needs 8192 B of Unified "
+                                             r"Buffer reserved .* handed out 188448 B .*at most 188416 B with Select"):
+        run_cpp(SELECT_BODY % (188416 - 64 - 256 + 32), name="select_over")

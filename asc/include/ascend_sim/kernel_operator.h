@@ -7,7 +7,9 @@
 //   - Unified Buffer capacity (196608 B on Ascend910B1) at TPipe::InitBuffer, at most 8 queue buffers per position;
 //   - 32-byte alignment of UB operands, DataCopy lengths that are not a multiple of 32 B (the hardware silently
 //     rounds them down: use DataCopyPad), GM accesses outside the GlobalTensor;
-//   - two blocks writing the same 32-byte block of GM with DataCopy;
+//   - two blocks writing the same 32-byte block of GM with DataCopy or DataCopyPad (UB->GM);
+//   - the 8 KB of Unified Buffer that Select (modes 1 and 2) takes as scratch on A2: Select refuses to run when
+//     InitBuffer has handed out more than 196608 - 8192 B;
 //   - the queue protocol: depth, AllocTensor / EnQue / DeQue / FreeTensor order, buffers left in use at kernel end;
 //   - reads of UB that was never written (UB is poisoned with NaN bytes when a buffer is handed out);
 //   - scalar reads (GetValue) of UB after vector or MTE2 writes without a V_S / MTE2_S SetFlag/WaitFlag pair;
@@ -47,6 +49,7 @@ namespace ascend_sim {
 
 constexpr uint32_t UB_SIZE = 196608;      // Ascend910B1 Unified Buffer per vector core
 constexpr uint32_t UB_BLOCK = 32;
+constexpr uint32_t SELECT_SCRATCH = 8192;  // Select modes 1/2 on A2: UB reserved as the API's temporary space
 constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
 constexpr uint32_t L1_SIZE = 524288, L0A_SIZE = 65536, L0B_SIZE = 65536, L0C_SIZE = 131072;
 constexpr uint32_t MEM_SIZE[5] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE};   // L1: 128 B reserved
@@ -727,7 +730,8 @@ inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
         else if (it->second != me)
             fail(api, line, "blocks " + str(uint64_t(it->second)) + " and " + str(uint64_t(me)) +
                  " both write the 32-byte GM block at address " + str(uint64_t(b * 32)) +
-                 " (UB->GM copies move whole 32-byte blocks: the two cores' results clobber each other)");
+                 " (UB->GM copies of two cores into one 32-byte block race on the NPU: split the work on 32-byte "
+                 "boundaries of GM)");
     }
 }
 }  // namespace detail
@@ -808,6 +812,9 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         src.mte3_reads(api, uoff, p.blockLen, line);
         uint64_t goff = uint64_t(b) * (p.blockLen + p.dstStride);
         dst.check(api, goff / sizeof(T), n, line);
+        // a partial 32-byte block is not promised to be written byte-exactly when another core writes the rest of
+        // it: two blocks sharing one GM block is a race, as for DataCopy
+        detail::own(g + goff, p.blockLen, api, line);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
@@ -1112,6 +1119,14 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, int line = __builtin_LINE()) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Select takes half or float");
     if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE) fail("Select", line, "only VSEL_TENSOR_TENSOR_MODE is emulated");
+    {
+        auto& c = ascend_sim::ctx("Select", line);
+        if (c.usedMem[0] + ascend_sim::SELECT_SCRATCH > ascend_sim::UB_SIZE)
+            fail("Select", line, "Select (VSEL_TENSOR_TENSOR_MODE) needs " + str(ascend_sim::SELECT_SCRATCH) +
+                 " B of Unified Buffer reserved as its temporary space on A2, but InitBuffer has handed out " +
+                 str(c.usedMem[0]) + " B of the " + str(ascend_sim::UB_SIZE) + " B (at most " +
+                 str(ascend_sim::UB_SIZE - ascend_sim::SELECT_SCRATCH) + " B with Select)");
+    }
     detail::reading("Select", src0, int32_t(count), line);
     detail::reading("Select", src1, int32_t(count), line);
     selMask.use("Select", (count + 7) / 8 / sizeof(U), line);
