@@ -40,11 +40,7 @@ def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalar
         h = as_dtype(dt if dt != "bfloat16" else "bfloat16")
         if spec.kind == "scalar":
             if spec.name in scalars:
-                text = scalars[spec.name]
-                try:
-                    value = int(text) if h.np.kind in "iub" and text.lstrip("+-").isdigit() else float(text)
-                except ValueError:
-                    raise SystemExit(f"asc compile: --scalar {spec.name}={text}: not a number") from None
+                value = _scalar_value(spec.name, scalars[spec.name], h.np)
             elif spec.default is not NO_DEFAULT:
                 value = spec.default
             elif need_scalars:
@@ -68,6 +64,42 @@ def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalar
                 raise SystemExit(f"asc compile: size {d} of {spec.name!r} is not given; pass --shape {d}=...")
         args.append(np.zeros(dims, h.np))
     return args
+
+
+def _scalar_value(name: str, text: str, np_dtype):
+    """The value of `--scalar NAME=TEXT` for a scalar of NumPy dtype `np_dtype`; SystemExit naming the argument for
+    text that is not a number, a fraction for an integer, or a value outside the dtype's range (never silently
+    truncated, wrapped or made infinite)."""
+    import math
+    import numpy as np
+    where = f"asc compile: --scalar {name}={text}"
+    t = text.strip()
+    if np_dtype.kind == "b":
+        if t.lower() in ("true", "1"):
+            return True
+        if t.lower() in ("false", "0"):
+            return False
+        raise SystemExit(f"{where}: not a bool (true, false, 1 or 0)")
+    try:
+        f = float(t)
+    except ValueError:
+        raise SystemExit(f"{where}: not a number") from None
+    if np_dtype.kind in "iu":
+        try:
+            v = int(t)
+        except ValueError:
+            if not (math.isfinite(f) and f.is_integer()):
+                raise SystemExit(f"{where}: not an integer (the parameter is {np_dtype.name})") from None
+            v = int(f)
+        lim = np.iinfo(np_dtype)
+        if not lim.min <= v <= lim.max:
+            raise SystemExit(f"{where}: outside the range of {np_dtype.name} [{lim.min}, {lim.max}]")
+        return v
+    fmax = float(np.finfo(np_dtype).max) if np_dtype.kind == "f" else float(np.finfo(np.float64).max)
+    if math.isfinite(f) and abs(f) > fmax or not math.isfinite(f) and t.lower().lstrip("+-") not in (
+            "inf", "infinity", "nan"):
+        raise SystemExit(f"{where}: outside the range of {np_dtype.name} (at most {fmax:g} in magnitude)")
+    return f
 
 
 def _kv(items, conv):

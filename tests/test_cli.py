@@ -85,3 +85,23 @@ def test_ascend_project_scalar_errors(tmp_path, capsys):
     with pytest.raises(SystemExit, match=r"--scalar eps=abc: not a number"):
         cli.main(["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=64", "--scalar", "eps=abc",
                   "-o", str(tmp_path / "p")])
+
+
+def test_ascend_project_scalar_values_are_never_silently_changed(tmp_path):
+    """--scalar text that the parameter's dtype cannot hold is refused naming the argument: a fraction for an
+    integer (was truncated: k=2.5 gave 2), an integer outside its range (was an OverflowError traceback), a float
+    that overflows to infinity (1e400 became inf); an integral float text for an integer is exact and accepted."""
+    import pytest
+    from asc import cli
+    src = tmp_path / "k.py"
+    src.write_text(_SCALED.replace("k: int = 3", "k: lang.int32 = 3"))
+    base = ["compile", f"{src}::scaled", "--target", "ascend", "--shape", "N=64", "-o", str(tmp_path / "p")]
+    for arg, msg in [("k=2.5", r"--scalar k=2\.5: not an integer \(the parameter is int32\)"),
+                     ("k=99999999999", r"--scalar k=99999999999: outside the range of int32"),
+                     ("eps=1e400", r"--scalar eps=1e400: outside the range of float64"),
+                     ("beta=1e6", r"--scalar beta=1e6: outside the range of float16")]:
+        with pytest.raises(SystemExit, match=msg):
+            cli.main(base + ["--scalar", arg])
+    assert cli.main(base + ["--scalar", "k=1e3", "--scalar", "eps=-inf", "--scalar", "beta=0.5"]) == 0
+    vals = _main_cpp_scalars((tmp_path / "p" / "main.cpp").read_text())
+    assert vals["k_v"] == "1000" and vals["eps"] == "-INFINITY" and vals["beta"] == "0.5", vals

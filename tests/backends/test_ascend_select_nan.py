@@ -62,3 +62,35 @@ def test_selection_of_scalars_stays_vector_code(a, b):
     got = scaled_by_choice(X, np.float32(a), np.float32(b))
     np.testing.assert_array_equal(got, interpreted(scaled_by_choice)(X, np.float32(a), np.float32(b)))
     assert "GetValue" not in scaled_by_choice.source("ascend", X, np.float32(a), np.float32(b))
+
+
+def test_select_kernel_whose_tiles_are_exactly_full():
+    # 48 cores x 256 elements: every core's slice is one whole tile, nothing to pad before Compare; the padding
+    # Duplicate at offset == tile length is refused by LocalTensor::operator[] (Huawei's bounds check, and ascend-sim's)
+    x = np.resize(X, 48 * 256)
+    np.testing.assert_array_equal(relu_ternary(x), np.where(x > 0, x, np.float32(0.0)))
+    src = relu_ternary.source("ascend", x)
+    assert "if (xPadded < nv) {" in src
+
+
+def test_local_tensor_offset_at_the_length_is_refused():
+    from asc.runtime import ascend_sim
+    from asc.runtime.ascend_sim import AscendSimError
+    text = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void at_end(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>();
+  Duplicate(a[56], 1.0f, 8);
+  Duplicate(a[64], 1.0f, 0);
+}
+"""
+    gm = [("gm", "x", "GM_ADDR"), ("gm", "y", "GM_ADDR"), ("tiling", "tiling", "GM_ADDR")]
+    lib, _, _ = ascend_sim.build(text, "at_end", gm)
+    x = np.zeros(64, np.float32)
+    with pytest.raises(AscendSimError, match=r"LocalTensor::operator\[\]: offset 64 is not inside the "
+                                             r"LocalTensor<float> of 64 elements"):
+        ascend_sim.launch(lib, [x.ctypes.data, x.ctypes.data], np.zeros(1, np.uint32), 1, None, "at_end")

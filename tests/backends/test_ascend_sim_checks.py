@@ -147,6 +147,7 @@ def test_two_blocks_writing_one_32_byte_block():
   pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
   LocalTensor<float> a = outQ.AllocTensor<float>();
   Duplicate(a, 1.0f, 8);
+  SetFlag<HardEvent::V_MTE3>(0); WaitFlag<HardEvent::V_MTE3>(0);
   DataCopy(yGm[GetBlockIdx() * 4], a, 8);
   outQ.FreeTensor(a);""", blocks=2, name="overlap")
 
@@ -187,7 +188,9 @@ def test_cast_rounding_matches_the_definition(target):
   LocalTensor<float> fa = a.Get<float>();
   LocalTensor<{target}> hb = b.Get<{target}>();
   DataCopy(fa, xGm, {n});
+  PipeBarrier<PIPE_ALL>();
   Cast(hb, fa, RoundMode::{mode}, {n});
+  PipeBarrier<PIPE_ALL>();
   DataCopy(yGm, hb, {n});
 }}
 """
@@ -238,3 +241,113 @@ def test_over_budget_tile_names_the_python_line():
     line = int(str(src.python_loc(next(ln for ln, l in enumerate(src.text.splitlines(), 1)
                                        if "InitBuffer(xInQue_" in l))).split(":")[1])
     assert "for i in range(N)" in open(sk.__file__).read().splitlines()[line - 1]
+
+
+# ---- pipes: a TBuf buffer has no queue to order MTE2 -> V and V -> MTE3
+
+TBUF = SETUP + """
+  TBuf<TPosition::VECCALC> buf, res;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  pipe.InitBuffer(res, 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>();
+  LocalTensor<float> b = res.Get<float>();
+  DataCopy(a, xGm, 64);
+  %s
+  Muls(b, a, 2.0f, 64);
+  %s
+  DataCopy(yGm, b, 64);"""
+MTE2_V = "SetFlag<HardEvent::MTE2_V>(0); WaitFlag<HardEvent::MTE2_V>(0);"
+V_MTE3 = "SetFlag<HardEvent::V_MTE3>(0); WaitFlag<HardEvent::V_MTE3>(0);"
+
+
+def test_vector_read_of_a_tbuf_needs_an_mte2_v_sync():
+    with pytest.raises(AscendSimError, match=r"Muls: vector read of UB bytes \[0, 256\) written by a GM->UB copy "
+                                             r"\(MTE2\) without an MTE2_V sync"):
+        run_cpp(TBUF % ("", V_MTE3), name="no_mte2_v")
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):   # the wrong event
+        run_cpp(TBUF % ("SetFlag<HardEvent::MTE2_S>(0); WaitFlag<HardEvent::MTE2_S>(0);", V_MTE3), name="wrong_ev")
+    y = run_cpp(TBUF % (MTE2_V, V_MTE3), name="both_synced")
+    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
+    y = run_cpp(TBUF % ("PipeBarrier<PIPE_ALL>();", "PipeBarrier<PIPE_ALL>();"), name="barriers")
+    np.testing.assert_array_equal(y, 2 * np.arange(64, dtype=np.float32))
+
+
+def test_copy_out_of_a_tbuf_needs_a_v_mte3_sync():
+    with pytest.raises(AscendSimError, match=r"DataCopy: UB->GM copy of UB bytes \[256, 512\) written by a vector "
+                                             r"instruction without a V_MTE3 sync"):
+        run_cpp(TBUF % (MTE2_V, ""), name="no_v_mte3")
+
+
+def test_a_set_flag_covers_only_the_writes_before_it():
+    body = SETUP + """
+  TBuf<TPosition::VECCALC> buf, res;
+  pipe.InitBuffer(buf, 64 * sizeof(float));
+  pipe.InitBuffer(res, 64 * sizeof(float));
+  LocalTensor<float> a = buf.Get<float>();
+  LocalTensor<float> b = res.Get<float>();
+  SetFlag<HardEvent::MTE2_V>(0);
+  DataCopy(a, xGm, 64);
+  WaitFlag<HardEvent::MTE2_V>(0);
+  Muls(b, a, 2.0f, 64);"""
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):
+        run_cpp(body, name="flag_before_copy")
+
+
+def test_queues_synchronize_the_pipes():
+    # the queue protocol (EnQue / DeQue of VECIN and VECOUT) is the sync: test_a_correct_hand_written_kernel_runs;
+    # reading a VECIN tensor before its EnQue/DeQue is the race
+    with pytest.raises(AscendSimError, match=r"Muls: vector read .* without an MTE2_V sync"):
+        run_cpp(SETUP + """
+  pipe.InitBuffer(inQ, 1, 64 * sizeof(float));
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = inQ.AllocTensor<float>();
+  LocalTensor<float> c = outQ.AllocTensor<float>();
+  DataCopy(a, xGm, 64);
+  Muls(c, a, 2.0f, 64);
+  inQ.FreeTensor(a);
+  outQ.FreeTensor(c);""", name="before_deque")
+
+
+def test_two_blocks_writing_one_32_byte_block_through_data_copy_pad():
+    # block b writes elements [3b, 3b + 3): 12 bytes each, blocks 0, 1 and 2 share the first 32-byte block of y
+    with pytest.raises(AscendSimError, match=r"DataCopyPad: blocks \d and \d both write the 32-byte GM block"):
+        run_cpp(SETUP + """
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = outQ.AllocTensor<float>();
+  Duplicate(a, 1.0f, 8);
+  outQ.EnQue(a);
+  LocalTensor<float> b = outQ.DeQue<float>();
+  DataCopyExtParams p(1, 3 * sizeof(float), 0, 0, 0);
+  DataCopyPad(yGm[GetBlockIdx() * 3], b, p);
+  outQ.FreeTensor(b);""", blocks=3, name="pad_overlap")
+    # 8 elements (32 bytes) per block: no shared block
+    y = run_cpp(SETUP + """
+  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
+  LocalTensor<float> a = outQ.AllocTensor<float>();
+  Duplicate(a, 1.0f, 8);
+  outQ.EnQue(a);
+  LocalTensor<float> b = outQ.DeQue<float>();
+  DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
+  DataCopyPad(yGm[GetBlockIdx() * 8], b, p);
+  outQ.FreeTensor(b);""", blocks=3, name="pad_apart")
+    assert list(y[:24]) == ([1.0] * 5 + [0.0] * 3) * 3
+
+
+SELECT_BODY = SETUP + """
+  TBuf<TPosition::VECCALC> big, m, c;
+  pipe.InitBuffer(big, %d);
+  pipe.InitBuffer(m, 64);
+  pipe.InitBuffer(c, 64 * sizeof(float));
+  LocalTensor<float> a = c.Get<float>();
+  LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+  Duplicate(a, 1.0f, 64);
+  CompareScalar(mask, a, 0.0f, CMPMODE::GT, 64);
+  Select(a, mask, a, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);"""
+
+
+def test_select_needs_its_8_kb_of_unified_buffer():
+    # 196608 B of UB, 8 KB of it Select's scratch on A2 (Select's docs): 188416 B for the kernel's buffers
+    run_cpp(SELECT_BODY % (188416 - 64 - 256), name="select_fits")
+    with pytest.raises(AscendSimError, match=r"Select: Select \(VSEL_TENSOR_TENSOR_MODE\) needs 8192 B of Unified "
+                                             r"Buffer reserved .* handed out 188448 B .*at most 188416 B with Select"):
+        run_cpp(SELECT_BODY % (188416 - 64 - 256 + 32), name="select_over")

@@ -96,7 +96,11 @@ def _compute(out: Out, plan: MapPlan, st: dict, ins_t: list, outs_t: list):
             c, ty = cname(t.name), st[t.name]
             per = 32 // t.itemsize
             out.emit(f"const uint32_t {c}Padded = (n + {per - 1}) / {per} * {per};  // written by the copy")
-            out.emit(f"Duplicate({c}In[{c}Padded], static_cast<{ty}>(0.0f), static_cast<int32_t>(nv - {c}Padded));")
+            # only where there is a tail to pad: on a full tile the offset would be the tensor's length, which
+            # LocalTensor::operator[] refuses
+            out.emit(f"if ({c}Padded < nv) {{")
+            out.emit(f"  Duplicate({c}In[{c}Padded], static_cast<{ty}>(0.0f), static_cast<int32_t>(nv - {c}Padded));")
+            out.emit("}")
     last = object()
     for ins in plan.instrs:
         if ins.loc is not last:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .ops import TMP_APIS
-from .plans import Instr
+from .plans import Instr, V
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,26 @@ def finalize(instrs: list, dtypes: dict) -> Allocation:
         if ins.dst is not None and ins.dst.kind == "v" and ins.dst.ref in rename:
             ins.dst = rename[ins.dst.ref]
         ins.srcs = tuple(rename.get(s.ref, s) if s.kind == "v" else s for s in ins.srcs)
-    return allocate(out)
+    return allocate(_apart(out))
+
+
+def _apart(instrs: list) -> list:
+    """The advanced math APIs (Tanh, Erf, Sigmoid, ...) refuse a destination that overlaps the source, in place
+    included (the Ascend C docs of each). Where the program has one in place -- a value produced straight into an
+    output tile that its source was also renamed to, or a register redefined from itself -- the API writes a fresh
+    register and a Muls by 1 (exact) copies it to the destination."""
+    fresh = 1 + max((v.ref for ins in instrs for v in (ins.dst, *ins.srcs)
+                     if v is not None and v.kind == "v" and isinstance(v.ref, int)), default=-1)
+    out = []
+    for ins in instrs:
+        if ins.api in TMP_APIS and ins.dst is not None and ins.dst in ins.srcs:
+            dst, ins.dst = ins.dst, V("v", fresh)
+            fresh += 1
+            out.append(ins)
+            out.append(Instr("Muls", dst, (ins.dst,), scalar="1.0f", loc=ins.loc))
+            continue
+        out.append(ins)
+    return out
 
 
 def allocate(instrs: list) -> Allocation:

@@ -7,10 +7,15 @@
 //   - Unified Buffer capacity (196608 B on Ascend910B1) at TPipe::InitBuffer, at most 8 queue buffers per position;
 //   - 32-byte alignment of UB operands, DataCopy lengths that are not a multiple of 32 B (the hardware silently
 //     rounds them down: use DataCopyPad), GM accesses outside the GlobalTensor;
-//   - two blocks writing the same 32-byte block of GM with DataCopy;
+//   - two blocks writing the same 32-byte block of GM with DataCopy or DataCopyPad (UB->GM);
+//   - the 8 KB of Unified Buffer that Select (modes 1 and 2) takes as scratch on A2: Select refuses to run when
+//     InitBuffer has handed out more than 196608 - 8192 B;
 //   - the queue protocol: depth, AllocTensor / EnQue / DeQue / FreeTensor order, buffers left in use at kernel end;
 //   - reads of UB that was never written (UB is poisoned with NaN bytes when a buffer is handed out);
 //   - scalar reads (GetValue) of UB after vector or MTE2 writes without a V_S / MTE2_S SetFlag/WaitFlag pair;
+//   - vector reads of UB written by a GM->UB copy (MTE2) and UB->GM copies of UB written by a vector instruction,
+//     without the MTE2_V / V_MTE3 synchronization between the pipes: SetFlag/WaitFlag, PipeBarrier<PIPE_ALL>, or
+//     the EnQue/DeQue of a VECIN / VECOUT queue (the queues synchronize; TBuf buffers do not);
 //   - Cast round modes that the A2 (910B) hardware does not accept for a type pair; count-form semantics.
 //   - the element types each vector API takes on A2 (as asc-devkit lists them: Div, Exp, Ln, Abs, Sqrt, Rsqrt,
 //     Reciprocal take half and float only; Relu also int32_t): another type does not compile, as for the NPU;
@@ -44,6 +49,7 @@ namespace ascend_sim {
 
 constexpr uint32_t UB_SIZE = 196608;      // Ascend910B1 Unified Buffer per vector core
 constexpr uint32_t UB_BLOCK = 32;
+constexpr uint32_t SELECT_SCRATCH = 8192;  // Select modes 1/2 on A2: UB reserved as the API's temporary space
 constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
 constexpr uint32_t L1_SIZE = 524288, L0A_SIZE = 65536, L0B_SIZE = 65536, L0C_SIZE = 131072;
 constexpr uint32_t MEM_SIZE[5] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE};   // L1: 128 B reserved
@@ -74,6 +80,12 @@ struct BlockCtx {
     // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
     std::vector<std::pair<uint32_t, uint32_t>> pendingV, pendingMte2;
     bool pendingS = false;             // a scalar SetValue wrote UB since the last S_V sync
+    // UB ranges [start, end) with the sequence number of the write: written by MTE2 (GM->UB) and not yet
+    // synchronized to the vector pipe (MTE2_V), written by the vector pipe and not yet synchronized to MTE3 (V_MTE3)
+    struct Pending { uint32_t a, b; uint64_t seq; };
+    std::vector<Pending> mte2V, vMte3;
+    uint64_t seq = 0;                  // counts the pipes' writes; a SetFlag covers the writes issued before it
+    std::deque<uint64_t> flagSeq[64][8];  // per HardEvent and id: the sequence number at each pending SetFlag
     int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
     std::vector<std::string> leaks;
     void* pipe = nullptr;              // the block's TPipe (GetTPipePtr)
@@ -95,6 +107,11 @@ struct BlockCtx {
         pendingV.clear();
         pendingMte2.clear();
         pendingS = false;
+        mte2V.clear();
+        vMte3.clear();
+        seq = 0;
+        for (auto& e : flagSeq)
+            for (auto& q : e) q.clear();
         std::memset(flags, 0, sizeof(flags));
         leaks.clear();
         pipe = nullptr;
@@ -114,6 +131,23 @@ inline bool pending(const std::vector<std::pair<uint32_t, uint32_t>>& v, uint32_
     for (auto& x : v)
         if (x.first <= addr && addr < x.second) return true;
     return false;
+}
+
+// a write by one pipe that another pipe must wait for (MTE2 -> V, V -> MTE3)
+inline void wrote(std::vector<BlockCtx::Pending>& v, uint64_t& seq, uint32_t addr, uint64_t bytes) {
+    if (!bytes) return;
+    v.push_back({addr, uint32_t(addr + bytes), ++seq});
+}
+
+// the writes synchronized by a wait that covers the sequence numbers up to `upto`
+inline void synced(std::vector<BlockCtx::Pending>& v, uint64_t upto) {
+    v.erase(std::remove_if(v.begin(), v.end(), [upto](const BlockCtx::Pending& p) { return p.seq <= upto; }), v.end());
+}
+
+inline const BlockCtx::Pending* unsynced(const std::vector<BlockCtx::Pending>& v, uint32_t addr, uint64_t bytes) {
+    for (auto& p : v)
+        if (p.a < addr + bytes && addr < p.b) return &p;
+    return nullptr;
 }
 
 struct Launch {
@@ -380,10 +414,15 @@ public:
                  str(maxLen) + " B of the " + ascend_sim::MEM_NAME[m]);
         addr_ = addr; mem_ = uint8_t(m); size_ = tileSize; pos_ = pos; valid_ = true;
     }
+    // as asc-devkit's LocalTensor::operator[] asserts (its data length must exceed offset * sizeof(T)): an offset
+    // at or past the end of the tensor is refused, the offset equal to the length included
     LocalTensor operator[](uint32_t offset) const {
+        if (offset >= size_)
+            fail("LocalTensor::operator[]", 0, "offset " + str(offset) + " is not inside the LocalTensor<" +
+                 type_name<T>::get() + "> of " + str(size_) + " elements (the offset must be below the length)");
         LocalTensor t = *this;
         t.addr_ = addr_ + uint32_t(offset * sizeof(T));
-        t.size_ = offset <= size_ ? size_ - offset : 0;
+        t.size_ = size_ - offset;
         return t;
     }
     uint32_t GetSize() const { return size_; }
@@ -461,6 +500,31 @@ public:
     void mark_written(uint64_t start, uint64_t count) const {
         std::memset(shadow() + start * sizeof(T), 1, count * sizeof(T));
     }
+    // the pipes' ordering on the UB: a vector read waits for the GM->UB copies (MTE2_V), a UB->GM copy for the
+    // vector writes (V_MTE3); `byteOff`/`bytes`: the range of this tensor the instruction touches
+    void vector_reads(const char* api, uint64_t byteOff, uint64_t bytes, int line) const {
+        if (mem_ != 0 || !ascend_sim::cur) return;
+        if (auto* p = ascend_sim::unsynced(ascend_sim::cur->mte2V, uint32_t(addr_ + byteOff), bytes))
+            fail(api, line, "vector read of UB bytes [" + str(p->a) + ", " + str(p->b) + ") written by a GM->UB copy "
+                 "(MTE2) without an MTE2_V sync between them: SetFlag<HardEvent::MTE2_V> / WaitFlag<HardEvent::MTE2_V>"
+                 " or PipeBarrier<PIPE_ALL> (a VECIN queue's EnQue/DeQue does it; a TBuf has no queue)");
+    }
+    void mte3_reads(const char* api, uint64_t byteOff, uint64_t bytes, int line) const {
+        if (mem_ != 0 || !ascend_sim::cur) return;
+        if (auto* p = ascend_sim::unsynced(ascend_sim::cur->vMte3, uint32_t(addr_ + byteOff), bytes))
+            fail(api, line, "UB->GM copy of UB bytes [" + str(p->a) + ", " + str(p->b) + ") written by a vector "
+                 "instruction without a V_MTE3 sync between them: SetFlag<HardEvent::V_MTE3> / "
+                 "WaitFlag<HardEvent::V_MTE3> or PipeBarrier<PIPE_ALL> (a VECOUT queue's EnQue/DeQue does it; a "
+                 "TBuf has no queue)");
+    }
+    void mte2_writes(uint64_t byteOff, uint64_t bytes) const {
+        if (mem_ == 0 && ascend_sim::cur) ascend_sim::wrote(ascend_sim::cur->mte2V, ascend_sim::cur->seq,
+                                                             uint32_t(addr_ + byteOff), bytes);
+    }
+    void vector_writes(uint64_t byteOff, uint64_t bytes) const {
+        if (mem_ == 0 && ascend_sim::cur) ascend_sim::wrote(ascend_sim::cur->vMte3, ascend_sim::cur->seq,
+                                                             uint32_t(addr_ + byteOff), bytes);
+    }
 };
 
 // ------------------------------------------------------------------ TPipe, TQue, TBuf
@@ -473,6 +537,7 @@ struct QueBase {
     int depth_ = 1;
     TPosition pos_ = TPosition::VECIN;
     int state_[8] = {0};          // 0 free, 1 allocated, 2 in the queue, 3 dequeued
+    uint64_t enqSeq_[8] = {0};    // the pipes' write count at each buffer's EnQue (its SetFlag)
     std::deque<int> fifo_;
     bool init_ = false;
     const char* kind_ = "TQue";
@@ -524,6 +589,7 @@ public:
                  str(depth_) + " (DeQue first)");
         state_[i] = 2;
         fifo_.push_back(i);
+        enqSeq_[i] = ascend_sim::cur->seq;
         return true;
     }
     template <class T> LocalTensor<T> DeQue(int line = __builtin_LINE()) {
@@ -533,6 +599,9 @@ public:
         int i = fifo_.front();
         fifo_.pop_front();
         state_[i] = 3;
+        // the queue's EnQue / DeQue are a SetFlag / WaitFlag pair: MTE2_V for VECIN, V_MTE3 for VECOUT
+        if (POS == TPosition::VECIN) ascend_sim::synced(ascend_sim::cur->mte2V, enqSeq_[i]);
+        if (POS == TPosition::VECOUT) ascend_sim::synced(ascend_sim::cur->vMte3, enqSeq_[i]);
         LocalTensor<T> t;
         t.addr_ = base_ + uint32_t(i) * len_; t.size_ = uint32_t(len_ / sizeof(T)); t.pos_ = POS; t.valid_ = true;
         t.mem_ = uint8_t(ascend_sim::mem_of(POS));
@@ -674,6 +743,8 @@ template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
         c.pendingV.clear();
         c.pendingMte2.clear();
         c.pendingS = false;
+        c.mte2V.clear();
+        c.vMte3.clear();
     }
 }
 
@@ -681,6 +752,7 @@ template <HardEvent E> inline void SetFlag(int32_t eventID, int line = __builtin
     auto& c = ascend_sim::ctx("SetFlag", line);
     if (eventID < 0 || eventID > 7) fail("SetFlag", line, "event id " + str(eventID) + " outside [0, 8)");
     c.flags[int(E)][eventID]++;
+    c.flagSeq[int(E)][eventID].push_back(c.seq);
 }
 
 template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builtin_LINE()) {
@@ -689,6 +761,10 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     if (c.flags[int(E)][eventID] <= 0)
         fail("WaitFlag", line, "WaitFlag without a matching SetFlag of the same event and id (hangs on the NPU)");
     c.flags[int(E)][eventID]--;
+    const uint64_t upto = c.flagSeq[int(E)][eventID].front();
+    c.flagSeq[int(E)][eventID].pop_front();
+    if (E == HardEvent::MTE2_V) ascend_sim::synced(c.mte2V, upto);
+    if (E == HardEvent::V_MTE3) ascend_sim::synced(c.vMte3, upto);
     if (E == HardEvent::V_S) c.pendingV.clear();
     if (E == HardEvent::MTE2_S) c.pendingMte2.clear();
     if (E == HardEvent::S_V) c.pendingS = false;
@@ -749,7 +825,8 @@ inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
         else if (it->second != me)
             fail(api, line, "blocks " + str(uint64_t(it->second)) + " and " + str(uint64_t(me)) +
                  " both write the 32-byte GM block at address " + str(uint64_t(b * 32)) +
-                 " (UB->GM copies move whole 32-byte blocks: the two cores' results clobber each other)");
+                 " (UB->GM copies of two cores into one 32-byte block race on the NPU: split the work on 32-byte "
+                 "boundaries of GM)");
     }
 }
 }  // namespace detail
@@ -762,6 +839,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
     ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
+    dst.mte2_writes(0, uint64_t(count) * sizeof(T));
 }
 
 template <class T>
@@ -769,6 +847,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     detail::check_len<T>("DataCopy", count, line);
     src.use("DataCopy", count, line);
     src.check_written("DataCopy", 0, count, line);
+    src.mte3_reads("DataCopy", 0, uint64_t(count) * sizeof(T), line);
     dst.check("DataCopy", 0, count, line);
     detail::own(dst.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
@@ -806,6 +885,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         for (uint32_t k = p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
         std::memset(dst.shadow() + uoff, 1, padded);
         ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + uoff), padded);
+        dst.mte2_writes(uoff, padded);
     }
 }
 
@@ -824,8 +904,12 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         uint64_t uoff = uint64_t(b) * (padded + p.srcStride * 32);
         src.check_written(api, uoff / sizeof(T), n, line);
+        src.mte3_reads(api, uoff, p.blockLen, line);
         uint64_t goff = uint64_t(b) * (p.blockLen + p.dstStride);
         dst.check(api, goff / sizeof(T), n, line);
+        // a partial 32-byte block is not promised to be written byte-exactly when another core writes the rest of
+        // it: two blocks sharing one GM block is a race, as for DataCopy
+        detail::own(g + goff, p.blockLen, api, line);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
@@ -858,6 +942,7 @@ template <class T> inline void reading(const char* api, const LocalTensor<T>& t,
     if (count < 0) fail(api, line, "negative count");
     t.use(api, uint64_t(count), line);
     t.check_written(api, 0, uint64_t(count), line);
+    t.vector_reads(api, 0, uint64_t(count) * sizeof(T), line);
     if (ascend_sim::cur->pendingS)
         fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
 }
@@ -868,6 +953,7 @@ template <class T> inline void writing(const char* api, const LocalTensor<T>& t,
 template <class T> inline void done(const LocalTensor<T>& t, int32_t count) {
     t.mark_written(0, uint64_t(count));
     ascend_sim::note(ascend_sim::cur->pendingV, t.addr_, uint64_t(count) * sizeof(T));
+    t.vector_writes(0, uint64_t(count) * sizeof(T));
 }
 template <class A, class B> inline void same_or_apart(const char* api, const LocalTensor<A>& d, int32_t dn,
                                                       const LocalTensor<B>& s, int32_t sn, int line) {
@@ -1462,6 +1548,14 @@ inline void adv(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>
     if (tmp.size_ < need)
         fail(api, line, "sharedTmpBuffer has " + str(tmp.size_) + " B, " + str(need) + " B are needed for " +
              str(count) + " elements");
+    // the Ascend C docs of every advanced API emulated here (Tanh, Sigmoid, Erf, Sin, Cos, Floor, Ceil): source and
+    // destination must not overlap at all -- in place (dst == src) included, unlike the basic vector APIs
+    {
+        uint64_t d0 = dst.addr_, d1 = d0 + uint64_t(count) * sizeof(T), s0 = src.addr_, s1 = s0 + uint64_t(count) * sizeof(T);
+        if (count && d0 < s1 && s0 < d1)
+            fail(api, line, std::string(d0 == s0 ? "in place (dst == src): " : "dst and src overlap: ") + api +
+                 " does not support a destination that overlaps its source (use a separate buffer)");
+    }
     uint64_t t0 = tmp.addr_, t1 = t0 + tmp.size_;
     for (auto* r : {&src, &dst}) {
         uint64_t a0 = r->addr_, a1 = a0 + uint64_t(count) * sizeof(T);
@@ -1585,6 +1679,7 @@ inline void compare(const char* api, const LocalTensor<U>& dst, const LocalTenso
         if (cmp(ld(a[i]), rhs(i), mode)) d[i / 8] |= uint8_t(1u << (i % 8));
     dst.mark_written(0, count / 8 / sizeof(U));
     ascend_sim::note(ascend_sim::cur->pendingV, dst.addr_, count / 8);
+    dst.vector_writes(0, count / 8);
 }
 }  // namespace detail
 
@@ -1608,10 +1703,19 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, int line = __builtin_LINE()) {
     static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Select takes half or float");
     if (selMode != SELMODE::VSEL_TENSOR_TENSOR_MODE) fail("Select", line, "only VSEL_TENSOR_TENSOR_MODE is emulated");
+    {
+        auto& c = ascend_sim::ctx("Select", line);
+        if (c.usedMem[0] + ascend_sim::SELECT_SCRATCH > ascend_sim::UB_SIZE)
+            fail("Select", line, "Select (VSEL_TENSOR_TENSOR_MODE) needs " + str(ascend_sim::SELECT_SCRATCH) +
+                 " B of Unified Buffer reserved as its temporary space on A2, but InitBuffer has handed out " +
+                 str(c.usedMem[0]) + " B of the " + str(ascend_sim::UB_SIZE) + " B (at most " +
+                 str(ascend_sim::UB_SIZE - ascend_sim::SELECT_SCRATCH) + " B with Select)");
+    }
     detail::reading("Select", src0, int32_t(count), line);
     detail::reading("Select", src1, int32_t(count), line);
     selMask.use("Select", (count + 7) / 8 / sizeof(U), line);
     selMask.check_written("Select", 0, (count + 7) / 8 / sizeof(U), line);
+    selMask.vector_reads("Select", 0, (count + 7) / 8, line);
     detail::writing("Select", dst, int32_t(count), line);
     const uint8_t* m = reinterpret_cast<const uint8_t*>(selMask.ptr());
     const T* a = src0.ptr();
