@@ -77,6 +77,11 @@ def corpus() -> dict:
                 "int_ops": (smath.int_ops, (ia, ib))})
     import test_ascend_adv_tmp as adv                   # advanced math over rows of 8: the tmp buffer's floor
     out["row_erf8"] = (adv.row_erf, (m[:5, :8].copy(),))
+    import test_ascend_core_split as split              # rows of 7 floats over cores: whole 32-byte blocks each
+    import test_ascend_adv_apart as apart               # advanced math never in place
+    full = rng.standard_normal(48 * 256).astype(np.float32)         # every tile exactly full (padding guarded)
+    out.update({"relu_full": (sel.relu_ternary, (full,)), "rows7": (split.row_scale, (m[:, :7].copy(),)),
+                "tanh_stored": (apart.stored_then_tanh, (x,)), "twice_rows": (apart.twice_rows, (m[:9, :33].copy(),))})
     return out
 
 
