@@ -25,7 +25,7 @@ import pytest
 
 import asc.language as lang
 from asc.dtypes import is_bfloat16, to_bfloat16
-from asc.examples import seed
+from asc.examples import seed, seed_tensor
 from asc.math import cos, erf, exp, log, pow, rsqrt, sigmoid, sin, sqrt, tanh
 from asc.runtime import toolchain
 from helpers import BF16, close, erf64, interpreted
@@ -213,7 +213,10 @@ def _rand(shape, dtype, seed_, scale=3.0):
 # 4 with NEON), and results equal the host's up to the order of summation (README, "What compiled code matches").
 # matmul_naive and matmul are such reductions too (`C[i, j] += A[i, k] * B[k, j]` becomes a promoted accumulator
 # summed over k in a simd reduction): float32 results differ from the host's in the last bits.
-REDUCING = {"parallel_sum", "softmax", "layernorm", "matmul_naive", "matmul"}
+# The GEMM of the tensor-level kernels: fused multiply-adds in the host's micro-kernels, separate multiply and add
+# in the portable one (no FMA contraction).
+REDUCING = {"parallel_sum", "softmax", "layernorm", "matmul_naive", "matmul", "matmul_any", "matmul_cube",
+            "matmul_opt", "fused_mlp"}
 
 
 def _seed_cases(batch: Batch):
@@ -262,6 +265,19 @@ def _seed_cases(batch: Batch):
             for m, kk, n in ((1, 1, 1), (7, 33, 5), (33, 7, 65), (4, 1000, 3)):
                 cases.append((f"{name} {dt} [{m}x{kk}]@[{kk}x{n}] dynamic", dyn,
                               (_rand((m, kk), dt, m + kk, 1.0), _rand((kk, n), dt, kk + n, 1.0))))
+    # the tensor-level seed kernels (asc/examples/seed_tensor.py): asc's GEMM (asc_gemm.h), whose portable C
+    # micro-kernel is what aarch64 gets (the host: AVX-512 / AVX2 intrinsics with FMA)
+    for dt in FLOATS:
+        for m, kk, n in ((1, 1, 1), (7, 33, 5), (33, 70, 65)):
+            cases.append((f"matmul_any {dt} [{m}x{kk}]@[{kk}x{n}]", seed_tensor.matmul_any,
+                          (_rand((m, kk), dt, m * kk, 1.0), _rand((kk, n), dt, kk * n, 1.0))))
+    cases.append(("matmul_cube float16 [256x256]@[256x256]", seed_tensor.matmul_cube,
+                  (_rand((256, 256), np.float16, 1, 1.0), _rand((256, 256), np.float16, 2, 1.0))))
+    cases.append(("matmul_opt float32 [64x40]@[40x64]", seed_tensor.matmul_opt,
+                  (_rand((64, 40), np.float32, 3, 1.0), _rand((40, 64), np.float32, 4, 1.0))))
+    cases.append(("fused_mlp float32 [33x40]@[40x24]@[24x7]", seed_tensor.fused_mlp,
+                  (_rand((33, 40), np.float32, 5, 1.0), _rand((40, 24), np.float32, 6, 0.3),
+                   _rand((24, 7), np.float32, 7, 0.3))))
     for label, k, args in cases:
         batch.add(k, *args)
     return cases
@@ -428,8 +444,8 @@ def test_seed_kernels_match_interpreter_and_host(aarch64):
         for g, h, i in zip(gots, hosts, interps):
             g, h, i = np.asarray(g), np.asarray(h), np.asarray(i)
             try:
-                close(g, i, dtype=g.dtype, ulps=4.0 if k.__name__.startswith(("gelu", "swi")) else 2.0,
-                      scale=max(1.0, math.sqrt(g.size)) if k.__name__.startswith(("matmul", "parallel")) else 1.0)
+                close(g, i, dtype=g.dtype, ulps=4.0 if k.__name__.startswith(("gelu", "swi", "fused")) else 2.0,
+                      scale=max(1.0, math.sqrt(g.size)) if k.__name__.startswith(("matmul", "parallel", "fused")) else 1.0)
             except AssertionError as e:
                 bad.append(f"{label}: aarch64 vs interpreter: {str(e)[:400]}")
             same = _same_bits(g, h)
@@ -438,7 +454,7 @@ def test_seed_kernels_match_interpreter_and_host(aarch64):
             if k.__name__ in REDUCING:
                 try:
                     close(g, h, dtype=g.dtype, ulps=2.0,
-                          scale=max(1.0, math.sqrt(g.size)) if k.__name__.startswith(("matmul", "parallel")) else 1.0)
+                          scale=max(1.0, math.sqrt(g.size)) if k.__name__.startswith(("matmul", "parallel", "fused")) else 1.0)
                 except AssertionError as e:
                     bad.append(f"{label}: aarch64 vs host: {str(e)[:400]}")
             elif not same:
