@@ -273,8 +273,8 @@ def _seed_cases(batch: Batch):
                           (_rand((m, kk), dt, m * kk, 1.0), _rand((kk, n), dt, kk * n, 1.0))))
     cases.append(("matmul_cube float16 [256x256]@[256x256]", seed_tensor.matmul_cube,
                   (_rand((256, 256), np.float16, 1, 1.0), _rand((256, 256), np.float16, 2, 1.0))))
-    cases.append(("matmul_opt float32 [64x40]@[40x64]", seed_tensor.matmul_opt,
-                  (_rand((64, 40), np.float32, 3, 1.0), _rand((40, 64), np.float32, 4, 1.0))))
+    cases.append(("matmul_opt float32 [64x32]@[32x64]", seed_tensor.matmul_opt,
+                  (_rand((64, 32), np.float32, 3, 1.0), _rand((32, 64), np.float32, 4, 1.0))))
     cases.append(("fused_mlp float32 [33x40]@[40x24]@[24x7]", seed_tensor.fused_mlp,
                   (_rand((33, 40), np.float32, 5, 1.0), _rand((40, 24), np.float32, 6, 0.3),
                    _rand((24, 7), np.float32, 7, 0.3))))
@@ -334,15 +334,16 @@ def sweep_inputs():
 
 
 def _exact(x, p, y):
-    x, p, y = (v.astype(np.float64) for v in (x, p, y))
     with np.errstate(all="ignore"):
+        x, p, y = (v.astype(np.float64) for v in (x, p, y))
         return {"exp": np.exp(x), "log": np.log(x), "tanh": np.tanh(x), "erf": erf64(x),
                 "sigmoid": 1.0 / (1.0 + np.exp(-x)), "sin": np.sin(x), "cos": np.cos(x), "sqrt": np.sqrt(x),
                 "rsqrt": 1.0 / np.sqrt(x), "pow": p ** y, "erf_scaled": erf64(x / math.sqrt(2.0))}
 
 
 def _ulps(got, exact):
-    ref = exact.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = exact.astype(np.float32)
     ok = np.isfinite(ref) & (ref != 0) & np.isfinite(got)
     return np.abs(got[ok].astype(np.float64) - exact[ok]) / np.spacing(np.abs(ref[ok])).astype(np.float64)
 
