@@ -73,9 +73,23 @@ def host_fingerprint() -> str:
     return platform.machine() + ":" + hashlib.sha256(flags.encode()).hexdigest()[:16]
 
 
-def flags(options: dict, user: bool = True) -> tuple:
-    """The compile flags for these kernel options; with `user`, the user's ASC_CFLAGS last."""
+# -march for a machine other than the host's (a cross build: `flags(options, machine="aarch64")`), where
+# -march=native cannot ask the CPU: the baseline asc supports there. aarch64: ARMv8.2-A with half-precision
+# arithmetic (Kunpeng 920, Neoverse N1 / Graviton 2, Apple M1 and later; NEON, no SVE); x86-64: x86-64-v2 (SSE4.2).
+# A native build on either keeps -march=native. The aarch64 build is checked under qemu-user:
+# tests/runtime/test_aarch64_qemu.py, docs/cpu.md "aarch64".
+CROSS_MARCH = {"aarch64": ("-march=armv8.2-a+fp16",), "x86_64": ("-march=x86-64-v2",)}
+
+
+def flags(options: dict, user: bool = True, machine: str | None = None) -> tuple:
+    """The compile flags for these kernel options; with `user`, the user's ASC_CFLAGS last. `machine` (a key of
+    CROSS_MARCH, e.g. "aarch64") builds for that machine instead of the host: its -march replaces -march=native."""
     out = list(BASE_FLAGS)
+    if machine is not None and machine != platform.machine():
+        if machine not in CROSS_MARCH:
+            raise ToolchainError(f"no cross-build flags for machine {machine!r} (known: {', '.join(CROSS_MARCH)})")
+        i = out.index("-march=native")
+        out[i:i + 1] = CROSS_MARCH[machine]
     if options.get("fastmath"):
         # FMA contraction and reciprocal division, but nan/inf and signed zeros keep their meaning (asc_math.h
         # relies on them; -ffast-math would break its special cases)

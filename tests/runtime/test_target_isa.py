@@ -78,3 +78,22 @@ def test_the_benchmarks_header_and_json_carry_it(cflags):
             src = f.read()
         assert "harness.machine()" in src and ("\"isa\": isa" in src or "isa=isa" in src or
                                                "\"target_isa\": target" in src), script
+
+
+def test_cross_flags_replace_native_march():
+    """flags(machine=...) for a cross build: the machine's -march from CROSS_MARCH in place of -march=native, the
+    rest unchanged (FMA contraction still off); the host's own machine keeps -march=native; an unknown machine is
+    a ToolchainError (tests/runtime/test_aarch64_qemu.py builds with these under qemu)."""
+    import platform
+
+    from asc.errors import ToolchainError
+    from asc.runtime import toolchain
+    native = toolchain.flags({}, user=False)
+    arm = toolchain.flags({}, user=False, machine="aarch64")
+    if platform.machine() != "aarch64":
+        assert "-march=native" not in arm and "-march=armv8.2-a+fp16" in arm
+        assert [f for f in arm if f != "-march=armv8.2-a+fp16"] == [f for f in native if f != "-march=native"]
+    assert "-ffp-contract=off" in arm
+    assert toolchain.flags({}, user=False, machine=platform.machine()) == native
+    with pytest.raises(ToolchainError, match="no cross-build flags"):
+        toolchain.flags({}, user=False, machine="riscv64")
