@@ -81,7 +81,8 @@ def corpus() -> dict:
     import test_ascend_adv_apart as apart               # advanced math never in place
     full = rng.standard_normal(48 * 256).astype(np.float32)         # every tile exactly full (padding guarded)
     out.update({"relu_full": (sel.relu_ternary, (full,)), "rows7": (split.row_scale, (m[:, :7].copy(),)),
-                "tanh_stored": (apart.stored_then_tanh, (x,)), "twice_rows": (apart.twice_rows, (m[:9, :33].copy(),))})
+                "tanh_stored": (lang.kernel(apart.stored_then_tanh), (x,)),
+                "twice_rows": (lang.kernel(apart.twice_rows), (m[:9, :33].copy(),))})
     return out
 
 
