@@ -308,29 +308,19 @@ def test_queues_synchronize_the_pipes():
   outQ.FreeTensor(c);""", name="before_deque")
 
 
-def test_two_blocks_writing_one_32_byte_block_through_data_copy_pad():
-    # block b writes elements [3b, 3b + 3): 12 bytes each, blocks 0, 1 and 2 share the first 32-byte block of y
-    with pytest.raises(AscendSimError, match=r"DataCopyPad: blocks \d and \d both write the 32-byte GM block"):
-        run_cpp(SETUP + """
+def test_data_copy_pad_writes_only_its_valid_bytes_across_blocks():
+    # block b writes elements [3b, 3b + 3): 12 bytes each, blocks 0, 1 and 2 share the first 32-byte block of y, which
+    # DataCopyPad allows (only the valid bytes reach GM; DataCopy's whole blocks are owned per core)
+    y = run_cpp(SETUP + """
   pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
   LocalTensor<float> a = outQ.AllocTensor<float>();
-  Duplicate(a, 1.0f, 8);
+  Duplicate(a, 1.0f + GetBlockIdx(), 8);
   outQ.EnQue(a);
   LocalTensor<float> b = outQ.DeQue<float>();
   DataCopyExtParams p(1, 3 * sizeof(float), 0, 0, 0);
   DataCopyPad(yGm[GetBlockIdx() * 3], b, p);
-  outQ.FreeTensor(b);""", blocks=3, name="pad_overlap")
-    # 8 elements (32 bytes) per block: no shared block
-    y = run_cpp(SETUP + """
-  pipe.InitBuffer(outQ, 1, 64 * sizeof(float));
-  LocalTensor<float> a = outQ.AllocTensor<float>();
-  Duplicate(a, 1.0f, 8);
-  outQ.EnQue(a);
-  LocalTensor<float> b = outQ.DeQue<float>();
-  DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
-  DataCopyPad(yGm[GetBlockIdx() * 8], b, p);
-  outQ.FreeTensor(b);""", blocks=3, name="pad_apart")
-    assert list(y[:24]) == ([1.0] * 5 + [0.0] * 3) * 3
+  outQ.FreeTensor(b);""", blocks=3, name="pad_shared")
+    assert list(y[:10]) == [1.0] * 3 + [2.0] * 3 + [3.0] * 3 + [0.0]
 
 
 SELECT_BODY = SETUP + """

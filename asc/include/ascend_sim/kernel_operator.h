@@ -907,9 +907,8 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         src.mte3_reads(api, uoff, p.blockLen, line);
         uint64_t goff = uint64_t(b) * (p.blockLen + p.dstStride);
         dst.check(api, goff / sizeof(T), n, line);
-        // a partial 32-byte block is not promised to be written byte-exactly when another core writes the rest of
-        // it: two blocks sharing one GM block is a race, as for DataCopy
-        detail::own(g + goff, p.blockLen, api, line);
+        // only the blockLen valid bytes reach GM (the padding is dropped, as its docs say): unlike DataCopy, whose
+        // whole 32-byte blocks are owned per core (detail::own), two cores may write the two halves of one block
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
