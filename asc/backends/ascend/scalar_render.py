@@ -46,7 +46,7 @@ class ScalarRenderer(CStyleRenderer):
         self.lines = self.out.lines
         self.math_apis: dict = {}           # the vector APIs scalar math runs on: api -> takes a sharedTmpBuffer
         self.helpers: set = set()           # the integer helpers used (INT_HELPERS)
-        self.ub: dict = {}                  # temporary tensors in the Unified Buffer: name -> bytes
+        self.ub: dict = {}                  # temporary tensors in the Unified Buffer: name -> (type, bytes)
 
     def emit(self, line: str = ""):
         self.out.depth = self.depth
@@ -110,7 +110,7 @@ class ScalarRenderer(CStyleRenderer):
                                    f"Buffer ({s.var.name!r} {t.shape} {t.dtype.name}: {size} B), more than the "
                                    f"{UB_BUDGET} B there are on a vector core: make them smaller, or compute in "
                                    f"tiles", s.loc)
-            self.ub[s.var.name] = size
+            self.ub[s.var.name] = (t, size)
 
     def expr_Call(self, e):
         if e.fn in ("maximum", "minimum") and e.type.dtype.kind == "f":
@@ -141,7 +141,7 @@ class ScalarRenderer(CStyleRenderer):
             self.refuse(f"the operator {e.op!r} on {e.type!r}", e.loc)
         fn = self.binary_fn.get((e.op, cls))
         if fn is not None:
-            self.helpers.add(fn.split("_")[0] + "_")
+            self.helpers.add(fn[:fn.index("_") + 1])           # the helper's name: floorDiv_, ...
         return super().expr_Binary(e)
 
     def expr_Cast(self, e):
@@ -235,8 +235,7 @@ class ScalarRenderer(CStyleRenderer):
             scalar_math_helper(out, api, adv, bool(self.ub))
         if self.math_apis or self.ub:
             body.append("TPipe pipe_;")
-        for t_name, size in self.ub.items():
-            t = next(s.var.type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.Alloc) and s.var.name == t_name)
+        for t_name, (t, size) in self.ub.items():
             c = cname(t_name)
             body += [f"TBuf<TPosition::VECCALC> {c}UbBuf_;",
                      f"pipe_.InitBuffer({c}UbBuf_, {size});  // the temporary {t_name} {t.shape}, in UB",
