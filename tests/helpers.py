@@ -55,3 +55,25 @@ def gelu_tanh_ref(x):
 def rand(shape, dtype, seed=0, scale=3.0):
     rng = np.random.default_rng(seed)
     return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def ulps_from_exact(got, exact):
+    """|got - exact| in ulp of the float32 nearest the exact (float64) value, over finite, nonzero results."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ref = exact.astype(np.float32)
+    ok = np.isfinite(ref) & (ref != 0) & np.isfinite(got)
+    return np.abs(got[ok].astype(np.float64) - exact[ok]) / np.spacing(np.abs(ref[ok])).astype(np.float64)
+
+
+def ulp_distance(a, b):
+    """How many values of a's float dtype (float16, bfloat16, float32) a and b are apart, elementwise, over the
+    elements finite in both."""
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    bits = 8 * a.dtype.itemsize
+    itype = {16: np.int16, 32: np.int32}[bits]
+
+    def ordered(v):
+        i = v.view(itype).astype(np.int64)
+        return np.where(i < 0, -(i & (2 ** (bits - 1) - 1)), i)
+    ok = np.isfinite(a.astype(np.float32)) & np.isfinite(b.astype(np.float32))
+    return np.abs(ordered(a[ok]) - ordered(b[ok]))

@@ -28,7 +28,7 @@ from asc.dtypes import is_bfloat16, to_bfloat16
 from asc.examples import seed, seed_tensor
 from asc.math import cos, erf, exp, log, pow, rsqrt, sigmoid, sin, sqrt, tanh
 from asc.runtime import toolchain
-from helpers import BF16, close, erf64, interpreted
+from helpers import BF16, close, erf64, interpreted, ulp_distance, ulps_from_exact
 
 CROSS_CXX = "aarch64-linux-gnu-g++"
 QEMU = "qemu-aarch64"
@@ -341,36 +341,13 @@ def _exact(x, p, y):
                 "rsqrt": 1.0 / np.sqrt(x), "pow": p ** y, "erf_scaled": erf64(x / math.sqrt(2.0))}
 
 
-def _ulps(got, exact):
-    with np.errstate(over="ignore", invalid="ignore"):
-        ref = exact.astype(np.float32)
-    ok = np.isfinite(ref) & (ref != 0) & np.isfinite(got)
-    return np.abs(got[ok].astype(np.float64) - exact[ok]) / np.spacing(np.abs(ref[ok])).astype(np.float64)
-
-
 def _max_ulps(a, b) -> int:
     """The largest distance in units of the last place of a's dtype between a and b (finite elements)."""
     a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
     if a.size == 0 or a.dtype.kind in "biu":
         return 0
-    if a.dtype == np.float32:
-        d = _ulp_distance(a.ravel(), b.ravel())
-    else:
-        itype = {2: np.int16, 4: np.int32}[a.dtype.itemsize]
-        def ordered(v):
-            i = v.view(itype).astype(np.int64)
-            return np.where(i < 0, -(i & (2 ** (8 * v.dtype.itemsize - 1) - 1)), i)
-        ok = np.isfinite(a.astype(np.float32)) & np.isfinite(b.astype(np.float32))
-        d = np.abs(ordered(a[ok]) - ordered(b[ok]))
+    d = ulp_distance(a, b)
     return int(d.max()) if d.size else 0
-
-
-def _ulp_distance(a, b):
-    def ordered(v):
-        i = v.view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    ok = np.isfinite(a) & np.isfinite(b)
-    return np.abs(ordered(a[ok]) - ordered(b[ok]))
 
 
 @pytest.fixture(scope="module")
@@ -485,14 +462,14 @@ def test_math_sweep(aarch64):
         if host_fma and not _same_bits(g, h):
             bad.append(f"{name}: aarch64 and host differ at {int(np.count_nonzero(g != h))} inputs")
         if name in BOUND:
-            err = _ulps(g, exact[name])
+            err = ulps_from_exact(g, exact[name])
             if err.size and err.max() > BOUND[name]:
                 bad.append(f"{name}: {err.max():.4g} ulp from exact > {BOUND[name]}")
         if not np.array_equal(np.isnan(gi), np.isnan(i)) or not np.array_equal(np.isinf(gi), np.isinf(i)):
             bad.append(f"{name}: NaN/inf differ from the interpreter at "
                        f"{int(np.count_nonzero((np.isnan(gi) != np.isnan(i)) | (np.isinf(gi) != np.isinf(i))))}")
-        d = _ulp_distance(gi, i)
-        e = _ulps(g, exact[name]) if name in exact else np.zeros(0)
+        d = ulp_distance(gi, i)
+        e = ulps_from_exact(g, exact[name]) if name in exact else np.zeros(0)
         nan_bits = int(np.count_nonzero(np.isnan(g) & np.isnan(h) & (g.view(np.uint32) != h.view(np.uint32))))
         report.append(f"{name}: {int(np.count_nonzero(~_same_elements(g, h)))} of {g.size} differ from host "
                       f"({nan_bits} NaNs of another sign or payload), "
