@@ -5,16 +5,18 @@ with a model of the hardware intrinsics: the twin's own README) and compares eac
         python scripts/cann_twin.py [NAME ...]
 
 Prints one row per kernel: blockDim, the APIs the kernel calls, the largest difference from the interpreter (in
-units of float32 ulp of the largest output), and pass/fail. Exits 1 when a kernel fails, 0 with a notice when
+units of the output dtype's ulp at the largest output), and pass/fail. Exits 1 when a kernel fails, 0 with a notice when
 ASC_CANN_TWIN is not set (the twin is a development-time check, not part of CI)."""
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
+import ml_dtypes
 import numpy as np
 
 import asc.config
@@ -98,6 +100,8 @@ def corpus() -> dict:
 
 
 def run(name, kernel, args, twin_dir, work) -> tuple:
+    if hasattr(kernel, "kernel_for"):                   # a @lang.vectorize: the element kernel made for these args
+        kernel = kernel.kernel_for(*args)
     spec, bound, symbols = kernel.specialization(args, {}, latest=False)
     src = compiler.render(spec.ir, "ascend", warn=False)
     block_dim, values = ascend.tiling(src, symbols)
@@ -111,7 +115,7 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     refs = ref if isinstance(ref, tuple) else (ref,)
     sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*args)      # asc's own emulation, the CI check
     sims = sim if isinstance(sim, tuple) else (sim,)
-    params = {p.var.name: a for p, a in zip(spec.ir.entry.params, args)}
+    params = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}   # defaults included
     outputs = {s.var.name: s.output for s in ir.walk_stmts(spec.ir.entry.body)      # name -> index among returns
                if isinstance(s, ir.Alloc) and s.output is not None}
     types, argv, outs = [], [], []
@@ -142,11 +146,25 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
         return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)"
     worst = worst_sim = 0.0
     for pname, r, s in outs:
-        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape).astype(np.float64)
-        unit = (float(np.max(np.abs(r))) or 1.0) * np.finfo(np.float32).eps
-        worst = max(worst, float(np.max(np.abs(got - r))) / unit)
-        worst_sim = max(worst_sim, float(np.max(np.abs(got - s))) / unit)
+        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape)
+        worst = max(worst, _diff(got, r))
+        worst_sim = max(worst_sim, _diff(got, s))
     return block_dim, apis, worst, worst_sim, None
+
+
+def _diff(got, ref) -> float:
+    """The largest |got - ref| in ulp of ref's dtype at ref's largest finite magnitude; NaN and infinities must be
+    where ref has them (else the difference is infinite); integers in units of 1."""
+    g, r = np.asarray(got).astype(np.float64), np.asarray(ref).astype(np.float64)
+    same = (g == r) | (np.isnan(g) & np.isnan(r))
+    if not np.all(same | (np.isfinite(g) & np.isfinite(r))):
+        return math.inf
+    finite = np.isfinite(r)
+    kind_float = np.asarray(ref).dtype.kind == "f" or np.asarray(ref).dtype == ml_dtypes.bfloat16
+    eps = float(ml_dtypes.finfo(np.asarray(ref).dtype).eps) if kind_float else 1.0
+    unit = (float(np.max(np.abs(r[finite]), initial=0.0)) or 1.0) * eps
+    d = np.where(same, 0.0, np.abs(g - r))
+    return float(np.max(d, initial=0.0)) / unit
 
 
 def main(names) -> int:

@@ -1,6 +1,7 @@
-"""How the ascend target splits a kernel over the vector cores: no two cores write one 32-byte block of GM (a UB->GM
-copy of a partial block from two cores is a race on the NPU; ascend-sim refuses it, for DataCopy and DataCopyPad),
-and a Compare/Select kernel at its largest tile fits the Unified Buffer with Select's 8 KB scratch."""
+"""How the ascend target splits a kernel over the vector cores: rows of ragged byte lengths over many cores (a core
+boundary inside a 32-byte block of GM, which DataCopyPad writes only its own bytes of; ascend-sim refuses two cores in
+one block through DataCopy) equal the interpreter, and a Compare/Select kernel at its largest tile fits the Unified
+Buffer with Select's 8 KB scratch."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,7 +42,7 @@ def row_scale16(x: lang.float16[R, C]) -> lang.float16[R, C]:
 @pytest.mark.parametrize("kernel, shape, dtype", [(row_scale, (100, 7), np.float32), (row_scale, (97, 5), np.float32),
                                                   (row_scale16, (50, 3), np.float16),
                                                   (row_scale16, (300, 33), np.float16)])
-def test_rows_per_core_are_whole_32_byte_blocks(kernel, shape, dtype):
+def test_ragged_rows_over_many_cores(kernel, shape, dtype):
     # 7 floats a row (28 B): 3 rows per core put a core boundary inside a 32-byte block of the output
     x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
     close(kernel(x), interpreted(kernel)(x), dtype, ulps=4, scale=shape[1])

@@ -6,8 +6,6 @@ from the sizes: `tiling(src, symbols, soc, cores, tile_cap)` -> (blockDim, {fiel
 tiling struct whose layout (`*_FIELDS`) the renderers declare."""
 from __future__ import annotations
 
-import math
-
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
@@ -135,8 +133,9 @@ def max_cols(p: RowPlan) -> int:
 
 
 def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
-    """(blockDim, {field: value}) for a row kernel: whole rows per block, as many as make whole 32-byte blocks of
-    every tensor it writes (so that no two cores write the same 32-byte block of GM)."""
+    """(blockDim, {field: value}) for a row kernel: whole rows per block. A row whose bytes are a multiple of 32
+    goes out with DataCopy (whole blocks, never shared by two cores); a ragged row with DataCopyPad, which writes only
+    its own bytes, so neighbouring cores may share a 32-byte block of GM."""
     dim = lambda d: d if isinstance(d, int) else symbols[d.name]  # noqa: E731
     rows, cols = dim(p.rows_dim), dim(p.cols_dim)
     need = row_bytes(p, cols)
@@ -146,12 +145,6 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
                            (f"suggested tile size: rows of at most {max_cols(p)} elements fit",))
     ncores = cores or soc_info(soc)["aiv"]
     per = max(1, -(-rows // ncores))
-    # whole 32-byte GM blocks of every written tensor per block: UB->GM copies of two cores never share one
-    unit = 1
-    for t in p.tensors:
-        if t.writes:
-            unit = math.lcm(unit, 32 // math.gcd(32, cols * t.itemsize))
-    per = -(-per // unit) * unit
     block_dim = max(1, -(-rows // per))
     last = rows - (block_dim - 1) * per
     values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
