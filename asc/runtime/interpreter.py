@@ -177,12 +177,22 @@ def _converting_function(fn, conversions, g):
     return ns.pop("__asc_outer")(*cells)
 
 
+_BINDS: dict = {}       # id of a kernel's IR -> (the IR, whether it binds 16-bit products): one walk per IR
+
+
 def _binds_products(k) -> bool:
     """Whether the kernel has 16-bit float tensors (so maybe a product or reduction of them, whose value bound to a
-    name is rounded to its dtype)."""
+    name is rounded to its dtype). Computed once per IR, not on every interpreted call."""
+    hit = _BINDS.get(id(k))
+    if hit is not None and hit[0] is k:
+        return hit[1]
     types = [p.var.type for p in k.entry.params]
     types += [s.var.type for f in (k.entry,) + tuple(k.funcs) for s in ir.walk_stmts(f.body) if isinstance(s, ir.Alloc)]
-    return any(isinstance(t, ir.TensorType) and t.dtype.is_16bit_float for t in types)
+    got = any(isinstance(t, ir.TensorType) and t.dtype.is_16bit_float for t in types)
+    if len(_BINDS) > 256:
+        _BINDS.clear()
+    _BINDS[id(k)] = (k, got)
+    return got
 
 
 def _located(e: Exception, name: str, cls, hint: str = ""):
