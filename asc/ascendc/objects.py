@@ -4,6 +4,7 @@ translator reads them; called from plain Python (outside a kernel) they are an e
 from __future__ import annotations
 
 from . import api as _api
+from .tiling import TCubeTiling as _TCubeTiling
 
 
 class KernelOnly:
@@ -100,6 +101,7 @@ class _Adv:
     """asc.adv: the advanced APIs (softmax, ...)."""
 
     SoftmaxTiling = SoftmaxTiling
+    TCubeTiling = _TCubeTiling
 
     def __repr__(self) -> str:
         return "<module 'asc.adv'>"

@@ -15,10 +15,14 @@ _CTYPES = {"int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int
 class Field:
     """A scalar field: its data type and default."""
 
-    def __init__(self, dtype=dtypes.int32, default=0):
+    def __init__(self, dtype=dtypes.int32, default=0, name=None):
         if not isinstance(dtype, dtypes.DataType) or dtype.name not in _CTYPES:
             raise TypeError(f"a struct field takes one of {', '.join(_CTYPES)}, got {dtype!r}")
-        self.dtype, self.default = dtype, default
+        if name is not None and not (isinstance(name, str) and name.isidentifier()):
+            raise TypeError(f"a struct field's name is a C identifier, got {name!r}")
+        # name: the field's name in the Ascend C struct of the same layout (pyasc's Field(name="usedCoreNum")),
+        # kept for the code that maps the struct onto that C struct; the emitted declaration uses the Python name
+        self.dtype, self.default, self.name = dtype, default, name
 
 
 class StructField:

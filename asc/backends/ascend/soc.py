@@ -26,6 +26,17 @@ ADV_FIXED_BYTES = 256             # the fixed part of an advanced math API's sha
 # Erf, Sin and Cos keep 3 float temporaries per element, Tanh, Floor and Ceil 1), so 3 * 32 floats
 ADV_MIN_BYTES = 3 * 32 * 4
 
+# the cube core's (AIC) memories, Ascend910B1-B4 alike: L1 (A1/B1), L0A (A2), L0B (B2), L0C (CO1) and the
+# BiasTable (C2); ascend-sim's kernel_operator.h and asc.ascendc's TOTAL_L1_SIZE / TOTAL_L0C_SIZE hold the same
+# values (tests/lib/test_host_tiling.py checks), and asc.lib.host budgets the Matmul tilings against them
+L1_BYTES = 512 * 1024
+L1_RESERVED = 128                 # the top 128 B of L1 are not the kernel's (TPipe sees 512 KB - 128 B)
+L0A_BYTES = 64 * 1024
+L0B_BYTES = 64 * 1024
+L0C_BYTES = 128 * 1024
+BT_BYTES = 1024
+FRACTAL_BYTES = 512               # a 16 x 32-byte fractal: 16 x 16 of 16-bit data, 16 x 8 float32, 16 x 32 int8
+
 # the cube path's base tile of C and step along K
 BASE_M, BASE_N, BASE_K = 128, 128, 64
 
