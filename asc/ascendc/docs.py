@@ -35,6 +35,69 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
 
 """
 
+TAIL = """## Host tiling (`asc.lib.host`)
+
+`import asc.lib.host as host` gives pyasc's Matmul tiling classes with asc's own tiling algorithm:
+`MatmulApiTiling` (one core), `MultiCoreMatmulTiling` (up to `set_dim(dim)` cores, all of the platform's by
+default) and `BatchMatmulTiling` (one core, the batch counts and layouts recorded), the setters pyasc documents
+(`set_a_type/set_b_type(pos, format, dtype, is_trans)`, `set_c_type`, `set_bias_type`, `set_shape`,
+`set_org_shape(m, n, k[, kb])`, `enable_bias`/`set_bias`, `set_fix_split`, `set_buffer_space`, `set_traverse`,
+`set_single_shape`, `set_align_split`, `enable_multi_core_split_k`, the layouts and batch counts), `get_tiling(t)`,
+`get_base_m/n/k`, `get_core_num`, `get_single_shape`, and `get_ascendc_platform()` (the SoC of
+`asc.lib.runtime.get_soc_version()`: core counts and memory sizes from `asc/backends/ascend/soc.py`). As in pyasc,
+setters and `get_tiling` return 0 or -1; a -1 also issues a `host.TilingWarning` naming the call and the argument
+(`set_shape: m must be a positive number of elements ..., got 0`), kept in `.error`, and a later `get_tiling`
+refuses to tile after a failed setter. An argument of the wrong kind is a `TypeError` naming it. A/B take
+float16, bfloat16, float32 or int8 (both the same); C float32/float16/bfloat16 (int32/float16/int8/bfloat16 for
+int8); the bias float32 or the inputs' type (int32 for int8). asc's kernel types (`asc.float16`) are taken for
+a `host.DataType` too.
+
+`asc.adv.TCubeTiling` (also `host.TCubeTiling`) is a kernel struct with the 50 int32 fields of asc-devkit's
+TCubeTiling in its order (usedCoreNum ... BatchNum, mxTypePara), under pyasc's names (`used_core_num`, `m`, `n`,
+`k_a`, `k_b`, `single_core_m`, ..., `step_k_a`, `db_l0c`, ...; `t.c_name("k_a")` is `"Ka"`). It is built on the
+host (`TCubeTiling(m=..., ...)` or by `get_tiling`) and passed to an `@asc.jit` kernel by value, where the kernel
+reads and assigns its fields.
+
+The algorithm, for the 910B1 (24 cube cores, 48 vector cores; L1 512 KB less the 128 B ascend-sim reserves, L0A
+and L0B 64 KB, L0C 128 KB, BiasTable 1 KB; `set_buffer_space` lowers L1, L0C, UB and the BiasTable):
+
+1. Granules. A base block is whole 16 x 32-byte fractals of every operand: base_m and base_n multiples of 16
+   (32 for int8 where M or N is the operand's inner axis), base_k a multiple of 32 bytes of the input (8 float32,
+   16 float16/bfloat16, 32 int8) only when K is the inner axis of both A (not transposed) and B (transposed), and
+   of 16 rows otherwise (float32: 16, not 8).
+2. Core split. Every (m_dim, n_dim[, k_dim]) with m_dim * n_dim * k_dim <= dim gives single-core blocks
+   `ceil(M / m_dim)` rounded up to the granule (to the fixed base where `set_fix_split` fixed one, and to
+   `set_align_split`'s multiple), then m_dim becomes `ceil(M / single_core_m)`: every used core has work and
+   `used_core_num = m_dim * n_dim * k_dim`. Each split is estimated by a roofline: the slowest of one core's cube
+   work (padded to fractals, one 16 x c0 x 16 fractal product per cycle), one core's GM traffic (its A and B
+   panels once and its C block, at 128 B/cycle) and the chip's HBM traffic (every byte once, 1600 GB/s at
+   1.85 GHz). Within 1% of the fastest: no tails first, then the fastest core by its own work and traffic,
+   then fewer cores. K is split only with `enable_multi_core_split_k` (no bias then) or a fixed single_core_k.
+3. Base block. Every base_m x base_n (granule multiples up to the core's block and 1024, base_m * base_n * 4 <=
+   L0C, base_n * sizeof(bias) <= BiasTable) is estimated for the core: its cube work with the padding of the last
+   blocks, or its L1 -> L0 traffic at 256 B/cycle where slower (ping-pong overlaps them), plus 200 cycles per
+   block; the fastest wins (ties: the larger block). base_k is the largest granule multiple with
+   base_m * base_k * size * 2 <= L0A and base_n * base_k * size * 2 <= L0B (ping-pong, db_l0a = db_l0b = 2; 1 if
+   only that fits), then evened out over K (K = 1024 with a 176-wide B block: 80, 13 steps, the last of 64). db_l0c is 2 where two
+   C blocks fit L0C.
+4. L1. step_ka = step_kb base blocks of K are kept in L1, doubled for ping-pong (depth = step * step_k * 2) if
+   that fits beside the bias row, else once: the fewest K loads, evened out. Where all of K is resident, step_m
+   and step_n grow in turn while depth_a1 * A block + depth_b1 * B block + bias row fits L1. iterate_order follows
+   `set_traverse`, else keeps the larger block in place (N first when A's block is the larger).
+5. Check. Before writing, every tiling is checked (`host.check_tiling`, also `tiling_obj.check(t)`): the core
+   count and that every core has work, fractal multiples, bases within the core's block, L0A / L0B / L0C / L1 /
+   BiasTable / UB with ping-pong, depth = step * step_k * (1 or 2), step_m = step_n = 1 where K is not
+   resident, K loads of A and B multiples of one another. A fixed split or single shape that breaks a rule is -1
+   naming it; asc's own choices always pass (tests/lib/test_host_tiling.py sweeps them).
+
+The tutorials' shapes: 128 x 30720 x 64 float16 on 24 cores splits N, 1280 columns per core in (128, 256, 64)
+blocks; 512 x 1024 x 512 with `set_dim(48)` gives 32 blocks of 128 x 128; 1024 x 640 x 256 with `set_dim(2)` and
+`set_fix_split(256, 128, -1)` two 512 x 640 blocks (the kernel copies whole base blocks and has no tails).
+In a mixed kernel (`set_dim(48)` counts vector cores), two Matmuls share one cube core; asc budgets each as if
+it had that core's L1 and L0 to itself. transLength is 0 unless an operand is in the UB (VECIN/VECCALC/VECOUT),
+then its largest block; share_l1_size / share_l0c_size hold the bytes the tiling uses.
+"""
+
 
 def render() -> str:
     out = [HEAD]
@@ -52,6 +115,7 @@ def render() -> str:
                 (f"`{cls}::{a.cname}`" if cls else f"`AscendC::{a.cname}`")
             out.append(f"| `asc.{name}` | {c} | {a.status} | {a.note} |")
         out.append("")
+    out.append(TAIL)
     return "\n".join(out)
 
 

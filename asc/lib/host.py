@@ -320,6 +320,8 @@ def check_tiling(t, a: _Operand, b: _Operand, bias: Optional[_Operand], budget: 
                      ("bt", budget.bt)):
         if use[key] > cap:
             bad.append(f"{key.upper()}: {use[key]} bytes > {cap}")
+    if t.trans_length > budget.ub:
+        bad.append(f"UB: trans_length {t.trans_length} bytes > {budget.ub}")
     for depth, step, stepk in (("depth_a1", "step_m", "step_k_a"), ("depth_b1", "step_n", "step_k_b")):
         d, s = getattr(t, depth), getattr(t, step) * getattr(t, stepk)
         if d not in (s, 2 * s):
