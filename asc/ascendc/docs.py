@@ -78,8 +78,8 @@ and L0B 64 KB, L0C 128 KB, BiasTable 1 KB; `set_buffer_space` lowers L1, L0C, UB
    blocks, or its L1 -> L0 traffic at 256 B/cycle where slower (ping-pong overlaps them), plus 200 cycles per
    block; the fastest wins (ties: the larger block). base_k is the largest granule multiple with
    base_m * base_k * size * 2 <= L0A and base_n * base_k * size * 2 <= L0B (ping-pong, db_l0a = db_l0b = 2; 1 if
-   only that fits), then evened out over K (K = 1024 with a 176-wide B block: 80, 13 steps, the last of 64). db_l0c is 2 where two
-   C blocks fit L0C.
+   only that fits), then evened out over K (K = 1024 with a 176-wide B block: 80, 13 steps, the last of 64).
+   db_l0c is 2 where two C blocks fit L0C.
 4. L1. step_ka = step_kb base blocks of K are kept in L1, doubled for ping-pong (depth = step * step_k * 2) if
    that fits beside the bias row, else once: the fewest K loads, evened out. Where all of K is resident, step_m
    and step_n grow in turn while depth_a1 * A block + depth_b1 * B block + bias row fits L1. iterate_order follows

@@ -386,7 +386,6 @@ def _is_int(x) -> bool:
 class MatmulApiTilingBase:
     """The setters and get_tiling common to the three tiling classes."""
 
-    _multi_core = False
     _batch = False
 
     def __init__(self, ascendc_platform: Optional[PlatformAscendC] = None):
@@ -510,8 +509,14 @@ class MatmulApiTilingBase:
             self.shape = v
         return rc
 
-    def set_org_shape(self, org_m_in, org_n_in, org_ka_in, org_kb_in=None) -> int:
-        """The original matrices' M, N and K (or Ka and Kb): the row strides the kernel steps by."""
+    def set_org_shape(self, org_m_in, org_n_in, org_ka_in=None, org_kb_in=None, org_k_in=None) -> int:
+        """The original matrices' M, N and K (set_org_shape(m, n, k), or org_k_in=k) or Ka and Kb: the row
+        strides the kernel steps by."""
+        if org_ka_in is None:
+            if org_k_in is None:
+                raise TypeError("set_org_shape: takes (org_m_in, org_n_in, org_k_in) or (org_m_in, org_n_in, "
+                                "org_ka_in, org_kb_in)")
+            org_ka_in = org_k_in
         if org_kb_in is None:
             org_kb_in = org_ka_in
         rc, v = self._sizes("set_org_shape", ("org_m_in", "org_n_in", "org_ka_in", "org_kb_in"),
@@ -875,8 +880,6 @@ class MatmulApiTiling(MatmulApiTilingBase):
 
 class MultiCoreMatmulTiling(MatmulApiTilingBase):
     """The tiling of a matmul over up to set_dim(dim) cores (all of the platform's by default)."""
-
-    _multi_core = True
 
     def __init__(self, ascendc_platform: Optional[PlatformAscendC] = None):
         super().__init__(ascendc_platform)

@@ -249,6 +249,11 @@ def test_defaults_and_shapes_as_pyasc():
     tl = asc.adv.TCubeTiling()
     assert t.get_tiling(tl) == 0 and (tl.m, tl.n, tl.k_a, tl.k_b) == (32, 16, 8, 4)
     assert tl.single_core_k == 4
+    t = host.MatmulApiTiling()
+    t.set_org_shape(org_m_in=32, org_n_in=16, org_k_in=8)
+    assert t.get_tiling(tl) == 0 and (tl.m, tl.n, tl.k_a, tl.k_b) == (32, 16, 8, 8)
+    with pytest.raises(TypeError, match="set_org_shape: takes"):
+        t.set_org_shape(32, 16)
     t = host.MultiCoreMatmulTiling()
     assert t.get_core_num() is None and t.get_single_shape() is None
     t.set_shape(32, 32, 32)
