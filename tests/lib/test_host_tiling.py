@@ -400,3 +400,46 @@ def test_a_kernel_reads_the_tiling_on_the_cpu_twin():
     read_tiling[1, rt.current_stream()](out, tl)
     assert out.tolist() == [24, 1280, 128 * 256, 64, 512 * 1024, tl.db_l0c, 0, 0]
     assert tl.share_l1_size != 512 * 1024        # the kernel's assignment is its own copy
+
+
+def walk(tl, a, b, bias):
+    """C as a Matmul following the tiling computes it: per used core its block (K parts summed, as the K split's
+    atomic adds do), base blocks in iterate_order (the core's tail blocks clipped), K in base_k steps loaded to L1
+    step_k_a / step_k_b base blocks at a time. Also checks that no base block is computed twice."""
+    m, n, k = tl.m, tl.n, tl.k_a
+    c = np.zeros((m, n))
+    seen = set()
+    mb, nb = ceil(m, tl.single_core_m), ceil(n, tl.single_core_n)
+    for core in range(tl.used_core_num):
+        mi, ni, ki = core % mb, core // mb % nb, core // (mb * nb)
+        m0, n0, k0 = mi * tl.single_core_m, ni * tl.single_core_n, ki * tl.single_core_k
+        tm, tn, tk = min(tl.single_core_m, m - m0), min(tl.single_core_n, n - n0), min(tl.single_core_k, k - k0)
+        assert tm > 0 and tn > 0 and tk > 0
+        mbl, nbl = ceil(tm, tl.base_m), ceil(tn, tl.base_n)
+        order = [(i, j) for j in range(nbl) for i in range(mbl)] if tl.iterate_order == 0 else \
+            [(i, j) for i in range(mbl) for j in range(nbl)]
+        for i, j in order:
+            r0, c0 = m0 + i * tl.base_m, n0 + j * tl.base_n
+            r1, c1 = min(r0 + tl.base_m, m0 + tm), min(c0 + tl.base_n, n0 + tn)
+            assert (r0, c0, k0) not in seen
+            seen.add((r0, c0, k0))
+            acc = np.zeros((r1 - r0, c1 - c0))
+            for load in range(0, tk, tl.base_k * tl.step_k_a):          # one L1 load of A's K blocks
+                for kk in range(load, min(load + tl.base_k * tl.step_k_a, tk), tl.base_k):
+                    k1 = min(kk + tl.base_k, tk)
+                    acc += a[r0:r1, k0 + kk:k0 + k1] @ b[k0 + kk:k0 + k1, c0:c1]
+            c[r0:r1, c0:c1] += acc + (bias[c0:c1] if (tl.is_bias and ki == 0) else 0)
+    return c
+
+
+@pytest.mark.parametrize("m,n,k,dim,bias,split_k", [(128, 30720, 64, 24, False, False), (97, 1000, 257, 48, True,
+                                                    False), (1, 4099, 17, 24, True, False), (513, 65, 1000, 7,
+                                                    False, False), (64, 48, 8192, 24, False, True)])
+def test_a_matmul_following_the_tiling_computes_a_at_b(m, n, k, dim, bias, split_k):
+    t = make(m, n, k, bias=bias, dim=dim)
+    if split_k:
+        t.enable_multi_core_split_k(True)
+    tl = tiling_of(t)
+    rng = np.random.default_rng(m * n + k)
+    a, b, bv = rng.standard_normal((m, k)), rng.standard_normal((k, n)), rng.standard_normal(n)
+    np.testing.assert_allclose(walk(tl, a, b, bv), a @ b + (bv if bias else 0), rtol=1e-10, atol=1e-9)
