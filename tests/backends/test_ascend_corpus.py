@@ -31,7 +31,7 @@ PLAN = {
     "silu_func": "map",
     "black_scholes": "map",
     "adam_step": "refused",
-    "sgd_momentum": "scalar",
+    "sgd_momentum": "map",
     "softmax_fused": "row",
     "softmax_fused_f16": "row",
     "layernorm_fwd": "scalar",
@@ -59,8 +59,6 @@ PLAN = {
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
 SCALAR_FALLBACK = {
-    # `d = g + momentum * b if nesterov else b`: a condition on a bool scalar parameter, not a float comparison
-    "sgd_momentum": "a condition that is not a comparison of floats has no vector lowering",
     # a row kernel with per-row outputs mean[R], rstd[R] besides y[R, C] (several outputs of different shapes)
     "layernorm_fwd": "the 1-D tensor 'mean' is not as long as a row",
     # the online normalizer s = s * exp(m - m_new) + exp(x - m_new) carries s along the row (not a plain reduction)

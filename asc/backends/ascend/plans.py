@@ -49,6 +49,7 @@ class Instr:
     mode: str | None = None       # a round mode, compare mode, the API of a ScalarMath, a reduction's operator
     loc: object = None
     rdst: str | None = None       # the scalar a Scalar / ScalarMath / Reduce instruction assigns
+    guard: str | None = None      # C++ text of a loop-invariant condition: the instruction runs only where it holds
 
 
 @dataclass
@@ -189,7 +190,8 @@ def format_instr(ins: Instr, slot_of: dict | None = None) -> str:
     ops = [val(s) for s in ins.srcs] + [x for x in (ins.scalar,) if x is not None]
     call = f"{ins.api}({', '.join(ops)})" + (f" mode {ins.mode}" if ins.mode else "")
     lhs = val(ins.dst) if ins.dst is not None else ins.rdst
-    return f"{lhs} = {call}" if lhs else call
+    text = f"{lhs} = {call}" if lhs else call
+    return f"if ({ins.guard}): {text}" if ins.guard else text
 
 
 def format_plan(p: Plan) -> str:
