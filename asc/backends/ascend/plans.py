@@ -110,6 +110,7 @@ class MapPlan(Plan):
     slot_of: dict = field(default_factory=dict)       # virtual register -> slot
     adv: bool = False                                 # an advanced math API: the tmp buffer
     select: bool = False                              # Compare / Select: the bit mask and padded tails
+    pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
 
     def details(self) -> list:
         return _pre(self.pre) + [
@@ -133,6 +134,7 @@ class RowPlan(Plan):
     nslots: int = 0
     slot_of: dict = field(default_factory=dict)
     adv: bool = False
+    pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
 
     def details(self) -> list:
         return _pre(self.pre) + [
