@@ -88,12 +88,13 @@ __aicore__ inline float scalarPow_(LocalTensor<float>& in, LocalTensor<float>& o
     bool pwYInt_ = pwAy_ >= 16777216.0f || static_cast<float>(static_cast<int32_t>(pwAy_)) == pwAy_;
     bool pwYOdd_ = pwAy_ < 16777216.0f && pwYInt_ && (static_cast<int32_t>(pwAy_) & 1) != 0;
     bool pwNeg_ = pwX_ < 0.0f || (pwX_ == 0.0f && 1.0f / pwX_ < 0.0f);
-    if (pwX_ < 0.0f && !pwYInt_) return 0.0f / 0.0f;
     float pwR_;
-    if (pwAx_ == 0.0f) {
-        pwR_ = pwY_ < 0.0f ? pwInf_ : 0.0f;
-    } else if (pwAx_ == pwInf_) {
+    if (pwAx_ == pwInf_) {
         pwR_ = pwY_ < 0.0f ? 0.0f : pwInf_;
+    } else if (pwX_ < 0.0f && !pwYInt_) {
+        return 0.0f / 0.0f;
+    } else if (pwAx_ == 0.0f) {
+        pwR_ = pwY_ < 0.0f ? pwInf_ : 0.0f;
     } else {
         int32_t pwE_ = 0;
         float pwM_ = pwAx_;
