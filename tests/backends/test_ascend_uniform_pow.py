@@ -198,3 +198,22 @@ def test_scalar_pow_without_its_v_s_flag_is_refused_by_ascend_sim():
     spec.lib, spec.ascend = lib, dataclasses.replace(spec.ascend, text=broken)
     with pytest.raises(AscendSimError, match=r"GetValue.*V_S|V_S.*GetValue"):
         k(x, 0.9, 3.0)
+
+
+@lang.kernel
+def named_like_the_helpers(x: lang.float32[N], scalarPow: float, smIn: float, pwX_: float):
+    c = scalarPow ** smIn + pwX_
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * c
+    return out
+
+
+def test_names_of_the_helpers_are_reserved():
+    """Scalars named like the helpers and their blocks (a member `scalarPow_` would hide the helper) compile and
+    equal the interpreter."""
+    x = rand(50, np.float32, 9)
+    src = _source(named_like_the_helpers, x, 1.5, 2.0, 0.25)
+    assert "scalarPow_v_ = scalarPow_v;" in src
+    got = lang.kernel(target="ascend-sim")(named_like_the_helpers.pyfunc)(x, 1.5, 2.0, 0.25)
+    close(got, interpreted(named_like_the_helpers)(x, 1.5, 2.0, 0.25), np.float32, ulps=4)
