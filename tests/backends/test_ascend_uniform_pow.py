@@ -217,3 +217,57 @@ def test_names_of_the_helpers_are_reserved():
     assert "scalarPow_v_ = scalarPow_v;" in src
     got = lang.kernel(target="ascend-sim")(named_like_the_helpers.pyfunc)(x, 1.5, 2.0, 0.25)
     close(got, interpreted(named_like_the_helpers)(x, 1.5, 2.0, 0.25), np.float32, ulps=4)
+
+
+# ---- the corpus's in-place optimizer steps with returned outputs (the CANN twin's driver compares returned tensors
+# only: scripts/cann_twin.py runs these), checked here on ascend-sim
+
+
+@lang.kernel
+def sgd_out(p: lang.float32[N], g: lang.float32[N], buf: lang.float32[N], nesterov: bool, lr: float = 0.1,
+            momentum: float = 0.9, dampening: float = 0.0):
+    p2 = lang.empty_like(p)
+    buf2 = lang.empty_like(buf)
+    for i in range(N):
+        b = momentum * buf[i] + (1.0 - dampening) * g[i]
+        buf2[i] = b
+        d = g[i] + momentum * b if nesterov else b
+        p2[i] = p[i] - lr * d
+    return p2, buf2
+
+
+@lang.kernel
+def adam_out(p: lang.float32[N], g: lang.float32[N], m: lang.float32[N], v: lang.float32[N], step: int,
+             lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+             weight_decay: float = 0.01):
+    p2 = lang.empty_like(p)
+    m2 = lang.empty_like(m)
+    v2 = lang.empty_like(v)
+    bc1 = 1.0 - beta1 ** step
+    bc2 = 1.0 - beta2 ** step
+    step_size = lr / bc1
+    bc2_sqrt = lang.sqrt(bc2)
+    for i in range(N):
+        gi = g[i] + weight_decay * p[i]
+        mi = beta1 * m[i] + (1.0 - beta1) * gi
+        vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
+        m2[i] = mi
+        v2[i] = vi
+        p2[i] = p[i] - step_size * mi / (lang.sqrt(vi) / bc2_sqrt + eps)
+    return p2, m2, v2
+
+
+def test_optimizer_steps_with_returned_outputs():
+    n = 4099
+    p, g, m = rand(n, np.float32, 11), rand(n, np.float32, 12), rand(n, np.float32, 13) * 0.1
+    v = np.abs(rand(n, np.float32, 14)) * 0.1
+    for nesterov in (True, False):
+        assert "element-wise map" in _source(sgd_out, p, g, m, nesterov).split("\n", 2)[1]
+        for got, want, _, _ in _both(sgd_out, (p, g, m, nesterov), [{}, {"cores": 3, "tile_cap": 256}]):
+            for a, b in zip(got, want):
+                close(a, b, np.float32, ulps=4)
+    for step in (1, 3, 1000):
+        assert "element-wise map" in _source(adam_out, p, g, m, v, step).split("\n", 2)[1]
+        for got, want, _, _ in _both(adam_out, (p, g, m, v, step), [{}]):
+            for a, b in zip(got, want):
+                close(a, b, np.float32, ulps=8)
