@@ -46,6 +46,29 @@ def uniform_map(x, y, flag: bool, k: int, a: float):
 
 
 @lang.kernel
+def uniform_map_floats(x: lang.float32[N], y: lang.float32[N], flag: float, k: float, a: float):
+    """uniform_map with float parameters only (the CANN twin's driver passes float, int32 and uint32 scalars)."""
+    out = lang.empty_like(x)
+    for i in range(N):
+        t = x[i] * a + y[i] if flag > 0.5 else x[i] - y[i]
+        if k > 2.0 and not flag > 0.5:
+            t = t * 2.0
+        else:
+            t = t + a
+        u = t if a > 0.5 else -t
+        out[i] = u if x[i] > 0.0 else u * 0.5
+    return out
+
+
+def test_uniform_float_conditions():
+    x, y = rand(4099, np.float32, 15), rand(4099, np.float32, 16)
+    assert "element-wise map" in _source(uniform_map_floats, x, y, 1.0, 3.0, 1.5).split("\n", 2)[1]
+    for flag, k, a in ((1.0, 3.0, 1.5), (0.0, 3.0, -0.25), (0.0, 1.0, 2.0), (np.nan, 3.0, 0.5)):
+        for got, want, _, _ in _both(uniform_map_floats, (x, y, flag, k, a), [{}, {"cores": 3, "tile_cap": 256}]):
+            close(got, want, np.float32, ulps=2)
+
+
+@lang.kernel
 def uniform_row(x: lang.float32[R, C], flag: bool):
     out = lang.empty_like(x)
     for i in range(R):
@@ -237,7 +260,7 @@ def sgd_out(p: lang.float32[N], g: lang.float32[N], buf: lang.float32[N], nester
 
 
 @lang.kernel
-def adam_out(p: lang.float32[N], g: lang.float32[N], m: lang.float32[N], v: lang.float32[N], step: int,
+def adam_out(p: lang.float32[N], g: lang.float32[N], m: lang.float32[N], v: lang.float32[N], step: float,
              lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
              weight_decay: float = 0.01):
     p2 = lang.empty_like(p)
@@ -266,7 +289,7 @@ def test_optimizer_steps_with_returned_outputs():
         for got, want, _, _ in _both(sgd_out, (p, g, m, nesterov), [{}, {"cores": 3, "tile_cap": 256}]):
             for a, b in zip(got, want):
                 close(a, b, np.float32, ulps=4)
-    for step in (1, 3, 1000):
+    for step in (1.0, 3.0, 1000.0):
         assert "element-wise map" in _source(adam_out, p, g, m, v, step).split("\n", 2)[1]
         for got, want, _, _ in _both(adam_out, (p, g, m, v, step), [{}]):
             for a, b in zip(got, want):
