@@ -91,6 +91,16 @@ def corpus() -> dict:
     out.update({"attention_row": (temps.attention_row, (rq, rk, rv)),
                 "histogram": (temps.histogram, (rng.integers(-50, 50, 1001).astype(np.int32),)),
                 "bias_gelu_func": (funcs.bias_gelu, (x, x[::-1].copy()))})
+    import test_ascend_uniform_pow as upow              # uniform conditions, float powers of scalars
+    fx, fy = x[:4099].copy(), x[::-1][:4099].copy()
+    out.update({"uniform_map": (upow.uniform_map, (fx, fy, False, 3, -0.25)),
+                "uniform_row": (upow.uniform_row, (m[:, :37].copy(), True)),
+                "pow_before_loop": (upow.scaled_by_power, (x[:1000].copy(), 0.999, 1000.0)),
+                "pow_elementwise": (lang.kernel(upow._pow_elementwise), upow._pairs()),
+                "uniform_map_floats": (upow.uniform_map_floats, (fx, fy, 0.0, 3.0, -0.25)),
+                "sgd_out": (upow.sgd_out, (fx, fy, fx * 0.1, True)),
+                "sgd_out_plain": (upow.sgd_out, (fx, fy, fx * 0.1, False)),
+                "adam_out": (upow.adam_out, (fx, fy, fx * 0.1, np.abs(fy) * 0.1, 3.0))})
     from ascend_corpus import CORPUS                    # the Ascend operator corpus at its awkward sizes
     for name, (kernel, factory) in CORPUS.items():
         args = factory("awkward")
@@ -124,8 +134,17 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             types.append("gm")
             argv.append(f"in:{d}/tiling.bin")
         elif kind == "scalar":
-            types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
-            argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
+            if ct in ("int64_t", "bool"):
+                # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it, which
+                # the caller sets; an int64_t would read 32 bits the ABI leaves undefined, so it is not run
+                v = int(params[pname])
+                if ct == "int64_t":
+                    raise ValueError(f"the int64_t parameter {pname!r}: the twin's driver passes gm/f32/i32/u32 only")
+                types.append("i32")
+                argv.append(str(v))
+            else:
+                types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
+                argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
         elif pname in params:
             types.append("gm")
             np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")

@@ -178,6 +178,9 @@ class Specialization:
             self.lib.asc_overflow_info(info)
             loc, dtype = compiler.overflow_sites(self.lowered, self.options)[info[0]]
             where = f"{loc!r}: " if loc is not None else ""
+            if dtype == "negative power":           # asc_ipow_checked: NumPy's ValueError
+                raise ValueError(f"{where}kernel {name!r}: Integers to negative integer powers are not allowed. "
+                                 f"(the exponent was {info[1]})")
             raise IntegerOverflowError(f"{where}kernel {name!r}: {overflow_message(info[1], dtype)}")
         raise AscError(f"kernel {name!r} failed with code {rc}")
 

@@ -272,6 +272,15 @@ static inline int64_t asc_ovf_begin() {
 static inline int asc_ovf_status(int64_t begin, int status) {
   return status ? status : (asc_ovf_count.load() != begin ? 4 : 0);
 }
+// An integer power with a negative exponent: NumPy raises ValueError ("Integers to negative integer powers are not
+// allowed"); recorded as an overflow site of its own (the caller tells it from a conversion by the site), 0 meanwhile.
+static inline int64_t asc_ipow_checked(int64_t b, int64_t e, int64_t site) {
+  if (__builtin_expect(e < 0, 0)) {
+    asc_ovf_record(e, site);
+    return 0;
+  }
+  return asc_ipow(b, e);
+}
 extern "C" ASC_EXPORT void asc_overflow_info(int64_t* out) {
   out[0] = asc_ovf_site.load(); out[1] = asc_ovf_value.load();
 }

@@ -30,8 +30,8 @@ PLAN = {
     "gelu_vectorize_bf16": "map",
     "silu_func": "map",
     "black_scholes": "map",
-    "adam_step": "refused",
-    "sgd_momentum": "scalar",
+    "adam_step": "map",
+    "sgd_momentum": "map",
     "softmax_fused": "row",
     "softmax_fused_f16": "row",
     "layernorm_fwd": "scalar",
@@ -46,7 +46,7 @@ PLAN = {
     "heat_1d": "scalar",
     "wave_2d": "scalar",
     "rope_neox": "scalar",
-    "rope_llama2c": "refused",
+    "rope_llama2c": "scalar",
     "topk_softmax": "scalar",
     "attention_llama2c": "scalar",
     "attention_tensor_f16": "scalar",
@@ -59,8 +59,6 @@ PLAN = {
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
 SCALAR_FALLBACK = {
-    # `d = g + momentum * b if nesterov else b`: a condition on a bool scalar parameter, not a float comparison
-    "sgd_momentum": "a condition that is not a comparison of floats has no vector lowering",
     # a row kernel with per-row outputs mean[R], rstd[R] besides y[R, C] (several outputs of different shapes)
     "layernorm_fwd": "the 1-D tensor 'mean' is not as long as a row",
     # the online normalizer s = s * exp(m - m_new) + exp(x - m_new) carries s along the row (not a plain reduction)
@@ -83,6 +81,9 @@ SCALAR_FALLBACK = {
     "wave_2d": "the row loop does not run over range(R)",
     # cos/sin tables [R, C/2] next to x[R, C], and the shifted column j + N
     "rope_neox": "2-D tensors of different shapes",
+    # interleaved pairs q[t, 2p], q[t, 2p + 1]: a loop over half the row at a stride of 2 (no deinterleaving
+    # lowering yet); its powf / cos / sin of scalars run on the vector unit one block at a time
+    "rope_llama2c": "an inner loop that does not run over the whole row",
     # sequential selection of the k largest (a data-dependent index best, written back into probs[best])
     "topk_softmax": "temporary tensors have no vector lowering yet",
     # the scores att[T] of llama2.c's attention: a temporary tensor, a causal (triangular) inner loop
@@ -99,10 +100,6 @@ SCALAR_FALLBACK = {
 
 # Refused by the ascend target (a CompileError): the ascend-sim run is a strict xfail, so a fix shows.
 REFUSED = {
-    # PyTorch's bias corrections 1 - beta1 ** step, a float ** outside the element loop
-    "adam_step": "the operator 'pow' on float has no scalar form on the AI core",
-    # llama2.c's powf(10000, head_dim / head_size) of the frequency, in scalar code
-    "rope_llama2c": "the math function pow() has no scalar form on the AI core",
     # a batch of products (3-D operands)
     "matmul_batched_f16": "the cube path takes products of whole 2-D tensors (no slices, no batches)",
 }

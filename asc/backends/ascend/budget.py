@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
+from .scalar_math import ub_bytes as scalar_math_bytes
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
                   TILE_QUANTUM, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info)
 
@@ -47,7 +48,8 @@ def per_elem_bytes(p: MapPlan) -> int:
 
 
 def _fixed_bytes(p: MapPlan) -> int:
-    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + (SELECT_RESERVE if p.select else 0)
+    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + (SELECT_RESERVE if p.select else 0) + \
+        scalar_math_bytes(p.pre_math)
 
 
 def check_budget(p: MapPlan, loc):
@@ -117,7 +119,15 @@ def row_bytes(p: RowPlan, cols: int) -> int:
     b += 64 if (p.reduces or p.nscalar) else 0
     if p.adv:
         b += adv_tmp_bytes(cp)
-    return b + UB_RESERVED
+    return b + UB_RESERVED + scalar_math_bytes(p.pre_math)
+
+
+def check_row_budget(p: RowPlan, loc):
+    """Refuses, at compile time, a row program whose row (of a size known when compiling) does not fit the UB."""
+    if isinstance(p.cols_dim, int) and row_bytes(p, p.cols_dim) > UB_BYTES:
+        raise CompileError(f"ascend target: a row of {p.cols_dim} elements needs {row_bytes(p, p.cols_dim)} B of "
+                           f"Unified Buffer, over the {UB_BYTES} B of the UB", loc,
+                           (f"suggested tile size: rows of at most {max_cols(p)} elements fit",))
 
 
 def max_cols(p: RowPlan) -> int:

@@ -11,6 +11,9 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
 - double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
   drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
 - the cube unit does one 16x16x16 fractal product per cycle (Mmad), overlapped with the copies of the next K step;
+  every tile of C loads its A and B panels again: where A and B fit the L2 cache, those loads hit it (L2_BYTES_PER_CYCLE
+  per core) and HBM sees each byte once (the product takes at least its unique bytes over the HBM bandwidth);
+  otherwise every panel load comes from HBM;
 - scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
 - a launch costs LAUNCH_US.
 """
@@ -32,6 +35,7 @@ OP_COST = {op["api"]: op["cost"] for op in OPS.values()}     # basic instruction
 SYNC = 30                 # cycles of a SetFlag/WaitFlag pair or a scalar statement in row code
 SCALAR_GM = 40            # cycles of a scalar GM access through the data cache
 GM_BYTES_PER_CYCLE = 32   # per core (platform ini ddr_rate)
+L2_BYTES_PER_CYCLE = 110  # per core, on L2 hits (platform ini l2_rate, reads)
 LAUNCH_US = 3.0
 
 
@@ -86,16 +90,19 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         osz = p.mm.dst.tensor.type.dtype.itemsize
         per_block = math.ceil(t["tiles"] / block_dim)
         m, n = min(M, t["baseM"]), min(N, t["baseN"])
+        operands = (M * K + K * N) * isz
+        unique = operands + M * N * osz                   # what HBM must move at least
+        panel_bw = L2_BYTES_PER_CYCLE * clock if operands <= info["l2_mb"] * 2 ** 20 else bw
         copy = cube = 0.0
         steady = 0.0
         for k0 in range(0, K, t["baseK"]):
             k = min(t["baseK"], K - k0)
-            c = (m * k + k * n) * isz / bw
+            c = (m * k + k * n) * isz / panel_bw
             q = (m // 16) * (n // 16) * (k // 16) / clock + ISSUE / clock
             copy, cube, steady = copy + c, cube + q, steady + max(c, q)
         out = m * n * osz / bw
         parts = {"GM": (copy + out) * per_block, "cube": cube * per_block}
-        total = (steady + out) * per_block * waves + LAUNCH_US * 1e-6
+        total = max((steady + out) * per_block * waves, unique / (info["hbm_gbs"] * 1e9)) + LAUNCH_US * 1e-6
         return Estimate(total, "GM" if parts["GM"] >= parts["cube"] else "cube", soc, block_dim, parts, p.kind)
     if p.kind == "scalar":
         loads, ops = _scalar_work(p.kernel, symbols)

@@ -52,7 +52,11 @@ DERIVED = ("Gm", "Gm_", "Ub", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_"
 # template parameters such as T)
 API_NAMES = frozenset(API) | frozenset(w for v in API.values() for w in re.findall(r"[A-Z]\w+", v))
 
-GENERATED_FORMS = re.compile(r"(buf|sm|ret)\d+|Kernel[A-Z]\w*|\w*Tiling|acl\w*|ACL_\w*|CHECK_ACL")
+# (scalar math on the vector unit, scalar_math.py: the helpers scalarExp_ ... scalarPow_ and pwTwo_ / pwSplit_, their
+# locals pw..._, the blocks smIn_ / smOut_ / smTmp_ of smBuf_ / smTmpBuf_; a user's name of those forms is suffixed, so a
+# member `scalarPow_` of a scalar `scalarPow` never hides the helper)
+GENERATED_FORMS = re.compile(r"(buf|sm|ret)\d+|Kernel[A-Z]\w*|\w*Tiling|acl\w*|ACL_\w*|CHECK_ACL"
+                             r"|scalar[A-Z][A-Za-z]*_?|pw[A-Z]\w*_?|sm(In|Out|Tmp|Buf|TmpBuf)_?|[sv]_[sv]Event")
 
 
 def cname(name: str) -> str:

@@ -53,6 +53,19 @@ def _scalar_math(out, ins, f):
     out.emit(f"{ins.rdst} = red2.GetValue(0);")
 
 
+def _pick(out, ins, f):
+    """`cond ? s0 : s1` for a uniform (loop-invariant) condition: a copy (Muls by 1, exact) of the chosen tile into
+    the destination, none where the destination already is the chosen tile (a source that dies here)."""
+    c = ins.scalar
+    if f["d"] in (f["s0"], f["s1"]):
+        other, when = (f["s1"], f"!({c})") if f["d"] == f["s0"] else (f["s0"], c)
+        out.emit(f"if ({when}) {{")
+        out.emit("  Muls({d}, {o}, 1.0f, {n});".format(o=other, **f))
+        out.emit("}")
+    else:
+        out.emit("Muls({d}, ({c}) ? {s0} : {s1}, 1.0f, {n});".format(c=c, **f))
+
+
 TEMPLATES = {
     "Note": "// ({scalar})",
     **{api: BINARY for api in ("Add", "Sub", "Mul", "Div")},
@@ -65,6 +78,7 @@ TEMPLATES = {
     "Compare": "Compare({d}, {s0}, {s1}, CMPMODE::{mode}, {n});",
     "CompareScalar": "CompareScalar({d}, {s0}, (float){scalar}, CMPMODE::{mode}, {n});",
     "Select": "Select({d}, {s0}, {s1}, {s2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
+    "Pick": _pick,
     "CastTo16": "Cast({d}.ReinterpretCast<{storage}>(), {s0}, RoundMode::{mode}, {n});",
     "CastFrom16": "Cast({d}, {s0}.ReinterpretCast<{storage}>(), RoundMode::{mode}, {n});",
     "Scalar": _scalar,
@@ -96,7 +110,13 @@ def emit_instr(out, ins, slot_of: dict, n: str, tmp: str = "tmp"):
     f = {"api": ins.api, "n": n, "tmp": tmp, "scalar": ins.scalar, "mode": ins.mode, "storage": STORAGE.get(ins.scalar),
          "d": ref(ins.dst, slot_of) if ins.dst is not None else None}
     f.update({f"s{k}": ref(s, slot_of) for k, s in enumerate(ins.srcs)})
+    if ins.guard:                      # an instruction of one side of a uniform condition: a scalar branch
+        out.emit(f"if ({ins.guard}) {{")
+        out.depth += 1
     if callable(template):
         template(out, ins, f)
     else:
         out.emit(template.format(**f))
+    if ins.guard:
+        out.depth -= 1
+        out.emit("}")

@@ -185,11 +185,63 @@ class Lowerer:
             self.emit("Compare", mask, [x, y], mode=CMP[op])
         return mask
 
+    # ---- conditions that do not vary with the element (uniform): a scalar branch between vector code paths
+    def uniform(self, c):
+        """C++ text of a condition that is the same for every element of the loop -- built of scalar parameters,
+        values computed before the loop (or per row) and constants -- else None (it varies, or has no such form)."""
+        if isinstance(c, ir.Const):
+            return "true" if c.value else "false"
+        if isinstance(c, ir.Var):
+            if c.name in self.env:
+                v = self.env[c.name]
+                return v.text if isinstance(v, S) else None
+            return self.scalar(c).text
+        if isinstance(c, ir.Unary) and c.op == "not":
+            x = self.uniform(c.x)
+            return None if x is None else f"(!{x})"
+        if isinstance(c, ir.Logical) and c.op in ("and", "or"):
+            a, b = self.uniform(c.a), self.uniform(c.b)
+            return None if a is None or b is None else f"({a} {'&&' if c.op == 'and' else '||'} {b})"
+        if isinstance(c, ir.Compare):
+            try:
+                x, y = self.value(c.a), self.value(c.b)
+            except Unsupported:
+                return None
+            if isinstance(x, S) and isinstance(y, S):
+                return f"({x.text} {_C_CMP[c.op]} {y.text})"
+        return None
+
+    def guarded(self, guard: str, lower):
+        """Runs `lower()` (which emits the instructions of one side of a uniform condition) with each instruction it
+        emits guarded by `guard`; what it computes stays local to that side (no shared subexpressions, loads or
+        casts with the rest of the body, which runs whichever side is taken)."""
+        memo, loaded, rounded, start = self.memo, dict(self.loaded), dict(self.rounded), len(self.out)
+        self.memo = dict(memo)
+        result = lower()
+        for ins in self.out[start:]:
+            if ins.api != "Note":
+                ins.guard = guard if ins.guard is None else f"{guard} && {ins.guard}"
+        self.memo, self.loaded, self.rounded = memo, loaded, rounded
+        return result
+
+    def pick(self, cond: str, a, b):
+        """`a if cond else b` for a uniform condition: each side computed under its guard, then one copy of the
+        chosen tile (a scalar selection where both sides are scalars)."""
+        if isinstance(a, S) and isinstance(b, S):
+            return S(f"({cond} ? {a.text} : {b.text})")
+        return self.emit("Pick", self.reg(), [self.vec(a), self.vec(b)], scalar=cond)
+
     def select_expr(self, e: ir.Select):
         """`a if x < y else b` (float operands): Compare (or CompareScalar) into a bit mask, then Select. Counts are
-        whole 256-byte repeats: Compute pads its input tiles with zeros up to them."""
+        whole 256-byte repeats: Compute pads its input tiles with zeros up to them. A condition that does not vary
+        with the element (`g + m * b if nesterov else b`) is a scalar branch instead: only the chosen side runs."""
         self.need_float(e)
         c = e.cond
+        cond = self.uniform(c)
+        if cond is not None:
+            va = self.guarded(cond, lambda: self.value(e.a))
+            vb = self.guarded(f"(!{cond})", lambda: self.value(e.b))
+            return self.pick(cond, va, vb)
         if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
             raise Unsupported("a condition that is not a comparison of floats has no vector lowering", e.loc)
         va, vb = self.value(e.a), self.value(e.b)
@@ -350,17 +402,21 @@ class Lowerer:
         """if-conversion: both branches are computed over the whole tile, then each variable and each stored
         tensor they change takes Select(condition, then-value, else-value)."""
         c = s.cond
-        if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
-            raise Unsupported("an `if` whose condition is not a comparison of floats has no vector lowering", s.loc)
-        x, y = self.value(c.a), self.value(c.b)
-        if isinstance(x, S) and isinstance(y, S):
-            raise Unsupported("an `if` on scalars only inside the element loop", s.loc)
+        cond = self.uniform(c)          # the same for every element: a scalar branch, only the side taken runs
+        if cond is None:
+            if not (isinstance(c, ir.Compare) and c.a.type.dtype.kind == "f" and c.b.type.dtype.kind == "f"):
+                raise Unsupported("an `if` whose condition is not a comparison of floats has no vector lowering",
+                                  s.loc)
+            x, y = self.value(c.a), self.value(c.b)
         base_env, base_stored, base_rounded = dict(self.env), dict(self.stored), dict(self.rounded)
         results = []
-        for branch in (s.then, s.orelse):
+        for branch, guard in ((s.then, cond), (s.orelse, None if cond is None else f"(!{cond})")):
             self.env, self.stored, self.rounded = dict(base_env), dict(base_stored), dict(base_rounded)
             self.branch_depth += 1
-            self.block(branch)
+            if guard is None:
+                self.block(branch)
+            else:
+                self.guarded(guard, lambda: self.block(branch))
             self.branch_depth -= 1
             results.append((self.env, self.stored))
         self.env, self.stored, self.rounded = dict(base_env), dict(base_stored), dict(base_rounded)
@@ -370,11 +426,18 @@ class Lowerer:
         tensors = [t for t in dict.fromkeys(list(st_t) + list(st_f)) if st_t.get(t) is not st_f.get(t)]
         if not names and not tensors:
             return
-        mask = self.mask(x, y, c.op)
+        if cond is None:
+            mask = self.mask(x, y, c.op)
+
+            def choose(a, b):
+                return self.emit("Select", self.reg(), [mask, self.vec(a), self.vec(b)])
+        else:
+            def choose(a, b):
+                return self.pick(cond, a, b)
         for n in names:
             if n not in env_t or n not in env_f:
                 continue                  # set in one branch only: the variable is local to that branch
-            self.env[n] = self.emit("Select", self.reg(), [mask, self.vec(env_t[n]), self.vec(env_f[n])])
+            self.env[n] = choose(env_t[n], env_f[n])
         for t in tensors:
             gm = self.tensors[t]
             if t not in st_t or t not in st_f:
@@ -388,7 +451,7 @@ class Lowerer:
                 else:
                     vals.append(self.vec(base_stored[t] if t in base_stored else
                                          self.load_tensor(ir.Var(t, ir.TensorType(gm.dtype, gm.shape)), s)))
-            v = self.emit("Select", self.reg(), [mask, vals[0], vals[1]])
+            v = choose(vals[0], vals[1])
             if not self.branch_depth:
                 self.emit("Store", V("out", t), [v])
             self.stored[t] = v

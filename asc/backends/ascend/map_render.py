@@ -8,6 +8,7 @@ from .emitter import (AscendSource, Out, class_entry, copy_in_method, copy_out_m
                       tiling_struct)
 from .instructions import emit_instr
 from .plans import MapPlan
+from .scalar_math import emit_blocks, emit_helpers, emit_members
 from .soc import BUFFER_NUM
 
 
@@ -42,6 +43,8 @@ def _init(out: Out, plan: MapPlan, params: list, sname: str, st: dict, ins_t: li
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in kernel.symbols:
         out.emit(f"{cname(sym)}_ = t.size_{sym};")
+    if plan.pre_math:
+        emit_blocks(out, plan.pre_math)
     for loc, pname, ct, text in plan.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -131,6 +134,7 @@ def _members(out: Out, plan: MapPlan, st: dict, ins_t: list, outs_t: list):
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
     if plan.select:
         out.emit("TBuf<TPosition::VECCALC> maskBuf_;")
+    emit_members(out, plan.pre_math)
     for pname, t in plan.scalars:
         out.emit(f"{scalar_ctype(t)} {cname(pname)}_;")
     for loc, pname, ct, text in plan.pre:
@@ -153,6 +157,7 @@ def render_map(plan: MapPlan) -> AscendSource:
     ins_t = [t for t in plan.tensors if t.reads]
     outs_t = [t for t in plan.tensors if t.writes]
     st = {t.name: STORAGE[t.dtype.name] for t in plan.tensors}
+    emit_helpers(out, plan.pre_math)
     out.emit(f"class {cls} {{")
     out.emit("public:")
     out.depth += 1

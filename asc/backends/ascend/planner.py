@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from ... import ir
 from ...errors import CompileError
-from .budget import check_budget
+from .budget import check_budget, check_row_budget
 from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
 from .lowering import Lowerer, assigned_names, same_dim, simple_range
 from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
 from .regalloc import finalize
 from .row_lowering import row_plan
+from .scalar_math import PreScalars
 
 
 def plan(k: ir.Kernel) -> Plan:
@@ -88,6 +89,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
         scalar_names[sym] = f"static_cast<float>({cname(sym)}_)"
     tensors = {t.name: t for t in base.tensors}
     pre, loops = [], []
+    pre_math: dict = {}                        # the scalar math helpers the scalars before the loop call
     for s in fn.body:
         if isinstance(s, ir.Alloc):
             if s.output is None:
@@ -95,10 +97,9 @@ def _vector_plan(k: ir.Kernel) -> Plan:
         elif isinstance(s, ir.Assign) and isinstance(s.var.type, ir.ScalarType):
             if loops:
                 raise Unsupported("statements after the element loop", s.loc)
-            v = Lowerer(tensors, (), scalar_names).value(s.value)
-            if not isinstance(v, S) or s.var.type.dtype.kind != "f":
+            if s.var.type.dtype.kind != "f":
                 raise Unsupported(f"the scalar {s.var.name!r} before the loop", s.loc)
-            pre.append((s.loc, s.var.name, "float", v.text))
+            pre.append((s.loc, s.var.name, "float", _pre_text(tensors, scalar_names, s, pre_math)))
             scalar_names[s.var.name] = f"{cname(s.var.name)}_"
         elif isinstance(s, ir.For):
             loops.append(s)
@@ -117,12 +118,12 @@ def _vector_plan(k: ir.Kernel) -> Plan:
             raise Unsupported(f"`{type(x).__name__.lower()}` inside the loop has no vector lowering", x.loc)
     nest = _element_nest(loop)
     if nest is None:
-        return row_plan(base, pre, loop, scalar_names)
+        return _with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop)
     indices, body, nest_loops = nest
     for t in base.tensors:
         if len(t.shape) != len(indices) or not all(same_dim(lp.stop, d) for lp, d in zip(nest_loops, t.shape)):
             if len(indices) == 2:
-                return row_plan(base, pre, loop, scalar_names)
+                return _with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop)
             raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
     low = Lowerer(tensors, indices, scalar_names)
     low.carried = assigned_names(body)
@@ -133,6 +134,26 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     alloc = finalize(low.out, {t.name: t.dtype for t in base.tensors})
     p = MapPlan(**base.interface(), pre=pre, loop_loc=loop.loc, loop_locs=[lp.loc for lp in nest_loops],
                 numel=base.tensors[0].shape, instrs=alloc.instrs, nslots=alloc.nslots, slot_of=alloc.slot_of,
-                adv=low.adv, select=low.select)
+                adv=low.adv, select=low.select, pre_math=pre_math)
     check_budget(p, loop.loc)
+    return p
+
+
+def _pre_text(tensors, scalar_names, s: ir.Assign, pre_math: dict) -> str:
+    """C++ text of a float scalar computed before the element loop: plain arithmetic as the lowerer writes it, math
+    (`sqrt(bc2)`, `beta1 ** step`) through the one-block helpers of scalar_math (recorded in `pre_math`)."""
+    try:
+        v = Lowerer(tensors, (), scalar_names).value(s.value)
+        if isinstance(v, S):
+            return v.text
+    except Unsupported:
+        pass
+    return PreScalars(scalar_names, pre_math).text(s.value)
+
+
+def _with_pre_math(p, pre_math: dict, loop):
+    """A row plan with the scalar math helpers of its scalars before the loop (their UB blocks in its budget)."""
+    if pre_math:
+        p.pre_math = pre_math
+        check_row_budget(p, loop.loc)
     return p

@@ -49,6 +49,7 @@ class Instr:
     mode: str | None = None       # a round mode, compare mode, the API of a ScalarMath, a reduction's operator
     loc: object = None
     rdst: str | None = None       # the scalar a Scalar / ScalarMath / Reduce instruction assigns
+    guard: str | None = None      # C++ text of a loop-invariant condition: the instruction runs only where it holds
 
 
 @dataclass
@@ -109,6 +110,7 @@ class MapPlan(Plan):
     slot_of: dict = field(default_factory=dict)       # virtual register -> slot
     adv: bool = False                                 # an advanced math API: the tmp buffer
     select: bool = False                              # Compare / Select: the bit mask and padded tails
+    pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
 
     def details(self) -> list:
         return _pre(self.pre) + [
@@ -132,6 +134,7 @@ class RowPlan(Plan):
     nslots: int = 0
     slot_of: dict = field(default_factory=dict)
     adv: bool = False
+    pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
 
     def details(self) -> list:
         return _pre(self.pre) + [
@@ -189,7 +192,8 @@ def format_instr(ins: Instr, slot_of: dict | None = None) -> str:
     ops = [val(s) for s in ins.srcs] + [x for x in (ins.scalar,) if x is not None]
     call = f"{ins.api}({', '.join(ops)})" + (f" mode {ins.mode}" if ins.mode else "")
     lhs = val(ins.dst) if ins.dst is not None else ins.rdst
-    return f"{lhs} = {call}" if lhs else call
+    text = f"{lhs} = {call}" if lhs else call
+    return f"if ({ins.guard}): {text}" if ins.guard else text
 
 
 def format_plan(p: Plan) -> str:

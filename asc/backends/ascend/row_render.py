@@ -8,6 +8,7 @@ from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, c
                       names, tiling_struct)
 from .instructions import emit_instr
 from .plans import RowPlan
+from .scalar_math import emit_blocks, emit_helpers, emit_members
 from .soc import ADV_MIN_BYTES, BUFFER_NUM
 
 
@@ -50,6 +51,8 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:
         out.emit(f"{cname(sym)}_ = t.size_{sym};")
+    if p.pre_math:
+        emit_blocks(out, p.pre_math)
     for loc, pname, ct, text in p.pre:
         out.comment(loc)
         out.emit(f"{cname(pname)}_ = {text};")
@@ -145,6 +148,7 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
         out.emit("TBuf<TPosition::VECCALC> redBuf_;")
     if p.adv:
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    emit_members(out, p.pre_math)
     for pname, ty in p.scalars:
         out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
@@ -171,6 +175,7 @@ def render_row(p: RowPlan) -> AscendSource:
     ins_t = [t for t in t2 if t.reads]
     outs_t = [t for t in t2 if t.writes]
     rows1 = [p.tensor(n) for n in p.rows_1d]
+    emit_helpers(out, p.pre_math)
     out.emit(f"class {cls} {{")
     out.emit("public:")
     out.depth += 1

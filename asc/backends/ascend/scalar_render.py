@@ -19,11 +19,11 @@ from ...errors import CompileError
 from ..cstyle import CStyleRenderer, needs_fit_check, prepare
 from .budget import scalar_fields
 from .ctext import STORAGE, cname, fmt_const
-from .instructions import TEMPLATES
 from .ops import OPS
 from .emitter import AscendSource, Out, entry_open, entry_params, header, launch_wrapper, names, tiling_struct
 from .plans import ScalarPlan
-from .soc import UB_BUDGET, adv_tmp_bytes
+from .scalar_math import SCALAR_TMP_BYTES, SCALAR_UB_BYTES, call_text, emit_helpers, needs_tmp
+from .soc import UB_BUDGET
 
 
 class ScalarRenderer(CStyleRenderer):
@@ -123,20 +123,25 @@ class ScalarRenderer(CStyleRenderer):
             x = self.expr(e.args[0])
             return self.narrow(e.type, f"(({x}) < 0 ? -({x}) : ({x}))")
         op = OPS.get(e.fn)
-        if op is None or op["args"] != 1 or e.type.dtype.kind != "f":
+        if (e.fn != "pow" and (op is None or op["args"] != 1)) or e.type.dtype.kind != "f":
             self.refuse(f"the math function {e.fn}()", e.loc)
-        if e.type.dtype.bits == 64 or e.type.weak:
-            self.refuse(f"{e.fn}() of a float64 value (the vector unit computes float32, float16 and bfloat16: "
+        return self.math_call(e.fn, e.args, e)
+
+    def math_call(self, fn: str, args, e):
+        """Math of float scalars on the vector unit (scalar_math's helpers), in float32: a float64 value is refused,
+        a Python float (weak) is computed in float32, as the vector paths compute it."""
+        if e.type.dtype.bits == 64 and not e.type.weak:
+            self.refuse(f"{fn}() of a float64 value (the vector unit computes float32, float16 and bfloat16: "
                         f"convert it, lang.float32(x))", e.loc)
-        self.math_apis[op["api"]] = op["tmp"]
-        tmp = "smTmp_, " if op["tmp"] else ""
-        return f"scalar{op['api']}_(smIn_, smOut_, {tmp}static_cast<float>({self.expr(e.args[0])}))"
+        return call_text(self.math_apis, fn, [self.expr(a) for a in args])
 
     def expr_FuncCall(self, e):
         self.refuse("a call of a @lang.func device function", e.loc)
 
     def expr_Binary(self, e):
         cls = self.suffix(e.type)
+        if e.op == "pow" and e.type.dtype.kind == "f":
+            return self.math_call("pow", (e.a, e.b), e)
         if (e.op in ("floordiv", "mod", "pow") and cls != "i") or (e.op == "truediv" and cls == "i"):
             self.refuse(f"the operator {e.op!r} on {e.type!r}", e.loc)
         fn = self.binary_fn.get((e.op, cls))
@@ -231,8 +236,7 @@ class ScalarRenderer(CStyleRenderer):
                 out.emit(ln)
         if self.helpers:
             out.emit()
-        for api, adv in sorted(self.math_apis.items()):
-            scalar_math_helper(out, api, adv, bool(self.ub))
+        emit_helpers(out, self.math_apis, bool(self.ub))
         if self.math_apis or self.ub:
             body.append("TPipe pipe_;")
         for t_name, (t, size) in self.ub.items():
@@ -245,7 +249,7 @@ class ScalarRenderer(CStyleRenderer):
                      "pipe_.InitBuffer(smBuf_, 64);  // scalar math on the vector unit: one block in, one out",
                      "LocalTensor<float> smIn_ = smBuf_.GetWithOffset<float>(8, 0);",
                      "LocalTensor<float> smOut_ = smBuf_.GetWithOffset<float>(8, 32);"]
-            if any(self.math_apis.values()):
+            if needs_tmp(self.math_apis):
                 body += ["TBuf<TPosition::VECCALC> smTmpBuf_;",
                          f"pipe_.InitBuffer(smTmpBuf_, {SCALAR_TMP_BYTES});  // sharedTmpBuffer of the advanced math APIs",
                          "LocalTensor<uint8_t> smTmp_ = smTmpBuf_.Get<uint8_t>();"]
@@ -269,34 +273,6 @@ class ScalarRenderer(CStyleRenderer):
         out.emit()
         launch_wrapper(out, name, params)
         return AscendSource(name, out.text(), plan, out.locs, fields, params)
-
-
-SCALAR_TMP_BYTES = adv_tmp_bytes(8)     # the sharedTmpBuffer of an advanced math API over 8 floats
-SCALAR_UB_BYTES = 64 + SCALAR_TMP_BYTES     # the scalar math's blocks in the Unified Buffer
-
-
-def _flag(out: Out, event: str):
-    out.emit(f"int32_t {event.lower()}Event = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::{event}));")
-    out.emit(f"SetFlag<HardEvent::{event}>({event.lower()}Event);")
-    out.emit(f"WaitFlag<HardEvent::{event}>({event.lower()}Event);")
-
-
-def scalar_math_helper(out: Out, api: str, adv: bool, scalar_ub: bool):
-    """`scalar<Api>_(in, out[, tmp], x)`: the vector API `api` of the scalar x, on one block of the vector unit
-    (`scalar_ub`: the kernel writes the Unified Buffer from the scalar unit, which the vector unit waits for)."""
-    tmp = "LocalTensor<uint8_t>& tmp, " if adv else ""
-    out.emit(f"__aicore__ inline float scalar{api}_(LocalTensor<float>& in, LocalTensor<float>& out, {tmp}float x)")
-    out.emit("{")
-    out.depth += 1
-    if scalar_ub:
-        _flag(out, "S_V")
-    out.emit("Duplicate(in, x, 8);")
-    out.emit(TEMPLATES[api].format(api=api, d="out", s0="in", tmp="tmp", n="8"))
-    _flag(out, "V_S")
-    out.emit("return out.GetValue(0);")
-    out.depth -= 1
-    out.emit("}")
-    out.emit()
 
 
 # Python's integer operators and float -> int conversion with NumPy 2's results on x86 (those of asc_cpu.h): a

@@ -5,11 +5,12 @@ from __future__ import annotations
 DEFAULT_SOC = "Ascend910B1"
 
 # per SoC: vector cores (AIV), cube cores (AIC), clock (GHz), HBM bandwidth (GB/s) -- see docs/ascend.md
+# l2_mb: the L2 cache (B1/B2 192 MB from the platform ini; B3 assumed as B2; B4 the 96 MB reported to software)
 SOCS = {
-    "Ascend910B1": {"aiv": 48, "aic": 24, "clock_ghz": 1.85, "hbm_gbs": 1600.0},
-    "Ascend910B2": {"aiv": 48, "aic": 24, "clock_ghz": 1.80, "hbm_gbs": 1600.0},
-    "Ascend910B3": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1600.0},
-    "Ascend910B4": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1000.0},
+    "Ascend910B1": {"aiv": 48, "aic": 24, "clock_ghz": 1.85, "hbm_gbs": 1600.0, "l2_mb": 192},
+    "Ascend910B2": {"aiv": 48, "aic": 24, "clock_ghz": 1.80, "hbm_gbs": 1600.0, "l2_mb": 192},
+    "Ascend910B3": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1600.0, "l2_mb": 192},
+    "Ascend910B4": {"aiv": 40, "aic": 20, "clock_ghz": 1.80, "hbm_gbs": 1000.0, "l2_mb": 96},
 }
 
 # the Unified Buffer of one vector core and how asc splits it
