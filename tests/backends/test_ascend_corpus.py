@@ -34,14 +34,14 @@ PLAN = {
     "sgd_momentum": "scalar",
     "softmax_fused": "row",
     "softmax_fused_f16": "row",
-    "layernorm_fwd": "scalar",
+    "layernorm_fwd": "row",
     "rmsnorm_f16": "row",
     "online_softmax": "scalar",
-    "logsumexp_rows": "scalar",
-    "cross_entropy_fwd_bwd": "scalar",
+    "logsumexp_rows": "row",
+    "cross_entropy_fwd_bwd": "row",
     "column_sum": "scalar",
     "mse_loss": "scalar",
-    "dequant_q8_0": "scalar",
+    "dequant_q8_0": "row",
     "quant_q8_0": "scalar",
     "heat_1d": "scalar",
     "wave_2d": "scalar",
@@ -61,22 +61,14 @@ PLAN = {
 SCALAR_FALLBACK = {
     # `d = g + momentum * b if nesterov else b`: a condition on a bool scalar parameter, not a float comparison
     "sgd_momentum": "a condition that is not a comparison of floats has no vector lowering",
-    # a row kernel with per-row outputs mean[R], rstd[R] besides y[R, C] (several outputs of different shapes)
-    "layernorm_fwd": "the 1-D tensor 'mean' is not as long as a row",
     # the online normalizer s = s * exp(m - m_new) + exp(x - m_new) carries s along the row (not a plain reduction)
     "online_softmax": "'s' is carried across the row's columns but is not a sum, max or min reduction",
-    # a per-row output out[R]
-    "logsumexp_rows": "the 1-D tensor 'out' is not as long as a row",
-    # a per-row int32 input target[R] (and the gather logits[i, target[i]])
-    "cross_entropy_fwd_bwd": "the 1-D tensor 'target' is not as long as a row",
     # a column reduction across rows: out[j] += x[i, j]
     "column_sum": "the 1-D output 'out' in a row kernel",
     # the mean out[0] / N stored after the reduction loop
     "mse_loss": "the statement Store outside the element loop",
-    # a per-row float16 scale d[R]
-    "dequant_q8_0": "the 1-D tensor 'd' is not as long as a row",
-    # a per-row output d[R] (and an int8 output)
-    "quant_q8_0": "the 1-D tensor 'd' is not as long as a row",
+    # an int8 output (and the round-half-away selection `v >= 0.0`: a conditional in a row kernel)
+    "quant_q8_0": "'q' is int8; vector code writes float32, float16 and bfloat16",
     # the two boundary stores out[0], out[N - 1] outside the loop (and the shifted reads u[i - 1], u[i + 1])
     "heat_1d": "the statement Store outside the element loop",
     # a stencil over the interior range(1, R - 1)

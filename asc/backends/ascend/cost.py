@@ -62,7 +62,11 @@ def _vec_cycles(ins: Instr, n: int) -> float:
     if ins.api == "ScalarMath":
         return 3 * ISSUE + SYNC
     if ins.api == "Scalar":
-        return SYNC if "GetValue" in (ins.scalar or "") else 2
+        return 2 * SYNC if ins.mode == "tile" else 2
+    if ins.api == "RowSet":
+        return SYNC * (3 if ins.mode == "tile" else 1)
+    if ins.api == "Patch":
+        return repeats + ISSUE + 3 * SYNC
     return repeats + ISSUE
 
 

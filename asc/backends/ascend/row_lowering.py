@@ -11,8 +11,9 @@ from ... import ir
 from ...errors import CompileError
 from ...passes.loops import update_op
 from .budget import max_cols, row_bytes
-from .ctext import FLOATS, cname
+from .ctext import FLOATS, STORAGE, STORAGE_ROUND, cname
 from .lowering import Lowerer, assigned_names, is_var, same_dim, simple_range
+from .per_row import check_per_row_dtype, per_row_ref, same_size
 from .ops import OPS
 from .plans import Instr, Plan, RowPlan, S, Unsupported, V
 from .regalloc import finalize
@@ -30,10 +31,14 @@ class RowLowerer(Lowerer):
         self.row_var = row_var
         self.rows_dim = rows_dim
         self.col_var = None
+        self.cols_dim = None
         self.nscalar = 0
         self.rows_1d: set = set()
+        self.per_row: set = set()           # 1-D [R] tensors indexed by the row: a value per row (per_row.py)
         self.row_locals: dict = {}          # per-row scalar locals -> C type
         self.row_defined: set = set()       # the per-row locals assigned so far in the row's body
+        self.row_set: dict = {}             # per-row output -> the value this row stored (C++ text)
+        self.tile_reads = 0                 # scalar reads of a row tile (GetValue after MTE2_S / V_S syncs)
 
     # ---- scalars of the row
     def scalar(self, e):
@@ -45,7 +50,37 @@ class RowLowerer(Lowerer):
     def value_of(self, e):
         if self.col_var is None or not self.varies(e):
             return self.scalar_expr(e)
+        if isinstance(e, ir.Select):
+            col = self.one_column(e.cond)
+            if col is not None:
+                return self.patch(e, *col)
         return super().value_of(e)
+
+    # ---- `a if j == c else b`: the row of b with the one element at column c replaced by a's
+    def one_column(self, cond):
+        """(the column's C++ index, whether `==`) if cond compares the column index with a per-row integer
+        (`j == t`, `t != j`), else None."""
+        if not (isinstance(cond, ir.Compare) and cond.op in ("eq", "ne")):
+            return None
+
+        def col(x):
+            while isinstance(x, ir.Cast) and x.type.dtype.kind in "iu":
+                x = x.x
+            return is_var(x, self.col_var)
+        for a, b in ((cond.a, cond.b), (cond.b, cond.a)):
+            if col(a) and b.type.dtype.kind in "iu" and not self.varies(b):
+                return self.scalar_expr(b).text, cond.op == "eq"
+        return None
+
+    def patch(self, e: ir.Select, index: str, eq: bool):
+        """Where the condition holds at one column only, the selection is the other operand's row with that one
+        element replaced (a scalar read of the chosen operand's element, a copy of the row, a scalar write):
+        bit-equal to the selection, with no compare mask and no padded repeats. An index outside the row replaces
+        nothing, as no column equals it."""
+        one, rest = (e.a, e.b) if eq else (e.b, e.a)
+        self.need_float(e)
+        v1, v0 = self.vec(self.value(one)), self.vec(self.value(rest))
+        return self.emit("Patch", self.reg(), [v0, v1], scalar=index)
 
     def defined_in_row(self, name: str, loc):
         """A per-row local read (or reduced into) before the row assigns it carries a value from one row to the
@@ -76,8 +111,13 @@ class RowLowerer(Lowerer):
             return S(f"({self.scalar_expr(e.a).text} {sym} {self.scalar_expr(e.b).text})")
         if isinstance(e, ir.Cast):
             x = self.scalar_expr(e.x)
-            if e.type.dtype.kind == "f" and not e.explicit:
+            src, dst = e.x.type.dtype, e.type.dtype
+            if dst.kind == "f" and (not e.explicit or dst.name == "float32") and src.kind == "f":
                 return S(f"static_cast<float>({x.text})")
+            if dst.kind == "f" and e.explicit and dst.name in STORAGE_ROUND and src.kind == "f":
+                return S(f"static_cast<float>({STORAGE_ROUND[dst.name].format(x.text)})")
+            if dst.kind in "iu" and src.kind in "iu" and dst.bits >= src.bits:
+                return S(f"static_cast<{STORAGE[dst.name]}>({x.text})")
             raise Unsupported(f"the conversion {e.x.type!r} -> {e.type!r} in row code", loc)
         if isinstance(e, ir.Compare):
             return S(f"({self.scalar_expr(e.a).text} {COMPARE[e.op]} {self.scalar_expr(e.b).text})")
@@ -100,13 +140,61 @@ class RowLowerer(Lowerer):
     def scalar_load(self, e: ir.Load) -> S:
         t = e.tensor
         gm = self.tensors[t.name]
-        if len(e.indices) == 2 and is_var(e.indices[0], self.row_var) and isinstance(e.indices[1], ir.Const) \
-                and gm.shape[0] == self.rows_dim and gm.kind == "param":
+        if len(e.indices) == 2 and is_var(e.indices[0], self.row_var) and gm.shape[0] == self.rows_dim \
+                and gm.kind == "param" and not self.varies(e.indices[1]):
+            # one element of the row's tile: a constant column (x[i, 0]) or a data-dependent one (the gather
+            # logits[i, target[i]]), read by the scalar unit after the copy and the vector unit are done with it
             if t.name in self.stored:
                 raise Unsupported(f"a scalar read of {t.name!r} after the row wrote it", e.loc)
+            col = self.scalar_expr(e.indices[1]).text if not isinstance(e.indices[1], ir.Const) \
+                else str(int(e.indices[1].value))
             self.load_tensor(t, e)
-            return S(f"static_cast<float>({cname(t.name)}In.GetValue({int(e.indices[1].value)}))")
+            self.tile_reads += 1
+            return S(f"static_cast<float>({cname(t.name)}In.GetValue(static_cast<uint32_t>({col})))"
+                     if not isinstance(e.indices[1], ir.Const) else
+                     f"static_cast<float>({cname(t.name)}In.GetValue({col}))")
+        if len(e.indices) == 1 and is_var(e.indices[0], self.row_var) and self.is_per_row(t.name, e.loc):
+            return self.per_row_load(gm, e)
         raise Unsupported(f"the access {t.name}[...] in row code", e.loc)
+
+    # ---- per-row 1-D tensors (a value per row: per_row.py renders their UB copies)
+    def is_per_row(self, name: str, loc) -> bool:
+        gm = self.tensors[name]
+        if len(gm.shape) != 1 or not same_size(gm.shape[0], self.rows_dim):
+            return False
+        if name in self.rows_1d:
+            raise Unsupported(f"{name!r} is indexed both by the row and by the column", loc)
+        return True
+
+    def per_row_load(self, gm, e) -> S:
+        check_per_row_dtype(gm, e.loc)
+        if gm.kind == "alloc":
+            if gm.name in self.row_set:
+                if self.row_set[gm.name] is None:
+                    raise Unsupported(f"a read of the {gm.dtype.name} {gm.name!r} after the row stored it", e.loc)
+                return S(self.row_set[gm.name])
+            if gm.init == "zeros":
+                return S("0.0f")
+            raise Unsupported(f"the kernel reads {gm.name!r} before writing it", e.loc)
+        gm.reads = True
+        self.per_row.add(gm.name)
+        return S(f"{per_row_ref(gm)}.GetValue(r)")
+
+    def per_row_store(self, s: ir.Store):
+        gm = self.tensors[s.tensor.name]
+        check_per_row_dtype(gm, s.loc)
+        if gm.kind != "alloc" or gm.dtype.kind != "f":
+            raise Unsupported(f"a store to the per-row {gm.dtype.name} tensor {gm.name!r}", s.loc)
+        value = s.value
+        if isinstance(value, ir.Cast) and value.explicit and value.type.dtype == gm.dtype:
+            value = value.x             # d[i] = float16(dd): the store rounds once, as the explicit cast does
+        before = self.tile_reads
+        v = self.scalar_expr(value)
+        gm.writes = True
+        self.per_row.add(gm.name)
+        self.row_set[gm.name] = v.text if gm.dtype.name == "float32" else None
+        self.out.append(Instr("RowSet", None, (), scalar=v.text, rdst=per_row_ref(gm),
+                              mode="tile" if self.tile_reads > before else None, loc=s.loc))
 
     # ---- vector loads over the row
     def load(self, e: ir.Load):
@@ -114,9 +202,29 @@ class RowLowerer(Lowerer):
         gm = self.tensors[t.name]
         if len(e.indices) == 2 and is_var(e.indices[0], self.row_var) and is_var(e.indices[1], self.col_var):
             return self.load_stored(t) or self.load_tensor(t, e)
-        if len(e.indices) == 1 and is_var(e.indices[0], self.col_var) and gm.name not in self.stored:
+        if len(e.indices) == 1 and is_var(e.indices[0], self.col_var) and gm.name not in self.stored \
+                and same_size(gm.shape[0], self.cols_dim) and gm.name not in self.per_row:
             return self.load_row(t, e)
         raise Unsupported(f"the access {t.name}[...] is not [row, column] or [column]", e.loc)
+
+    def load_tensor(self, t: ir.Var, e):
+        """A row tile; an 8-bit integer one (q8_0's quants) is Cast to float32 through float16 (int8/uint8 -> half
+        CAST_NONE, half -> float CAST_NONE: both exact), so that only a conversion to float may read it."""
+        gm = self.tensors[t.name]
+        if gm.dtype.name not in ("int8", "uint8") or gm.kind != "param" or t.name in self.loaded:
+            return super().load_tensor(t, e)
+        gm.reads = True
+        h = self.emit("CastTo16", self.reg(), [V("in", t.name)], mode="CAST_NONE", scalar="float16")
+        self.loaded[t.name] = self.emit("CastFrom16", self.reg(), [h], mode="CAST_NONE", scalar="float16")
+        return self.loaded[t.name]
+
+    def cast(self, e: ir.Cast):
+        src, dst = e.x.type.dtype, e.type.dtype
+        if dst.name == "float32" and src.name in ("int8", "uint8"):
+            x = self.value(e.x)
+            if isinstance(x, V):
+                return x                # the tile's float32 copy holds the integers exactly
+        return super().cast(e)
 
     def load_row(self, t, e):
         if t.name in self.loaded:
@@ -145,6 +253,7 @@ class RowLowerer(Lowerer):
         if any(isinstance(x, (ir.For, ir.While, ir.If)) for x in ir.walk_stmts(loop.body)):
             raise Unsupported("control flow inside the loop over the row", loop.loc)
         self.col_var = loop.var.name
+        self.cols_dim = cols_dim
         self.indices = (self.row_var, self.col_var)
         self.note("the loop over the row: count-form instructions on its n elements", loop.loc)
         inner_env, outer_carried = dict(self.env), self.carried
@@ -208,9 +317,10 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
     if rows_dim is None or not same_dim(loop.stop, rows_dim):
         raise Unsupported("the loop is not over the rows of the kernel's 2-D tensors", loop.loc)
     for t in tensors:
-        if len(t.shape) == 1 and t.shape[0] != cols_dim:
-            raise Unsupported(f"the 1-D tensor {t.name!r} is not as long as a row", loop.loc)
-        if len(t.shape) == 1 and t.kind == "alloc":
+        per_row = len(t.shape) == 1 and same_size(t.shape[0], rows_dim)
+        if len(t.shape) == 1 and not same_size(t.shape[0], cols_dim) and not per_row:
+            raise Unsupported(f"the 1-D tensor {t.name!r} is as long as neither a row nor a column", loop.loc)
+        if len(t.shape) == 1 and t.kind == "alloc" and not per_row:
             raise Unsupported(f"the 1-D output {t.name!r} in a row kernel", loop.loc)
         if len(t.shape) not in (1, 2):
             raise Unsupported(f"{t.name!r} has {len(t.shape)} dimensions", loop.loc)
@@ -218,15 +328,22 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
     inner_ids = {id(x) for f in loop.body if isinstance(f, ir.For) for x in ir.walk_stmts(f.body)}
     for s in ir.walk_stmts(loop.body):
         if isinstance(s, ir.Assign) and isinstance(s.var.type, ir.ScalarType) and id(s) not in inner_ids:
-            low.row_locals[s.var.name] = "float"
+            kind = s.var.type.dtype
+            low.row_locals[s.var.name] = "float" if kind.kind == "f" else STORAGE.get(kind.name, "?")
     for s in loop.body:
         low.loc = s.loc
         if isinstance(s, ir.Assign):
-            if s.var.type.dtype.kind != "f":
+            dt = s.var.type.dtype
+            if dt.kind != "f" and not (dt.kind in "iu" and dt.name in ("int32", "int64")):
                 raise Unsupported(f"the {s.var.type!r} scalar {s.var.name!r} in row code", s.loc)
+            before = low.tile_reads
             v = low.scalar_expr(s.value)
-            low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname(s.var.name), loc=s.loc))
+            low.out.append(Instr("Scalar", None, (), scalar=v.text, rdst=cname(s.var.name),
+                                 mode="tile" if low.tile_reads > before else None, loc=s.loc))
             low.row_defined.add(s.var.name)
+        elif isinstance(s, ir.Store) and len(s.indices) == 1 and is_var(s.indices[0], low.row_var) \
+                and low.is_per_row(s.tensor.name, s.loc):
+            low.per_row_store(s)
         elif isinstance(s, ir.For):
             low.inner(s, cols_dim)
         else:
@@ -239,7 +356,8 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
                           loop.loc)
     alloc = finalize(low.out, {t.name: t.dtype for t in tensors})
     p = RowPlan(**base.interface(), pre=pre, loop_loc=loop.loc,
-                rows_dim=rows_dim, cols_dim=cols_dim, rows_1d=sorted(low.rows_1d), row_locals=dict(low.row_locals),
+                rows_dim=rows_dim, cols_dim=cols_dim, rows_1d=sorted(low.rows_1d), per_row=sorted(low.per_row),
+                row_locals=dict(low.row_locals),
                 nscalar=low.nscalar, reduces=any(i.api.startswith("Reduce") for i in low.out), instrs=alloc.instrs,
                 nslots=alloc.nslots, slot_of=alloc.slot_of, adv=low.adv)
     if isinstance(cols_dim, int):

@@ -6,13 +6,14 @@ from .budget import ROW_DOC, ROW_FIELDS, sym_fields
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
                       names, tiling_struct)
+from . import per_row
 from .instructions import emit_instr
 from .plans import RowPlan
 from .soc import ADV_MIN_BYTES, BUFFER_NUM
 
 
 def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, ins_t: list, outs_t: list,
-          rows1: list):
+          rows1: list, prow: list):
     init_params = ", ".join([f"{ct} {cname(n)}" for k, n, ct in params if k != "tiling"] +
                             [f"const {sname}& t", "TPipe* pipe"])
     out.emit(f"__aicore__ inline void Init({init_params})")
@@ -46,6 +47,7 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     if p.adv:
         out.emit(f"pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256 > {ADV_MIN_BYTES} ? colsPad_ * 8 + 256 : "
                  f"{ADV_MIN_BYTES});  // sharedTmpBuffer of the advanced math APIs")
+    per_row.init(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:
@@ -58,11 +60,12 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     out.emit()
 
 
-def _process(out: Out, p: RowPlan, st: dict, rows1: list):
+def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
     out.emit("__aicore__ inline void Process()")
     out.emit("{")
     out.depth += 1
     out.comment(p.loop_loc)
+    per_row.prologue(out, prow, st)
     for t in rows1:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Load = {c}RowQue_.AllocTensor<{ty}>();")
@@ -71,19 +74,20 @@ def _process(out: Out, p: RowPlan, st: dict, rows1: list):
         out.emit(f"{c}Row_ = {c}RowQue_.DeQue<{ty}>();")
     out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
     out.emit("  CopyIn(r);")
-    out.emit("  Compute();")
+    out.emit("  Compute(r);" if prow else "  Compute();")
     out.emit("  CopyOut(r);")
     out.emit("}")
     for t in rows1:
         c = cname(t.name)
         out.emit(f"{c}RowQue_.FreeTensor({c}Row_);")
+    per_row.epilogue(out, prow, st)
     out.depth -= 1
     out.emit("}")
     out.emit()
 
 
-def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list):
-    out.emit("__aicore__ inline void Compute()")
+def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list, prow: list):
+    out.emit("__aicore__ inline void Compute(uint32_t r)" if prow else "__aicore__ inline void Compute()")
     out.emit("{")
     out.depth += 1
     out.emit("const uint32_t n = cols_;")
@@ -103,13 +107,14 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         out.emit("LocalTensor<float> red2 = redBuf_.GetWithOffset<float>(8, 32);")
     if p.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
-    for nm in p.row_locals:
-        out.emit(f"float {cname(nm)} = 0.0f;")
+    for nm, ct in p.row_locals.items():
+        out.emit(f"float {cname(nm)} = 0.0f;" if ct == "float" else f"{ct} {cname(nm)} = 0;")
     for k in range(p.nscalar):
         out.emit(f"float sm{k} = 0.0f;")
     for t in rows1:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Row = {c}Row_;")
+    per_row.locals_(out, prow, st)
     last = object()
     for ins in p.instrs:
         if ins.loc is not last:
@@ -127,7 +132,7 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
     out.emit()
 
 
-def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list, rows1: list):
+def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list, rows1: list, prow: list):
     for t in t2 + rows1:
         out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
     for t in ins_t:
@@ -145,6 +150,7 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
         out.emit("TBuf<TPosition::VECCALC> redBuf_;")
     if p.adv:
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    per_row.members(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
@@ -171,20 +177,21 @@ def render_row(p: RowPlan) -> AscendSource:
     ins_t = [t for t in t2 if t.reads]
     outs_t = [t for t in t2 if t.writes]
     rows1 = [p.tensor(n) for n in p.rows_1d]
+    prow = [p.tensor(n) for n in p.per_row]
     out.emit(f"class {cls} {{")
     out.emit("public:")
     out.depth += 1
     out.emit(f"__aicore__ inline {cls}() {{}}")
-    _init(out, p, params, sname, st, t2, ins_t, outs_t, rows1)
-    _process(out, p, st, rows1)
+    _init(out, p, params, sname, st, t2, ins_t, outs_t, rows1, prow)
+    _process(out, p, st, rows1, prow)
     out.depth -= 1
     out.emit("private:")
     out.depth += 1
     copy_in_method(out, "CopyIn(uint32_t r)", ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", "cols_")
-    _compute(out, p, st, ins_t, outs_t, rows1)
+    _compute(out, p, st, ins_t, outs_t, rows1, prow)
     copy_out_method(out, "CopyOut(uint32_t r)", outs_t, st, p.return_loc or p.loop_loc,
                     "[static_cast<uint64_t>(r) * cols_]", "cols_")
-    _members(out, p, st, t2, ins_t, outs_t, rows1)
+    _members(out, p, st, t2, ins_t, outs_t, rows1, prow)
     out.depth -= 1
     out.emit("};")
     out.emit()
