@@ -1,0 +1,193 @@
+"""Per-row 1-D tensors in a row kernel on the ascend target (asc/backends/ascend/per_row.py): inputs [R] of float32,
+float16, bfloat16 and int32 read per row, outputs [R] written per row and stored once per core, a gather of one
+element of the row at a data-dependent column, a one-column selection (`a if j == t else b`) and int8 row tiles --
+each on ascend-sim against the interpreter at awkward sizes (1 row, primes, slices that are not multiples of 32 bytes,
+more rows than cores), and the sim's check that a scalar-written UB buffer is not copied out without an S_MTE3 sync."""
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import asc.language as lang
+from asc.runtime import ascend_sim
+from helpers import close, interpreted
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+R = lang.dim("R")
+C = lang.dim("C")
+
+
+@lang.kernel
+def scale_rows(x: lang.float32[R, C], s: lang.Tensor) -> lang.float32[R, C]:
+    """A per-row scale of any float dtype (read per row as float32)."""
+    out = lang.empty_like(x)
+    for i in range(R):
+        si = lang.float32(s[i])
+        for j in range(C):
+            out[i, j] = x[i, j] * si
+    return out
+
+
+@lang.kernel
+def row_stats(x: lang.float32[R, C], dtype_probe: lang.Tensor):
+    """Two per-row outputs, one of them of the probe's dtype (rounded once, at the store)."""
+    total = lang.empty(R, dtype=lang.float32)
+    peak = lang.empty_like(dtype_probe)
+    for i in range(R):
+        acc = 0.0
+        for j in range(C):
+            acc += x[i, j]
+        m = x[i, 0]
+        for j in range(C):
+            m = max(m, x[i, j])
+        total[i] = acc
+        peak[i] = m * 0.5 + acc
+    return total, peak
+
+
+@lang.kernel
+def pick_and_mark(x: lang.float32[R, C], idx: lang.int32[R]):
+    """The gather x[i, idx[i]] as a per-row output, and the row with its element idx[i] replaced."""
+    picked = lang.empty(R, dtype=lang.float32)
+    marked = lang.empty_like(x)
+    for i in range(R):
+        t = idx[i]
+        picked[i] = x[i, t] * 2.0
+        for j in range(C):
+            marked[i, j] = x[i, j] + 100.0 if j == t else x[i, j]
+    return picked, marked
+
+
+@lang.kernel
+def int8_rows(q: lang.int8[R, C], d: lang.float32[R]) -> lang.float32[R, C]:
+    out = lang.empty((R, C), dtype=lang.float32)
+    for i in range(R):
+        for j in range(C):
+            out[i, j] = lang.float32(q[i, j]) * d[i] + 1.0
+    return out
+
+
+SIZES = [(1, 1), (7, 3), (53, 37), (101, 13)]           # one row; primes; more rows than the 48 cores
+SETTINGS = [{}, {"cores": 3}]
+
+
+def _sim(kernel):
+    return lang.kernel(target="ascend-sim")(kernel.pyfunc)
+
+
+def _run(kernel, args, settings):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # a row plan: no fallback warning
+        with ascend_sim.configured(**settings):
+            return _sim(kernel)(*args)
+
+
+def _plan(kernel, args):
+    return kernel.source("ascend", *args, stage="ascend_plan")
+
+
+def _tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("shape", SIZES)
+def test_per_row_input_of_each_float_dtype(shape, dtype):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(np.float32)
+    s = rng.uniform(-3, 3, shape[0]).astype(dtype)
+    assert "ascend plan: row kernel" in _plan(scale_rows, (x, s))
+    want = interpreted(scale_rows)(x, s)
+    for st in SETTINGS:
+        np.testing.assert_array_equal(_run(scale_rows, (x, s), st), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("shape", SIZES)
+def test_per_row_outputs(shape, dtype):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    probe = np.zeros(shape[0], dtype)
+    assert "per-row tensors: peak, total" in _plan(row_stats, (x, probe))
+    want = _tuple(interpreted(row_stats)(x, probe))
+    for st in SETTINGS:
+        got = _tuple(_run(row_stats, (x, probe), st))
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            close(g, w, w.dtype, ulps=16)          # ReduceSum adds in another order than the interpreter
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_gather_and_one_column_selection(shape):
+    r, c = shape
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(np.float32)
+    idx = rng.integers(0, c, r).astype(np.int32)
+    if r > 2:
+        idx[1] = c - 1                       # the last column
+    plan = _plan(pick_and_mark, (x, idx))
+    assert "Patch(" in plan and "ascend plan: row kernel" in plan
+    want = _tuple(interpreted(pick_and_mark)(x, idx))
+    for st in SETTINGS:
+        got = _tuple(_run(pick_and_mark, (x, idx), st))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_int8_row_tiles(shape):
+    rng = np.random.default_rng(4)
+    q = rng.integers(-128, 128, shape).astype(np.int8)
+    d = rng.uniform(0.001, 0.1, shape[0]).astype(np.float32)
+    want = interpreted(int8_rows)(q, d)
+    for st in SETTINGS:
+        np.testing.assert_array_equal(_run(int8_rows, (q, d), st), want)
+
+
+S_MTE3_KERNEL = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void %s(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  GlobalTensor<float> yGm;
+  yGm.SetGlobalBuffer((__gm__ float*)y, 8);
+  pipe.InitBuffer(buf, 8 * sizeof(float));
+  LocalTensor<float> v = buf.Get<float>();
+  for (uint32_t k = 0; k < 8; ++k) v.SetValue(k, static_cast<float>(k) * 2.0f);
+  %s
+  DataCopy(yGm, v, 8);
+}
+"""
+
+
+def _run_s_mte3(name, sync):
+    gm = [("gm", "x", "GM_ADDR"), ("gm", "y", "GM_ADDR"), ("tiling", "tiling", "GM_ADDR")]
+    lib, _, _ = ascend_sim.build(S_MTE3_KERNEL % (name, sync), name, gm)
+    x, y = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    ascend_sim.launch(lib, [x.ctypes.data, y.ctypes.data], np.zeros(1, np.uint32), 1, None, name)
+    return y
+
+
+def test_the_sim_refuses_a_scalar_written_buffer_copied_out_without_s_mte3():
+    """The per-row outputs are written by the scalar unit and copied out by MTE3: without an S_MTE3 flag between
+    them the copy may read the UB before the scalar writes land. ascend-sim refuses it (new with per-row outputs);
+    the flag, or PipeBarrier<PIPE_ALL>, makes it right."""
+    with pytest.raises(ascend_sim.AscendSimError, match=r"DataCopy: UB->GM copy of UB bytes \[0, 4\) written by a "
+                                                        r"scalar SetValue without an S_MTE3 sync"):
+        _run_s_mte3("no_s_mte3", "")
+    with pytest.raises(ascend_sim.AscendSimError, match="S_MTE3"):          # the wrong event does not sync it
+        _run_s_mte3("wrong_event", "SetFlag<HardEvent::S_V>(0); WaitFlag<HardEvent::S_V>(0);")
+    want = 2 * np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(_run_s_mte3("s_mte3", "SetFlag<HardEvent::S_MTE3>(0); "
+                                                        "WaitFlag<HardEvent::S_MTE3>(0);"), want)
+    np.testing.assert_array_equal(_run_s_mte3("barrier", "PipeBarrier<PIPE_ALL>();"), want)
+
+
+def test_the_row_kernels_emit_the_s_mte3_flag():
+    x = np.ones((5, 7), np.float32)
+    src = row_stats.source("ascend", x, np.zeros(5, np.float32))
+    assert "SetFlag<HardEvent::S_MTE3>" in src and "DataCopyPad(peakGm_, peakRows_, copyParams);" in src
