@@ -120,6 +120,17 @@ def row_bytes(p: RowPlan, cols: int) -> int:
     return b + UB_RESERVED
 
 
+def per_row_bytes(p: RowPlan, per_core: int) -> int:
+    """UB bytes of the per-row tensors' slices (per_row.py): perCore rounded up to 32 elements of each, and a float32
+    copy of each 16-bit one."""
+    pad = -(-per_core // 32) * 32
+    b = 0
+    for name in p.per_row:
+        t = p.tensor(name)
+        b += pad * t.itemsize + (pad * 4 if t.dtype.name in ("float16", "bfloat16") else 0)
+    return b
+
+
 def max_cols(p: RowPlan) -> int:
     """The longest row (a multiple of COL_QUANTUM) that fits the UB."""
     lo, hi = 0, 1 << 20
@@ -147,6 +158,12 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
     per = max(1, -(-rows // ncores))
     block_dim = max(1, -(-rows // per))
     last = rows - (block_dim - 1) * per
+    slices = per_row_bytes(p, per)
+    if need + slices > UB_BYTES:
+        raise CompileError(f"ascend target: {per} rows per core of the per-row tensors "
+                           f"({', '.join(p.per_row)}) need {slices} B of Unified Buffer beside the row's {need} B, over "
+                           f"the {UB_BYTES} B of the UB", p.loop_loc,
+                           ("split the rows over several launches",))
     values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
               "workElems": work_elems(cols)}
     values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
