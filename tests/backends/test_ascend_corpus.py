@@ -42,7 +42,7 @@ PLAN = {
     "column_sum": "scalar",
     "mse_loss": "scalar",
     "dequant_q8_0": "row",
-    "quant_q8_0": "scalar",
+    "quant_q8_0": "row",
     "heat_1d": "scalar",
     "wave_2d": "scalar",
     "rope_neox": "scalar",
@@ -67,8 +67,6 @@ SCALAR_FALLBACK = {
     "column_sum": "the 1-D output 'out' in a row kernel",
     # the mean out[0] / N stored after the reduction loop
     "mse_loss": "the statement Store outside the element loop",
-    # an int8 output (and the round-half-away selection `v >= 0.0`: a conditional in a row kernel)
-    "quant_q8_0": "'q' is int8; vector code writes float32, float16 and bfloat16",
     # the two boundary stores out[0], out[N - 1] outside the loop (and the shifted reads u[i - 1], u[i + 1])
     "heat_1d": "the statement Store outside the element loop",
     # a stencil over the interior range(1, R - 1)

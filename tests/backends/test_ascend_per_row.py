@@ -147,6 +147,70 @@ def test_int8_row_tiles(shape):
         np.testing.assert_array_equal(_run(int8_rows, (q, d), st), want)
 
 
+@lang.kernel
+def to_int8(x: lang.float32[R, C], s: lang.float32[R]):
+    """NumPy's float -> int8 / uint8 of any float (truncation, wrap-around, NaN and out of range), per row scaled."""
+    q = lang.empty((R, C), dtype=lang.int8)
+    u = lang.empty((R, C), dtype=lang.uint8)
+    for i in range(R):
+        for j in range(C):
+            v = x[i, j] * s[i]
+            q[i, j] = lang.int8(v)
+            u[i, j] = lang.uint8(v)
+    return q, u
+
+
+SPECIAL = [0.0, -0.0, 0.5, -0.5, 0.99999994, -0.99999994, 1.5, 127.0, 127.9, 128.0, -128.0, -128.9, -129.0, 200.0,
+           255.0, 256.0, 300.7, -300.7, 65535.0, 65537.0, 16777217.0, 2147483520.0, 2147483648.0, -2147483648.0,
+           -2147483904.0, 3e9, -3e9, 1e30, -1e30, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 37), (53, 41)])
+def test_float_to_int8_as_numpy(shape):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(shape) * 300).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[:min(len(SPECIAL), flat.size)] = np.array(SPECIAL[:flat.size], np.float32)
+    s = np.ones(shape[0], np.float32)
+    want = interpreted(to_int8)(x, s)
+    for st in SETTINGS:
+        got = _run(to_int8, (x, s), st)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+@lang.kernel
+def clipped_softmax_rows(x: lang.Tensor, lo: float = -1.0):
+    """A conditional over the row (Compare + Select on padded repeats) next to reductions."""
+    out = lang.empty_like(x)
+    rows, cols = x.shape
+    for i in range(rows):
+        m = x[i, 0]
+        for j in range(cols):
+            m = max(m, x[i, j])
+        s = 0.0
+        for j in range(cols):
+            v = x[i, j] - m
+            s += lang.exp(v if v > lo else lo)
+        for j in range(cols):
+            v = x[i, j] - m
+            out[i, j] = (lang.exp(v) if v > lo else 0.0) / s
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 37), (53, 64), (7, 65), (11, 130)])
+def test_conditionals_in_row_kernels(shape, dtype):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal(shape) * 2).astype(dtype)
+    plan = _plan(clipped_softmax_rows, (x,))
+    assert "ascend plan: row kernel" in plan and "compare mask: yes" in plan
+    want = interpreted(clipped_softmax_rows)(x)
+    for st in SETTINGS:
+        close(_run(clipped_softmax_rows, (x,), st), want, want.dtype, ulps=8)
+
+
 S_MTE3_KERNEL = """#include "kernel_operator.h"
 using namespace AscendC;
 extern "C" __global__ __aicore__ void %s(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)

@@ -92,8 +92,14 @@ def map_tiling(p: MapPlan, symbols: dict, soc: str = DEFAULT_SOC, cores=None, ti
 
 # ------------------------------------------------------------------ row kernels
 
-def cols_pad(cols: int) -> int:
-    return max(COL_QUANTUM, -(-cols // COL_QUANTUM) * COL_QUANTUM)
+def cols_pad(cols: int, select: bool = False) -> int:
+    """The row tile's length: the row padded to 16 elements, or to whole 256-byte repeats of float32 (64) where
+    Compare / Select run on the row (their counts are whole repeats)."""
+    q = SELECT_QUANTUM if select else COL_QUANTUM
+    return max(q, -(-cols // q) * q)
+
+
+SELECT_QUANTUM = 64
 
 
 def work_elems(cols: int) -> int:
@@ -104,7 +110,7 @@ def work_elems(cols: int) -> int:
 
 def row_bytes(p: RowPlan, cols: int) -> int:
     """UB bytes a row program needs for rows of `cols` elements."""
-    cp = cols_pad(cols)
+    cp = cols_pad(cols, p.select)
     b = 0
     for t in p.tensors:
         if len(t.shape) == 2:
@@ -117,6 +123,8 @@ def row_bytes(p: RowPlan, cols: int) -> int:
     b += 64 if (p.reduces or p.nscalar) else 0
     if p.adv:
         b += adv_tmp_bytes(cp)
+    if p.select:
+        b += cp // 8 + SELECT_RESERVE          # the bit mask, and Select's scratch at the top of the UB
     return b + UB_RESERVED
 
 
@@ -164,7 +172,7 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
                            f"({', '.join(p.per_row)}) need {slices} B of Unified Buffer beside the row's {need} B, over "
                            f"the {UB_BYTES} B of the UB", p.loop_loc,
                            ("split the rows over several launches",))
-    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
+    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols, p.select), "perCore": per, "lastCore": last,
               "workElems": work_elems(cols)}
     values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
     return block_dim, values

@@ -133,12 +133,14 @@ class RowPlan(Plan):
     nslots: int = 0
     slot_of: dict = field(default_factory=dict)
     adv: bool = False
+    select: bool = False                              # Compare / Select: the mask, tiles padded to 256-byte repeats
 
     def details(self) -> list:
         return _pre(self.pre) + [
             f"rows: {_dim(self.rows_dim)} of {_dim(self.cols_dim)}; 1-D rows: {', '.join(self.rows_1d) or 'none'}; "
             + (f"per-row tensors: {', '.join(self.per_row)}; " if self.per_row else "") +
-            f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}",
+            f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}"
+            + ("; compare mask: yes" if self.select else ""),
             f"per-row scalars: {', '.join(self.row_locals) or 'none'}"] + _program(self.instrs, self.slot_of)
 
 

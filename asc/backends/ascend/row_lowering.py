@@ -244,7 +244,33 @@ class RowLowerer(Lowerer):
         if not (len(s.indices) == 2 and is_var(s.indices[0], self.row_var) and is_var(s.indices[1], self.col_var)):
             raise Unsupported(f"the store to {s.tensor.name}[...] is not at [row, column]", s.loc)
         self.indices = (self.row_var, self.col_var)
+        gm = self.tensors[s.tensor.name]
+        if gm.dtype.name in ("int8", "uint8"):
+            return self.store_int8(s, gm)
         self.store(s)
+
+    def store_int8(self, s: ir.Store, gm):
+        """`q[i, j] = int8(r)`: NumPy's float -> int8 (x86): truncated to int32 (NaN and out of range: INT_MIN),
+        then wrapped to 8 bits. On the vector unit, exactly: Cast to int32 (CAST_TRUNC; it saturates, and NaN is 0
+        -- every such value is 0 mod 256, as x86's INT_MIN), back to float32 (exact: a truncated float, or +-2^31),
+        w = t - 256 * floor((t + 128) / 256) (int8; uint8: t - 256 * floor(t / 256)) -- each step exact for
+        |t| <= 2^31 --, then float32 -> half -> int8 (CAST_NONE; exact for integers of 8 bits)."""
+        value = s.value
+        if not (isinstance(value, ir.Cast) and value.type.dtype == gm.dtype and value.x.type.dtype.kind == "f"):
+            raise Unsupported(f"a store to the {gm.dtype.name} row {gm.name!r} that is not a conversion of a float",
+                              s.loc)
+        gm.writes = True
+        v = self.vec(self.value(value.x))
+        i32 = self.emit("CastToI32", self.reg(), [v], mode="CAST_TRUNC")
+        t = self.emit("CastFromI32", self.reg(), [i32], mode="CAST_NONE")
+        a = self.emit("Adds", self.reg(), [t], scalar="128.0f") if gm.dtype.name == "int8" else t
+        b = self.emit("Muls", self.reg(), [a], scalar="0.00390625f")
+        c = self.emit("Cast", self.reg(), [b], mode="CAST_FLOOR")
+        d = self.emit("Muls", self.reg(), [c], scalar="256.0f")
+        w = self.emit("Sub", self.reg(), [t, d])
+        h = self.emit("CastTo16", self.reg(), [w], mode="CAST_NONE", scalar="float16")
+        self.emit("CastTo8", V("out", gm.name), [h], mode="CAST_NONE")
+        self.stored[gm.name] = w
 
     # ---- the loops over the row
     def inner(self, loop: ir.For, cols_dim):
@@ -351,15 +377,14 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
     for t in tensors:
         if t.kind == "alloc" and not t.writes:
             raise Unsupported(f"the output {t.name!r} is not written by the row loop", loop.loc)
-    if low.select:
-        raise Unsupported("conditional expressions (`x if c else y`) in row kernels have no vector lowering yet",
-                          loop.loc)
+    if low.select and any(t.reads and t.dtype.name in ("int8", "uint8") for t in tensors):
+        raise Unsupported("a conditional expression next to an 8-bit integer row", loop.loc)
     alloc = finalize(low.out, {t.name: t.dtype for t in tensors})
     p = RowPlan(**base.interface(), pre=pre, loop_loc=loop.loc,
                 rows_dim=rows_dim, cols_dim=cols_dim, rows_1d=sorted(low.rows_1d), per_row=sorted(low.per_row),
                 row_locals=dict(low.row_locals),
                 nscalar=low.nscalar, reduces=any(i.api.startswith("Reduce") for i in low.out), instrs=alloc.instrs,
-                nslots=alloc.nslots, slot_of=alloc.slot_of, adv=low.adv)
+                nslots=alloc.nslots, slot_of=alloc.slot_of, adv=low.adv, select=low.select)
     if isinstance(cols_dim, int):
         need = row_bytes(p, cols_dim)
         if need > UB_BYTES:

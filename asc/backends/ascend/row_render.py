@@ -47,6 +47,8 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     if p.adv:
         out.emit(f"pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256 > {ADV_MIN_BYTES} ? colsPad_ * 8 + 256 : "
                  f"{ADV_MIN_BYTES});  // sharedTmpBuffer of the advanced math APIs")
+    if p.select:
+        out.emit("pipe->InitBuffer(maskBuf_, colsPad_ / 8);  // Compare's bit mask")
     per_row.init(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
@@ -58,6 +60,18 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     out.depth -= 1
     out.emit("}")
     out.emit()
+
+
+def _pad(out: Out, tile: str, ty: str, itemsize: int, n: str, nv: str):
+    """Zeros in a tile from the end of what its copy wrote up to the padded count (only where there is a tail: at
+    the tile's length the offset would be past its end, which LocalTensor::operator[] refuses)."""
+    per = 32 // itemsize
+    out.emit("{")
+    out.emit(f"  const uint32_t padded = ({n} + {per - 1}) / {per} * {per};  // written by the copy")
+    out.emit(f"  if (padded < {nv}) {{")
+    out.emit(f"    Duplicate({tile}[padded], static_cast<{ty}>(0.0f), static_cast<int32_t>({nv} - padded));")
+    out.emit("  }")
+    out.emit("}")
 
 
 def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
@@ -72,6 +86,8 @@ def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
         copy_in(out, f"{c}Load", f"{c}Gm_", ty, "cols_")
         out.emit(f"{c}RowQue_.EnQue({c}Load);")
         out.emit(f"{c}Row_ = {c}RowQue_.DeQue<{ty}>();")
+        if p.select:
+            _pad(out, f"{c}Row_", ty, t.itemsize, "cols_", "(cols_ + 63) / 64 * 64")
     out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
     out.emit("  CopyIn(r);")
     out.emit("  Compute(r);" if prow else "  Compute();")
@@ -107,6 +123,11 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         out.emit("LocalTensor<float> red2 = redBuf_.GetWithOffset<float>(8, 32);")
     if p.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
+    if p.select:
+        out.emit("LocalTensor<uint8_t> mask = maskBuf_.Get<uint8_t>();")
+        out.emit("const uint32_t nv = (n + 63) / 64 * 64;  // whole 256-byte repeats, as Compare needs")
+        for t in ins_t:
+            _pad(out, f"{cname(t.name)}In", st[t.name], t.itemsize, "n", "nv")
     for nm, ct in p.row_locals.items():
         out.emit(f"float {cname(nm)} = 0.0f;" if ct == "float" else f"{ct} {cname(nm)} = 0;")
     for k in range(p.nscalar):
@@ -120,7 +141,8 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         if ins.loc is not last:
             out.comment(ins.loc)
             last = ins.loc
-        emit_instr(out, ins, p.slot_of, "n")
+        # element-wise instructions run on the padded count where Compare / Select do; reductions on the row
+        emit_instr(out, ins, p.slot_of, "nv" if p.select and not ins.api.startswith("Reduce") else "n")
     for t in outs_t:
         c = cname(t.name)
         out.emit(f"{c}OutQue_.EnQue({c}Out);")
@@ -150,6 +172,8 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
         out.emit("TBuf<TPosition::VECCALC> redBuf_;")
     if p.adv:
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    if p.select:
+        out.emit("TBuf<TPosition::VECCALC> maskBuf_;")
     per_row.members(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
