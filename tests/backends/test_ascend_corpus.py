@@ -36,7 +36,7 @@ PLAN = {
     "softmax_fused_f16": "row",
     "layernorm_fwd": "row",
     "rmsnorm_f16": "row",
-    "online_softmax": "scalar",
+    "online_softmax": "row",
     "logsumexp_rows": "row",
     "cross_entropy_fwd_bwd": "row",
     "column_sum": "scalar",
@@ -61,8 +61,6 @@ PLAN = {
 SCALAR_FALLBACK = {
     # `d = g + momentum * b if nesterov else b`: a condition on a bool scalar parameter, not a float comparison
     "sgd_momentum": "a condition that is not a comparison of floats has no vector lowering",
-    # the online normalizer s = s * exp(m - m_new) + exp(x - m_new) carries s along the row (not a plain reduction)
-    "online_softmax": "'s' is carried across the row's columns but is not a sum, max or min reduction",
     # a column reduction across rows: out[j] += x[i, j]
     "column_sum": "the 1-D output 'out' in a row kernel",
     # the mean out[0] / N stored after the reduction loop

@@ -285,7 +285,8 @@ class RowLowerer(Lowerer):
         inner_env, outer_carried = dict(self.env), self.carried
         self.carried = assigned_names(loop.body) - set(self.row_locals)
         reductions = []
-        for s in loop.body:
+        online = _online_normalizer(loop.body, self.row_locals)
+        for s in ([] if online else loop.body):
             self.loc = s.loc
             if isinstance(s, ir.Assign) and s.var.name in self.row_locals:
                 self.defined_in_row(s.var.name, s.loc)
@@ -309,10 +310,96 @@ class RowLowerer(Lowerer):
         for s, op, v in reductions:
             self.loc = s.loc
             self.out.append(Instr(REDUCE_API[op], None, (v,), rdst=cname(s.var.name), mode=op, loc=s.loc))
+        if online:
+            self.online_normalizer(*online)
         self.env = inner_env
         self.carried = outer_carried
         self.col_var = None
         self.indices = (self.row_var,)
+
+    def fresh_scalar(self) -> str:
+        name = f"sm{self.nscalar}"
+        self.nscalar += 1
+        return name
+
+    def online_normalizer(self, stmts, m: str, m_new: str, s: str, e, x):
+        """The online-softmax normalizer over the row (Milakov & Gimelshein's recurrence)
+
+            m_new = max(m, e_j);  s = s * exp(m - m_new) + exp(x_j - m_new);  m = m_new
+
+        in two passes over the row's tile: m' = max(m, ReduceMax(e)), then s' = s * exp(m - m') + ReduceSum(exp(x -
+        m')). In exact arithmetic the two are equal: the recurrence's term j is exp(x_j - m_j) times the rescale
+        factors exp(m_{k-1} - m_k) of every later step, whose product is exp(m_j - m'), so it is exp(x_j - m'). They
+        differ in rounding only: the recurrence rounds one exp and one product per rescale (as many as the running
+        max grows along the row), the two passes round each exp(x_j - m') once, then the sum; both stay within the
+        kernel's few ulps of exp and division. The special values agree: a NaN in the row makes m' and s' NaN; a row
+        of -inf (with m = -inf, s = 0 at the start) gives exp(-inf - -inf) = NaN, hence s' = NaN, as the recurrence
+        does at its first step; a larger m at the start rescales s by exp(m - m') exactly as one step would."""
+        for st in stmts:
+            self.defined_in_row(st.var.name, st.loc) if st.var.name in self.row_locals else None
+        self.loc = stmts[0].loc
+        ve = self.value(e)
+        if isinstance(ve, S):
+            raise Unsupported("an online normalizer of a value that does not depend on the column", self.loc)
+        m_old = self.fresh_scalar()
+        self.out.append(Instr("Scalar", None, (), scalar=cname(m), rdst=m_old, loc=self.loc))
+        self.out.append(Instr("ReduceMax", None, (ve,), rdst=cname(m), mode="max", loc=self.loc))
+        self.loc = stmts[1].loc
+        self.env[m_new] = S(cname(m))
+        vx = self.value(ir.Call("exp", (ir.Binary("sub", x, ir.Var(m_new, x.type), x.type),), x.type))
+        if isinstance(vx, S):
+            raise Unsupported("an online normalizer of a value that does not depend on the column", self.loc)
+        total = self.fresh_scalar()
+        self.out.append(Instr("Scalar", None, (), scalar="0.0f", rdst=total, loc=self.loc))
+        self.out.append(Instr("ReduceSum", None, (vx,), rdst=total, mode="add", loc=self.loc))
+        factor = self.fresh_scalar()
+        self.out.append(Instr("ScalarMath", None, (), scalar=f"({m_old} - {cname(m)})", mode=OPS["exp"]["api"],
+                              rdst=factor, loc=self.loc))
+        self.out.append(Instr("Scalar", None, (), scalar=f"(({cname(s)} * {factor}) + {total})", rdst=cname(s),
+                              loc=self.loc))
+        self.loc = stmts[2].loc
+        self.note(f"{m} = {m_new}: {m} holds the row's new max", self.loc)
+
+
+def _online_normalizer(body, row_locals):
+    """(statements, m, m_new, s, e, x) if the loop body is the online-softmax recurrence
+    `m_new = max(m, e); s = s * exp(m - m_new) + exp(x - m_new); m = m_new` (m, s per-row floats; e, x free of
+    m, m_new and s; the operands of + and * in either order), else None."""
+    if len(body) != 3 or not all(isinstance(st, ir.Assign) for st in body):
+        return None
+    a, b, c = body
+    m_new = a.var.name
+    if not (isinstance(a.value, ir.Call) and a.value.fn == "maximum" and len(a.value.args) == 2):
+        return None
+    m = e = None
+    for p, q in ((a.value.args[0], a.value.args[1]), (a.value.args[1], a.value.args[0])):
+        if isinstance(p, ir.Var) and p.name in row_locals and row_locals[p.name] == "float":
+            m, e = p.name, q
+            break
+    s = b.var.name
+    if m is None or s == m or s not in row_locals or not (is_var(c.value, m_new) and c.var.name == m):
+        return None
+
+    def exp_of(z):
+        return z.args[0] if isinstance(z, ir.Call) and z.fn == "exp" and len(z.args) == 1 else None
+
+    def sub(z, rhs):
+        return z.a if isinstance(z, ir.Binary) and z.op == "sub" and is_var(z.b, rhs) else None
+    v = b.value
+    if not (isinstance(v, ir.Binary) and v.op == "add"):
+        return None
+    for p, q in ((v.a, v.b), (v.b, v.a)):
+        if not (isinstance(p, ir.Binary) and p.op == "mul"):
+            continue
+        for p1, p2 in ((p.a, p.b), (p.b, p.a)):
+            d = exp_of(p2)
+            if is_var(p1, s) and d is not None and is_var(sub(d, m_new), m) and exp_of(q) is not None:
+                x = sub(exp_of(q), m_new)
+                names = {m, m_new, s}
+                if x is not None and not any(isinstance(z, ir.Var) and z.name in names
+                                             for y in (x, e) for z in ir.walk_expr(y)):
+                    return body, m, m_new, s, e, x
+    return None
 
 
 def _element(value, name):
