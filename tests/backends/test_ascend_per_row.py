@@ -49,6 +49,35 @@ def row_stats(x: lang.float32[R, C], dtype_probe: lang.Tensor):
 
 
 @lang.kernel
+def store_then_read(x: lang.float32[R, C], probe: lang.Tensor):
+    """A per-row output read back after the row stored it, its operand changed in between (the stored value, rounded
+    to the output's dtype, is what is read)."""
+    first = lang.empty_like(probe)
+    second = lang.empty(R, dtype=lang.float32)
+    for i in range(R):
+        s = 0.0
+        for j in range(C):
+            s += x[i, j]
+        first[i] = s / 3.0
+        s = s * 2.0
+        second[i] = first[i] + s
+    return first, second
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_per_row_output_read_after_its_store(dtype):
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((29, 7)).astype(np.float32)
+    probe = np.zeros(29, dtype)
+    assert "ascend plan: row kernel" in _plan(store_then_read, (x, probe))
+    want = interpreted(store_then_read)(x, probe)
+    got = _run(store_then_read, (x, probe), {"cores": 3})
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        close(g, w, w.dtype, ulps=4)
+
+
+@lang.kernel
 def pick_and_mark(x: lang.float32[R, C], idx: lang.int32[R]):
     """The gather x[i, idx[i]] as a per-row output, and the row with its element idx[i] replaced."""
     picked = lang.empty(R, dtype=lang.float32)

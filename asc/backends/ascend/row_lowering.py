@@ -170,9 +170,11 @@ class RowLowerer(Lowerer):
         check_per_row_dtype(gm, e.loc)
         if gm.kind == "alloc":
             if gm.name in self.row_set:
-                if self.row_set[gm.name] is None:
-                    raise Unsupported(f"a read of the {gm.dtype.name} {gm.name!r} after the row stored it", e.loc)
-                return S(self.row_set[gm.name])
+                # read back from its buffer (the value as stored, not its expression: its operands may change)
+                back = f"{per_row_ref(gm)}.GetValue(r)"
+                if gm.dtype.name in STORAGE_ROUND:
+                    back = f"static_cast<float>({STORAGE_ROUND[gm.dtype.name].format(back)})"
+                return S(back)
             if gm.init == "zeros":
                 return S("0.0f")
             raise Unsupported(f"the kernel reads {gm.name!r} before writing it", e.loc)
@@ -192,7 +194,7 @@ class RowLowerer(Lowerer):
         v = self.scalar_expr(value)
         gm.writes = True
         self.per_row.add(gm.name)
-        self.row_set[gm.name] = v.text if gm.dtype.name == "float32" else None
+        self.row_set[gm.name] = True
         self.out.append(Instr("RowSet", None, (), scalar=v.text, rdst=per_row_ref(gm),
                               mode="tile" if self.tile_reads > before else None, loc=s.loc))
 
