@@ -346,3 +346,13 @@ def test_the_row_kernels_emit_the_s_mte3_flag():
     x = np.ones((5, 7), np.float32)
     src = row_stats.source("ascend", x, np.zeros(5, np.float32))
     assert "SetFlag<HardEvent::S_MTE3>" in src and "DataCopyPad(peakGm_, peakRows_, copyParams);" in src
+
+
+def test_an_integer_size_in_row_code_stays_a_row_kernel():
+    """`acc / C` with C a dynamic size (an int converted to float32 in the row's scalar code) is a row kernel."""
+    from asc.examples import seed
+    x = np.ones((3, 5), np.float32)
+    w = np.ones(5, np.float32)
+    k = lang.kernel(dynamic_shape=True)(seed.layernorm.pyfunc)
+    src = k.source("ascend", x, w, w)
+    assert "row kernel" in src.split("\n", 2)[1]

@@ -112,7 +112,7 @@ class RowLowerer(Lowerer):
         if isinstance(e, ir.Cast):
             x = self.scalar_expr(e.x)
             src, dst = e.x.type.dtype, e.type.dtype
-            if dst.kind == "f" and (not e.explicit or dst.name == "float32") and src.kind == "f":
+            if dst.kind == "f" and (not e.explicit or dst.name == "float32") and src.kind in "fiu":
                 return S(f"static_cast<float>({x.text})")
             if dst.kind == "f" and e.explicit and dst.name in STORAGE_ROUND and src.kind == "f":
                 return S(f"static_cast<float>({STORAGE_ROUND[dst.name].format(x.text)})")
