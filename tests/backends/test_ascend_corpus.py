@@ -34,15 +34,15 @@ PLAN = {
     "sgd_momentum": "map",
     "softmax_fused": "row",
     "softmax_fused_f16": "row",
-    "layernorm_fwd": "scalar",
+    "layernorm_fwd": "row",
     "rmsnorm_f16": "row",
-    "online_softmax": "scalar",
-    "logsumexp_rows": "scalar",
-    "cross_entropy_fwd_bwd": "scalar",
+    "online_softmax": "row",
+    "logsumexp_rows": "row",
+    "cross_entropy_fwd_bwd": "row",
     "column_sum": "scalar",
     "mse_loss": "scalar",
-    "dequant_q8_0": "scalar",
-    "quant_q8_0": "scalar",
+    "dequant_q8_0": "row",
+    "quant_q8_0": "row",
     "heat_1d": "scalar",
     "wave_2d": "scalar",
     "rope_neox": "scalar",
@@ -59,22 +59,10 @@ PLAN = {
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
 SCALAR_FALLBACK = {
-    # a row kernel with per-row outputs mean[R], rstd[R] besides y[R, C] (several outputs of different shapes)
-    "layernorm_fwd": "the 1-D tensor 'mean' is not as long as a row",
-    # the online normalizer s = s * exp(m - m_new) + exp(x - m_new) carries s along the row (not a plain reduction)
-    "online_softmax": "'s' is carried across the row's columns but is not a sum, max or min reduction",
-    # a per-row output out[R]
-    "logsumexp_rows": "the 1-D tensor 'out' is not as long as a row",
-    # a per-row int32 input target[R] (and the gather logits[i, target[i]])
-    "cross_entropy_fwd_bwd": "the 1-D tensor 'target' is not as long as a row",
     # a column reduction across rows: out[j] += x[i, j]
     "column_sum": "the 1-D output 'out' in a row kernel",
     # the mean out[0] / N stored after the reduction loop
     "mse_loss": "the statement Store outside the element loop",
-    # a per-row float16 scale d[R]
-    "dequant_q8_0": "the 1-D tensor 'd' is not as long as a row",
-    # a per-row output d[R] (and an int8 output)
-    "quant_q8_0": "the 1-D tensor 'd' is not as long as a row",
     # the two boundary stores out[0], out[N - 1] outside the loop (and the shifted reads u[i - 1], u[i + 1])
     "heat_1d": "the statement Store outside the element loop",
     # a stencil over the interior range(1, R - 1)

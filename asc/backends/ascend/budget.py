@@ -94,8 +94,14 @@ def map_tiling(p: MapPlan, symbols: dict, soc: str = DEFAULT_SOC, cores=None, ti
 
 # ------------------------------------------------------------------ row kernels
 
-def cols_pad(cols: int) -> int:
-    return max(COL_QUANTUM, -(-cols // COL_QUANTUM) * COL_QUANTUM)
+def cols_pad(cols: int, select: bool = False) -> int:
+    """The row tile's length: the row padded to 16 elements, or to whole 256-byte repeats of float32 (64) where
+    Compare / Select run on the row (their counts are whole repeats)."""
+    q = SELECT_QUANTUM if select else COL_QUANTUM
+    return max(q, -(-cols // q) * q)
+
+
+SELECT_QUANTUM = 64
 
 
 def work_elems(cols: int) -> int:
@@ -106,7 +112,7 @@ def work_elems(cols: int) -> int:
 
 def row_bytes(p: RowPlan, cols: int) -> int:
     """UB bytes a row program needs for rows of `cols` elements."""
-    cp = cols_pad(cols)
+    cp = cols_pad(cols, p.select)
     b = 0
     for t in p.tensors:
         if len(t.shape) == 2:
@@ -119,6 +125,8 @@ def row_bytes(p: RowPlan, cols: int) -> int:
     b += 64 if (p.reduces or p.nscalar) else 0
     if p.adv:
         b += adv_tmp_bytes(cp)
+    if p.select:
+        b += cp // 8 + SELECT_RESERVE          # the bit mask, and Select's scratch at the top of the UB
     return b + UB_RESERVED + scalar_math_bytes(p.pre_math)
 
 
@@ -128,6 +136,17 @@ def check_row_budget(p: RowPlan, loc):
         raise CompileError(f"ascend target: a row of {p.cols_dim} elements needs {row_bytes(p, p.cols_dim)} B of "
                            f"Unified Buffer, over the {UB_BYTES} B of the UB", loc,
                            (f"suggested tile size: rows of at most {max_cols(p)} elements fit",))
+
+
+def per_row_bytes(p: RowPlan, per_core: int) -> int:
+    """UB bytes of the per-row tensors' slices (per_row.py): perCore rounded up to 32 elements of each, and a float32
+    copy of each 16-bit one."""
+    pad = -(-per_core // 32) * 32
+    b = 0
+    for name in p.per_row:
+        t = p.tensor(name)
+        b += pad * t.itemsize + (pad * 4 if t.dtype.name in ("float16", "bfloat16") else 0)
+    return b
 
 
 def max_cols(p: RowPlan) -> int:
@@ -157,7 +176,13 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
     per = max(1, -(-rows // ncores))
     block_dim = max(1, -(-rows // per))
     last = rows - (block_dim - 1) * per
-    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols), "perCore": per, "lastCore": last,
+    slices = per_row_bytes(p, per)
+    if need + slices > UB_BYTES:
+        raise CompileError(f"ascend target: {per} rows per core of the per-row tensors "
+                           f"({', '.join(p.per_row)}) need {slices} B of Unified Buffer beside the row's {need} B, over "
+                           f"the {UB_BYTES} B of the UB", p.loop_loc,
+                           ("split the rows over several launches",))
+    values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols, p.select), "perCore": per, "lastCore": last,
               "workElems": work_elems(cols)}
     values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
     return block_dim, values

@@ -66,7 +66,11 @@ def _vec_cycles(ins: Instr, n: int) -> float:
     if ins.api == "ScalarMath":
         return 3 * ISSUE + SYNC
     if ins.api == "Scalar":
-        return SYNC if "GetValue" in (ins.scalar or "") else 2
+        return 2 * SYNC if ins.mode == "tile" else 2
+    if ins.api == "RowSet":
+        return SYNC * (3 if ins.mode == "tile" else 1)
+    if ins.api == "Patch":
+        return repeats + ISSUE + 3 * SYNC
     return repeats + ISSUE
 
 
@@ -121,6 +125,8 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
             rows, cols = t["perCore"], t["cols"]
             bytes_row = sum(x.itemsize * cols * (int(x.reads) + int(x.writes)) for x in p.tensors
                             if len(x.shape) == 2)
+            bytes_row += sum(x.itemsize * (int(x.reads) + int(x.writes)) for x in p.tensors
+                             if x.name in p.per_row)        # per-row tensors: one slice in and out per core
             copy = [bytes_row / bw] * rows
             vec = [sum(_vec_cycles(i, cols) for i in p.instrs) / clock] * rows
         steady = sum(max(c, v) for c, v in zip(copy, vec))

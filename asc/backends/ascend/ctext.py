@@ -26,7 +26,7 @@ STORAGE_ROUND = {"float16": "static_cast<half>({})", "bfloat16": "static_cast<bf
 # members, parameters, types, enums, API calls. tests/backends/test_ascend_names.py finds them by rendering kernels
 # whose every name is a placeholder, and fails on one missing here.
 GENERATED = frozenset("""
-    A1 A2 B1 B2 C1 C2 CO1 CO2 GM VECIN VECOUT VECCALC V_S MTE2_S MTE3_V V_MTE3 S_V MTE2_V
+    A1 A2 B1 B2 C1 C2 CO1 CO2 GM VECIN VECOUT VECCALC V_S MTE2_S MTE3_V V_MTE3 S_V MTE2_V S_MTE3
     AscendC TPipe TQue TBuf TPosition LocalTensor GlobalTensor HardEvent RoundMode CacheLine DcciDst QuantMode_t
     GM_ADDR KERNEL_TASK_TYPE_DEFAULT KERNEL_TYPE_AIV_ONLY KERNEL_TYPE_AIC_ONLY KERNEL_TYPE_MIX_AIC_1_2
     ASCENDC_CPU_DEBUG CACHELINE_OUT ENTIRE_DATA_CACHE CFG_ROW_MAJOR CAST_NONE CAST_RINT CAST_FLOOR CAST_CEIL
@@ -42,11 +42,12 @@ GENERATED = frozenset("""
     maskBuf_ a1 a2 b1 b2 c1 a1Que_ a2Que_ b1Que_ b2Que_ c1Que_ baseM baseN baseK
     main argc argv argi arg stream blockDim tilingDev aclrtStream aclError err_ std ReadInput f path buf call
     static_cast reinterpret_cast mask nv __FILE__ __LINE__ stderr INT32_MIN INT64_MIN
+    rowBase rowsPad_ pIdx pIn pVal padded
 """.split())
 
 # what the renderers append to a tensor's or scalar's C++ name: xGm_, xInQue_, xIn, wRow_, t_, xHost (main.cpp) ...
 DERIVED = ("Gm", "Gm_", "Ub", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_", "Row_", "Load", "Padded", "_", "Host",
-           "Dev")
+           "Dev", "Rows", "Rows_", "RowsF", "RowsF_", "RowsBuf_", "RowsFBuf_")
 
 # the API's functions and the types and enums of their documented prototypes (not their parameter names, nor
 # template parameters such as T)

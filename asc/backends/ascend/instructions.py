@@ -25,11 +25,22 @@ def sync(out, event: str):
 
 
 def _scalar(out, ins, f):
-    """A per-row scalar statement; one that reads UB waits for the copy and the vector unit first."""
-    if "GetValue" in ins.scalar:
+    """A per-row scalar statement; one that reads a row's tile (mode "tile") waits for the copy and the vector unit
+    first (the per-row tensors' buffers were synchronized once, before the first row)."""
+    if ins.mode == "tile":
         sync(out, "MTE2_S")
         sync(out, "V_S")
     out.emit(f"{ins.rdst} = {ins.scalar};")
+
+
+def _row_set(out, ins, f):
+    """A per-row output's value for row r (per_row.py): a scalar write of its float32 UB buffer (`rdst`), then an
+    S_V flag, so that no later vector instruction runs before the write."""
+    if ins.mode == "tile":
+        sync(out, "MTE2_S")
+        sync(out, "V_S")
+    out.emit(f"{ins.rdst}.SetValue(r, static_cast<float>({ins.scalar}));")
+    sync(out, "S_V")
 
 
 def _reduce(out, ins, f):
@@ -66,6 +77,30 @@ def _pick(out, ins, f):
         out.emit("Muls({d}, ({c}) ? {s0} : {s1}, 1.0f, {n});".format(c=c, **f))
 
 
+def _patch(out, ins, f):
+    """`a if j == c else b` in a row (row_lowering.patch): d = b's row with element c replaced by a's element c.
+    a's element is read before d is written (d may take a's slot); an index outside [0, n) replaces nothing."""
+    out.emit("{")
+    out.depth += 1
+    out.emit(f"const int64_t pIdx = static_cast<int64_t>({ins.scalar});")
+    out.emit(f"const bool pIn = pIdx >= 0 && pIdx < static_cast<int64_t>({f['n']});")
+    out.emit("float pVal = 0.0f;")
+    sync(out, "V_S")
+    out.emit(f"if (pIn) pVal = {f['s1']}.GetValue(static_cast<uint32_t>(pIdx));")
+    out.emit(f"Muls({f['d']}, {f['s0']}, 1.0f, {f['n']});")
+    out.emit("if (pIn) {")
+    out.depth += 1
+    sync(out, "V_S")
+    out.emit(f"{f['d']}.SetValue(static_cast<uint32_t>(pIdx), pVal);")
+    sync(out, "S_V")
+    if ins.dst.kind == "out":          # the output tile goes to GM by MTE3, after this scalar write
+        sync(out, "S_MTE3")
+    out.depth -= 1
+    out.emit("}")
+    out.depth -= 1
+    out.emit("}")
+
+
 TEMPLATES = {
     "Note": "// ({scalar})",
     **{api: BINARY for api in ("Add", "Sub", "Mul", "Div")},
@@ -80,8 +115,13 @@ TEMPLATES = {
     "Select": "Select({d}, {s0}, {s1}, {s2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
     "Pick": _pick,
     "CastTo16": "Cast({d}.ReinterpretCast<{storage}>(), {s0}, RoundMode::{mode}, {n});",
+    "CastToI32": "Cast({d}.ReinterpretCast<int32_t>(), {s0}, RoundMode::{mode}, {n});",
+    "CastFromI32": "Cast({d}, {s0}.ReinterpretCast<int32_t>(), RoundMode::{mode}, {n});",
+    "CastTo8": "Cast({d}, {s0}.ReinterpretCast<half>(), RoundMode::{mode}, {n});",
     "CastFrom16": "Cast({d}, {s0}.ReinterpretCast<{storage}>(), RoundMode::{mode}, {n});",
     "Scalar": _scalar,
+    "RowSet": _row_set,
+    "Patch": _patch,
     "ReduceSum": _reduce,
     "ReduceMax": _reduce,
     "ReduceMin": _reduce,

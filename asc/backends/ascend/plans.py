@@ -127,6 +127,7 @@ class RowPlan(Plan):
     rows_dim: object = None                           # R (int or Sym)
     cols_dim: object = None                           # C (int or Sym)
     rows_1d: list = field(default_factory=list)       # names of the 1-D [C] tensors loaded once per core
+    per_row: list = field(default_factory=list)       # names of the 1-D [R] tensors, a value per row (per_row.py)
     row_locals: dict = field(default_factory=dict)    # per-row scalar locals -> C type
     nscalar: int = 0                                  # ScalarMath results sm0, sm1, ...
     reduces: bool = False                             # a ReduceSum / ReduceMax / ReduceMin: the work buffer
@@ -135,11 +136,14 @@ class RowPlan(Plan):
     slot_of: dict = field(default_factory=dict)
     adv: bool = False
     pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
+    select: bool = False                              # Compare / Select: the mask, tiles padded to 256-byte repeats
 
     def details(self) -> list:
         return _pre(self.pre) + [
             f"rows: {_dim(self.rows_dim)} of {_dim(self.cols_dim)}; 1-D rows: {', '.join(self.rows_1d) or 'none'}; "
-            f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}",
+            + (f"per-row tensors: {', '.join(self.per_row)}; " if self.per_row else "") +
+            f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}"
+            + ("; compare mask: yes" if self.select else ""),
             f"per-row scalars: {', '.join(self.row_locals) or 'none'}"] + _program(self.instrs, self.slot_of)
 
 

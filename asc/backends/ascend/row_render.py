@@ -6,6 +6,7 @@ from .budget import ROW_DOC, ROW_FIELDS, sym_fields
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
                       names, tiling_struct)
+from . import per_row
 from .instructions import emit_instr
 from .plans import RowPlan
 from .scalar_math import emit_blocks, emit_helpers, emit_members
@@ -13,7 +14,7 @@ from .soc import ADV_MIN_BYTES, BUFFER_NUM
 
 
 def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, ins_t: list, outs_t: list,
-          rows1: list):
+          rows1: list, prow: list):
     init_params = ", ".join([f"{ct} {cname(n)}" for k, n, ct in params if k != "tiling"] +
                             [f"const {sname}& t", "TPipe* pipe"])
     out.emit(f"__aicore__ inline void Init({init_params})")
@@ -47,6 +48,9 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     if p.adv:
         out.emit(f"pipe->InitBuffer(tmpBuf_, colsPad_ * 8 + 256 > {ADV_MIN_BYTES} ? colsPad_ * 8 + 256 : "
                  f"{ADV_MIN_BYTES});  // sharedTmpBuffer of the advanced math APIs")
+    if p.select:
+        out.emit("pipe->InitBuffer(maskBuf_, colsPad_ / 8);  // Compare's bit mask")
+    per_row.init(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:
@@ -61,32 +65,48 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     out.emit()
 
 
-def _process(out: Out, p: RowPlan, st: dict, rows1: list):
+def _pad(out: Out, tile: str, ty: str, itemsize: int, n: str, nv: str):
+    """Zeros in a tile from the end of what its copy wrote up to the padded count (only where there is a tail: at
+    the tile's length the offset would be past its end, which LocalTensor::operator[] refuses)."""
+    per = 32 // itemsize
+    out.emit("{")
+    out.emit(f"  const uint32_t padded = ({n} + {per - 1}) / {per} * {per};  // written by the copy")
+    out.emit(f"  if (padded < {nv}) {{")
+    out.emit(f"    Duplicate({tile}[padded], static_cast<{ty}>(0.0f), static_cast<int32_t>({nv} - padded));")
+    out.emit("  }")
+    out.emit("}")
+
+
+def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
     out.emit("__aicore__ inline void Process()")
     out.emit("{")
     out.depth += 1
     out.comment(p.loop_loc)
+    per_row.prologue(out, prow, st)
     for t in rows1:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Load = {c}RowQue_.AllocTensor<{ty}>();")
         copy_in(out, f"{c}Load", f"{c}Gm_", ty, "cols_")
         out.emit(f"{c}RowQue_.EnQue({c}Load);")
         out.emit(f"{c}Row_ = {c}RowQue_.DeQue<{ty}>();")
+        if p.select:
+            _pad(out, f"{c}Row_", ty, t.itemsize, "cols_", "(cols_ + 63) / 64 * 64")
     out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
     out.emit("  CopyIn(r);")
-    out.emit("  Compute();")
+    out.emit("  Compute(r);" if prow else "  Compute();")
     out.emit("  CopyOut(r);")
     out.emit("}")
     for t in rows1:
         c = cname(t.name)
         out.emit(f"{c}RowQue_.FreeTensor({c}Row_);")
+    per_row.epilogue(out, prow, st)
     out.depth -= 1
     out.emit("}")
     out.emit()
 
 
-def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list):
-    out.emit("__aicore__ inline void Compute()")
+def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list, prow: list):
+    out.emit("__aicore__ inline void Compute(uint32_t r)" if prow else "__aicore__ inline void Compute()")
     out.emit("{")
     out.depth += 1
     out.emit("const uint32_t n = cols_;")
@@ -106,19 +126,26 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         out.emit("LocalTensor<float> red2 = redBuf_.GetWithOffset<float>(8, 32);")
     if p.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
-    for nm in p.row_locals:
-        out.emit(f"float {cname(nm)} = 0.0f;")
+    if p.select:
+        out.emit("LocalTensor<uint8_t> mask = maskBuf_.Get<uint8_t>();")
+        out.emit("const uint32_t nv = (n + 63) / 64 * 64;  // whole 256-byte repeats, as Compare needs")
+        for t in ins_t:
+            _pad(out, f"{cname(t.name)}In", st[t.name], t.itemsize, "n", "nv")
+    for nm, ct in p.row_locals.items():
+        out.emit(f"float {cname(nm)} = 0.0f;" if ct == "float" else f"{ct} {cname(nm)} = 0;")
     for k in range(p.nscalar):
         out.emit(f"float sm{k} = 0.0f;")
     for t in rows1:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Row = {c}Row_;")
+    per_row.locals_(out, prow, st)
     last = object()
     for ins in p.instrs:
         if ins.loc is not last:
             out.comment(ins.loc)
             last = ins.loc
-        emit_instr(out, ins, p.slot_of, "n")
+        # element-wise instructions run on the padded count where Compare / Select do; reductions on the row
+        emit_instr(out, ins, p.slot_of, "nv" if p.select and not ins.api.startswith("Reduce") else "n")
     for t in outs_t:
         c = cname(t.name)
         out.emit(f"{c}OutQue_.EnQue({c}Out);")
@@ -130,7 +157,7 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
     out.emit()
 
 
-def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list, rows1: list):
+def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list, rows1: list, prow: list):
     for t in t2 + rows1:
         out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
     for t in ins_t:
@@ -149,6 +176,9 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
     if p.adv:
         out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
     emit_members(out, p.pre_math)
+    if p.select:
+        out.emit("TBuf<TPosition::VECCALC> maskBuf_;")
+    per_row.members(out, prow, st)
     for pname, ty in p.scalars:
         out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
@@ -176,20 +206,21 @@ def render_row(p: RowPlan) -> AscendSource:
     outs_t = [t for t in t2 if t.writes]
     rows1 = [p.tensor(n) for n in p.rows_1d]
     emit_helpers(out, p.pre_math)
+    prow = [p.tensor(n) for n in p.per_row]
     out.emit(f"class {cls} {{")
     out.emit("public:")
     out.depth += 1
     out.emit(f"__aicore__ inline {cls}() {{}}")
-    _init(out, p, params, sname, st, t2, ins_t, outs_t, rows1)
-    _process(out, p, st, rows1)
+    _init(out, p, params, sname, st, t2, ins_t, outs_t, rows1, prow)
+    _process(out, p, st, rows1, prow)
     out.depth -= 1
     out.emit("private:")
     out.depth += 1
     copy_in_method(out, "CopyIn(uint32_t r)", ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", "cols_")
-    _compute(out, p, st, ins_t, outs_t, rows1)
+    _compute(out, p, st, ins_t, outs_t, rows1, prow)
     copy_out_method(out, "CopyOut(uint32_t r)", outs_t, st, p.return_loc or p.loop_loc,
                     "[static_cast<uint64_t>(r) * cols_]", "cols_")
-    _members(out, p, st, t2, ins_t, outs_t, rows1)
+    _members(out, p, st, t2, ins_t, outs_t, rows1, prow)
     out.depth -= 1
     out.emit("};")
     out.emit()

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -84,6 +85,7 @@ struct BlockCtx {
     // synchronized to the vector pipe (MTE2_V), written by the vector pipe and not yet synchronized to MTE3 (V_MTE3)
     struct Pending { uint32_t a, b; uint64_t seq; };
     std::vector<Pending> mte2V, vMte3;
+    std::vector<Pending> sMte3;        // written by a scalar SetValue and not yet synchronized to MTE3 (S_MTE3)
     uint64_t seq = 0;                  // counts the pipes' writes; a SetFlag covers the writes issued before it
     std::deque<uint64_t> flagSeq[64][8];  // per HardEvent and id: the sequence number at each pending SetFlag
     int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
@@ -109,6 +111,7 @@ struct BlockCtx {
         pendingS = false;
         mte2V.clear();
         vMte3.clear();
+        sMte3.clear();
         seq = 0;
         for (auto& e : flagSeq)
             for (auto& q : e) q.clear();
@@ -472,6 +475,7 @@ public:
         ptr()[idx] = v;
         mark_written(idx, 1);
         c.pendingS = true;
+        if (mem_ == 0) ascend_sim::wrote(c.sMte3, c.seq, uint32_t(addr_ + idx * sizeof(T)), sizeof(T));
     }
     // ---- checks used by the API emulation
     void use(const char* api, uint64_t count, int line) const {
@@ -516,6 +520,10 @@ public:
                  "instruction without a V_MTE3 sync between them: SetFlag<HardEvent::V_MTE3> / "
                  "WaitFlag<HardEvent::V_MTE3> or PipeBarrier<PIPE_ALL> (a VECOUT queue's EnQue/DeQue does it; a "
                  "TBuf has no queue)");
+        if (auto* p = ascend_sim::unsynced(ascend_sim::cur->sMte3, uint32_t(addr_ + byteOff), bytes))
+            fail(api, line, "UB->GM copy of UB bytes [" + str(p->a) + ", " + str(p->b) + ") written by a scalar "
+                 "SetValue without an S_MTE3 sync between them: SetFlag<HardEvent::S_MTE3> / "
+                 "WaitFlag<HardEvent::S_MTE3> or PipeBarrier<PIPE_ALL>");
     }
     void mte2_writes(uint64_t byteOff, uint64_t bytes) const {
         if (mem_ == 0 && ascend_sim::cur) ascend_sim::wrote(ascend_sim::cur->mte2V, ascend_sim::cur->seq,
@@ -745,6 +753,7 @@ template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
         c.pendingS = false;
         c.mte2V.clear();
         c.vMte3.clear();
+        c.sMte3.clear();
     }
 }
 
@@ -765,6 +774,7 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     c.flagSeq[int(E)][eventID].pop_front();
     if (E == HardEvent::MTE2_V) ascend_sim::synced(c.mte2V, upto);
     if (E == HardEvent::V_MTE3) ascend_sim::synced(c.vMte3, upto);
+    if (E == HardEvent::S_MTE3) ascend_sim::synced(c.sMte3, upto);
     if (E == HardEvent::V_S) c.pendingV.clear();
     if (E == HardEvent::MTE2_S) c.pendingMte2.clear();
     if (E == HardEvent::S_V) c.pendingS = false;
@@ -1588,6 +1598,8 @@ template <> struct tcode<float> { static constexpr int v = 0; };
 template <> struct tcode<half> { static constexpr int v = 1; };
 template <> struct tcode<bfloat16_t> { static constexpr int v = 2; };
 template <> struct tcode<int32_t> { static constexpr int v = 3; };
+template <> struct tcode<int8_t> { static constexpr int v = 4; };
+template <> struct tcode<uint8_t> { static constexpr int v = 5; };
 
 inline bool cast_ok(int src, int dst, RoundMode m) {
     const int mi = int(m);
@@ -1599,6 +1611,8 @@ inline bool cast_ok(int src, int dst, RoundMode m) {
     if (src == 0 && dst == 0) return rint_trunc;                                     // float -> float (integral)
     if (src == 0 && dst == 3) return rint_trunc;                                     // float -> int32
     if (src == 3 && dst == 0) return rint_trunc || m == RoundMode::CAST_NONE;        // int32 -> float
+    if ((src == 4 || src == 5) && dst == 1) return m == RoundMode::CAST_NONE;        // int8 / uint8 -> half
+    if (src == 1 && (dst == 4 || dst == 5)) return rint_trunc || m == RoundMode::CAST_NONE;  // half -> int8 / uint8
     return false;
 }
 
@@ -1619,6 +1633,16 @@ template <> inline half convert<half>(float v, RoundMode m) { return half::raw(a
 template <> inline bfloat16_t convert<bfloat16_t>(float v, RoundMode m) {
     return bfloat16_t::raw(ascend_sim::to_bits(v, int(m), 7, 8));
 }
+// half -> int8 / uint8: rounded by the mode (CAST_NONE: rint), out-of-range results saturate (Cast doc), NaN is 0
+template <class I> inline I convert_small(float v, RoundMode m) {
+    float r = round_integral(v, m == RoundMode::CAST_NONE ? RoundMode::CAST_RINT : m);
+    if (std::isnan(r)) return 0;
+    if (r > float(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+    if (r < float(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+    return I(r);
+}
+template <> inline int8_t convert<int8_t>(float v, RoundMode m) { return convert_small<int8_t>(v, m); }
+template <> inline uint8_t convert<uint8_t>(float v, RoundMode m) { return convert_small<uint8_t>(v, m); }
 template <> inline int32_t convert<int32_t>(float v, RoundMode m) {
     float r = round_integral(v, m);
     if (std::isnan(r)) return 0;
