@@ -43,9 +43,9 @@ PLAN = {
     "mse_loss": "scalar",
     "dequant_q8_0": "scalar",
     "quant_q8_0": "scalar",
-    "heat_1d": "scalar",
-    "wave_2d": "scalar",
-    "rope_neox": "scalar",
+    "heat_1d": "map",              # a window map (shifted tiles): window_lowering
+    "wave_2d": "map",              # a window map (shifted tiles): window_lowering
+    "rope_neox": "map",              # a window map (shifted tiles): window_lowering
     "rope_llama2c": "refused",
     "topk_softmax": "scalar",
     "attention_llama2c": "scalar",
@@ -77,12 +77,6 @@ SCALAR_FALLBACK = {
     "dequant_q8_0": "the 1-D tensor 'd' is not as long as a row",
     # a per-row output d[R] (and an int8 output)
     "quant_q8_0": "the 1-D tensor 'd' is not as long as a row",
-    # the two boundary stores out[0], out[N - 1] outside the loop (and the shifted reads u[i - 1], u[i + 1])
-    "heat_1d": "the statement Store outside the element loop",
-    # a stencil over the interior range(1, R - 1)
-    "wave_2d": "the row loop does not run over range(R)",
-    # cos/sin tables [R, C/2] next to x[R, C], and the shifted column j + N
-    "rope_neox": "2-D tensors of different shapes",
     # sequential selection of the k largest (a data-dependent index best, written back into probs[best])
     "topk_softmax": "temporary tensors have no vector lowering yet",
     # the scores att[T] of llama2.c's attention: a temporary tensor, a causal (triangular) inner loop

@@ -171,7 +171,13 @@ def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
     return 1, {s: symbols[s] for s in p.kernel.symbols} or {"unused": 0}
 
 
-TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling}
+def _window_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
+    from .window_budget import window_tiling
+    return window_tiling(p, symbols, soc, cores, tile_cap)
+
+
+TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling,
+           "window": _window_tiling}
 
 
 def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):

@@ -104,7 +104,13 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         total = parts["scalar"]
         bound = "scalar"
     else:
-        if p.kind == "map":
+        if p.kind == "window":
+            busiest = t["perCore"] + (1 if t["rem"] else 0)
+            w = -(-t["cols"] // max(t["chunks"], 1)) if t["units"] else 0
+            bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses)
+            copy = [w * bytes_per_elem / bw] * busiest
+            vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * busiest
+        elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
             chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])
             bytes_per_elem = sum(x.itemsize * (int(x.reads) + int(x.writes)) for x in p.tensors)

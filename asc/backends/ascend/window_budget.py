@@ -1,0 +1,127 @@
+"""The UB budget and the tiling of a window plan (window_lowering): units of one row of the loop's index space and a
+chunk of its columns, spread over the cores with the remainder on the first ones; the GM offset of every window."""
+from __future__ import annotations
+
+from ...errors import CompileError, MemoryCheckError
+from ...passes.cost import static_value
+from .soc import ADV_FIXED_BYTES, BUFFER_NUM, DEFAULT_SOC, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info
+
+QUANTUM = 16          # a chunk is a multiple of 16 elements: 32 B of 16-bit data, 64 B of float32
+
+WINDOW_DOC = {"rows": "rows of the loop's index space (1 for a 1-D loop)", "cols": "columns of the index space",
+              "chunk": "columns per unit (UB tile length, a multiple of 16)", "chunks": "units per row",
+              "units": "units in all (rows x chunks)", "perCore": "units per block (the first `rem` take one more)",
+              "rem": "blocks with one more unit"}
+
+
+def window_fields(p) -> list:
+    f = [(n, "uint32_t") for n in ("rows", "cols", "chunk", "chunks", "units", "perCore", "rem")]
+    for k in range(len(p.accesses)):
+        f += [(f"p{k}", "uint32_t"), (f"b{k}", "uint32_t")]
+    for m in range(sum(len(b.points) for b in p.boundary)):
+        f.append((f"q{m}", "uint32_t"))
+    for k in range(len(p.fills)):
+        f += [(f"ftop{k}", "uint32_t"), (f"fgap{k}", "uint32_t"), (f"fbot{k}", "uint32_t"), (f"fend{k}", "uint32_t")]
+    return f
+
+
+def _per_elem(p) -> int:
+    b = sum(BUFFER_NUM * p.tensor(a.tensor).itemsize for a in p.accesses)
+    b += sum(p.tensor(n).itemsize for n, _, _ in p.fills)
+    return b + 4 * p.nslots + (8 if p.adv else 0)
+
+
+def _fixed(p) -> int:
+    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + 32 * sum(len(b.points) for b in p.boundary) + 512
+
+
+def max_chunk(p) -> int:
+    return (UB_BYTES - _fixed(p)) // _per_elem(p) // QUANTUM * QUANTUM
+
+
+def check_window(p, loc):
+    if max_chunk(p) < QUANTUM:
+        raise CompileError(f"ascend target: a window map needs {_per_elem(p)} B of Unified Buffer per element; "
+                           f"{QUANTUM} elements do not fit the {UB_BYTES} B of the UB", loc)
+
+
+def _val(e, symbols, what):
+    v = static_value(e, symbols)
+    if v is None:
+        raise CompileError(f"ascend target: {what} is not a constant or a size")
+    return int(v)
+
+
+def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):
+    """(blockDim, {field: value}) for a window plan; raises MemoryCheckError for a window outside its tensor."""
+    dim = lambda d: d if isinstance(d, int) else symbols[d.name]  # noqa: E731
+    c0, c1 = (_val(e, symbols, "a loop bound") for e in p.col_range)
+    r0, r1 = (_val(e, symbols, "a loop bound") for e in p.row_range) if p.two_d else (0, 1)
+    rows, cols = max(0, r1 - r0), max(0, c1 - c0)
+    ncores = cores or soc_info(soc)["aiv"]
+    want = max(1, -(-ncores // max(rows, 1)))            # chunks per row that give every core a unit
+    chunk = max(QUANTUM, -(-(-(-max(cols, 1) // want)) // QUANTUM) * QUANTUM)
+    chunk = min(chunk, max_chunk(p))
+    if tile_cap:
+        chunk = max(QUANTUM, min(chunk, tile_cap // QUANTUM * QUANTUM))
+    chunks = -(-cols // chunk) if cols else 0
+    units = rows * chunks if cols else 0
+    block_dim = max(1, min(ncores, units))
+    values = {"rows": rows, "cols": cols, "chunk": chunk, "chunks": chunks, "units": units,
+              "perCore": units // block_dim, "rem": units % block_dim}
+    windows = {}
+    for k, a in enumerate(p.accesses):
+        t = p.tensor(a.tensor)
+        shape = [dim(d) for d in t.shape]
+        dc = a.dcol.value(symbols)
+        dr = a.drow.value(symbols) if a.drow is not None else 0
+        pitch = shape[1] if len(shape) == 2 else 0
+        if units:
+            if len(shape) == 2 and not (0 <= r0 + dr and r1 - 1 + dr < shape[0]):
+                raise MemoryCheckError(f"kernel {p.kernel.entry.pyname!r}: the rows {r0 + dr}..{r1 - 1 + dr} of "
+                                       f"{a.tensor!r} are out of bounds for its shape {tuple(shape)}")
+            if not (0 <= c0 + dc and c1 - 1 + dc < shape[-1]):
+                raise MemoryCheckError(f"kernel {p.kernel.entry.pyname!r}: the columns {c0 + dc}..{c1 - 1 + dc} of "
+                                       f"{a.tensor!r} are out of bounds for its shape {tuple(shape)}")
+        base = ((r0 + dr) * pitch if len(shape) == 2 else 0) + c0 + dc
+        values[f"p{k}"], values[f"b{k}"] = pitch, max(base, 0)
+        if a.role == "out":
+            windows.setdefault(a.tensor, []).append((max(base, 0), pitch, shape))
+    m = 0
+    for b in p.boundary:
+        for pt in b.points:
+            shape = [dim(d) for d in p.tensor(pt.tensor).shape]
+            q = _val(pt.index, symbols, "a boundary index")
+            total = 1
+            for d in shape:
+                total *= d
+            if not 0 <= q < total:
+                raise MemoryCheckError(f"kernel {p.kernel.entry.pyname!r}: flat element {q} is out of bounds for "
+                                       f"{pt.tensor!r} with shape {tuple(shape)}")
+            if pt.role == "out" and units:
+                for base, pitch, _ in windows.get(pt.tensor, []):
+                    rr, cc = (divmod(q - base, pitch) if pitch else (0, q - base))
+                    if q >= base and 0 <= rr < rows and 0 <= cc < cols:
+                        raise CompileError(f"ascend target: the statement at line {b.loc.line if b.loc else '?'} "
+                                           f"writes element {q} of {pt.tensor!r}, which the loop also writes")
+            values[f"q{m}"] = q
+            m += 1
+    for k, (name, key, _) in enumerate(p.fills):
+        t = p.tensor(name)
+        total = 1
+        for d in t.shape:
+            total *= dim(d)
+        idx = next(i for i, a in enumerate(p.accesses) if a.key == key)
+        base, pitch = values[f"b{idx}"], values[f"p{idx}"]
+        if units:
+            values.update({f"ftop{k}": base, f"fgap{k}": (pitch - cols) if pitch else 0,
+                           f"fbot{k}": base + (rows - 1) * pitch + cols, f"fend{k}": total})
+        else:
+            values.update({f"ftop{k}": total, f"fgap{k}": 0, f"fbot{k}": total, f"fend{k}": total})
+    values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
+    return block_dim, values
+
+
+def window_transfer(p, values) -> tuple:
+    """(bytes of GM traffic per element of a unit, instructions) for the cost model."""
+    return sum(p.tensor(a.tensor).itemsize for a in p.accesses), p.instrs

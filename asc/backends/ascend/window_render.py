@@ -1,0 +1,280 @@
+"""The kernel .cpp of a window plan (window_lowering): units of (row, column chunk) spread over the vector cores,
+each unit double-buffered through CopyIn / Compute / CopyOut with one UB tile per window, every GM copy a
+DataCopyPad at the window's element offset; the fill of initialized outputs outside the window; the boundary
+statements on block 0."""
+from __future__ import annotations
+
+from .ctext import STORAGE, cname, scalar_ctype
+from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
+from .instructions import emit_instr, sync
+from .soc import BUFFER_NUM
+from .window_budget import WINDOW_DOC, window_fields
+from .budget import sym_fields
+
+
+def _pad_in(out, local, gm, ty, n):
+    out.emit(f"DataCopyPad({local}, {gm}, DataCopyExtParams(1, static_cast<uint32_t>({n} * sizeof({ty})), 0, 0, 0), "
+             f"DataCopyPadExtParams<{ty}>(false, 0, 0, 0));")
+
+
+def _pad_out(out, gm, local, ty, n):
+    out.emit(f"DataCopyPad({gm}, {local}, DataCopyExtParams(1, static_cast<uint32_t>({n} * sizeof({ty})), 0, 0, 0));")
+
+
+def render_window(p) -> AscendSource:
+    kernel = p.kernel
+    name, cls, sname = names(kernel)
+    out = Out()
+    header(out, kernel, "element-wise map over windows of the tensors (shifted tiles, sub-ranges, column offsets), "
+                        "units of (row, column chunk) split across vector cores, double-buffered")
+    fields = window_fields(p) + sym_fields(kernel)
+    tiling_struct(out, sname, fields, WINDOW_DOC)
+    params = entry_params(p)
+    st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
+    used = [t for t in p.tensors if t.reads or t.writes]
+    ins = [(k, a) for k, a in enumerate(p.accesses) if a.role == "in"]
+    outs = [(k, a) for k, a in enumerate(p.accesses) if a.role == "out"]
+    points = [pt for b in p.boundary for pt in b.points]
+    ty = lambda a: st[a.tensor]  # noqa: E731
+    out.emit(f"class {cls} {{")
+    out.emit("public:")
+    out.depth += 1
+    out.emit(f"__aicore__ inline {cls}() {{}}")
+    # ---- Init
+    init_params = ", ".join([f"{ct} {cname(n)}" for k, n, ct in params if k != "tiling"] +
+                            [f"const {sname}& t", "TPipe* pipe"])
+    out.emit(f"__aicore__ inline void Init({init_params})")
+    out.emit("{")
+    out.depth += 1
+    out.comment(p.loop_loc)
+    out.emit("t_ = t;")
+    out.emit("const uint32_t b = static_cast<uint32_t>(GetBlockIdx());")
+    out.emit("first_ = b * t.perCore + (b < t.rem ? b : t.rem);")
+    out.emit("count_ = t.perCore + (b < t.rem ? 1 : 0);")
+    for t in used:
+        if t.loc is not None:
+            out.comment(t.loc)
+        size = " * ".join(f"static_cast<uint64_t>({d if isinstance(d, int) else f't.size_{d.name}'})"
+                          for d in t.shape) or "1"
+        out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}), "
+                 f"{size});")
+    out.comment(p.loop_loc)
+    for tn, ws in groups(ins):
+        out.emit(f"pipe->InitBuffer({cname(tn)}InQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));  "
+                 f"// its {len(ws)} window(s), one after the other")
+    for tn, ws in groups(outs):
+        out.emit(f"pipe->InitBuffer({cname(tn)}OutQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));")
+    if p.nslots:
+        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * t.chunk * sizeof(float));")
+    if p.adv:
+        out.emit("pipe->InitBuffer(tmpBuf_, t.chunk * 8 + 512);  // sharedTmpBuffer of the advanced math APIs")
+    for k, (fname, _, _) in enumerate(p.fills):
+        out.emit(f"pipe->InitBuffer(fillBuf{k}_, t.chunk * sizeof({st[fname]}));")
+    if points:
+        out.emit(f"pipe->InitBuffer(pointBuf_, {32 * len(points)});  // one 32-byte block per boundary element")
+    for pname, _ in p.scalars:
+        out.emit(f"{cname(pname)}_ = {cname(pname)};")
+    for sym in kernel.symbols:
+        out.emit(f"{cname(sym)}_ = t.size_{sym};")
+    for loc, pname, ct, text in p.pre:
+        out.comment(loc)
+        out.emit(f"{cname(pname)}_ = {text};")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+    # ---- Process
+    out.emit("__aicore__ inline void Process()")
+    out.emit("{")
+    out.depth += 1
+    for k, (fname, key, val) in enumerate(p.fills):
+        tyf = st[fname]
+        out.comment(p.tensor(fname).loc)
+        out.emit(f"LocalTensor<{tyf}> fill{k} = fillBuf{k}_.Get<{tyf}>();")
+        out.emit(f"Duplicate(fill{k}, static_cast<{tyf}>({val}), static_cast<int32_t>(t_.chunk));")
+    if p.fills:
+        sync(out, "V_MTE3")
+        out.emit("if (GetBlockIdx() == 0) {  // the parts of the initialized outputs before and after the window")
+        out.depth += 1
+        for k in range(len(p.fills)):
+            out.emit(f"Fill{k}(0, t_.ftop{k});")
+            out.emit(f"Fill{k}(t_.fbot{k}, t_.fend{k} - t_.fbot{k});")
+        out.depth -= 1
+        out.emit("}")
+    for loc in p.loop_locs:
+        out.comment(loc)
+    out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {")
+    out.emit("  const uint32_t r = u / t_.chunks;")
+    out.emit("  const uint32_t c = u - r * t_.chunks;")
+    out.emit("  const uint32_t j = c * t_.chunk;")
+    out.emit("  const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
+    out.emit("  CopyIn(r, j, n);")
+    out.emit("  Compute(n);")
+    out.emit("  CopyOut(r, j, n, c);")
+    out.emit("}")
+    if p.boundary:
+        out.emit("if (GetBlockIdx() == 0) {")
+        out.emit("  Boundary();")
+        out.emit("}")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+    out.depth -= 1
+    out.emit("private:")
+    out.depth += 1
+    # ---- Fill
+    for k, (fname, key, _) in enumerate(p.fills):
+        tyf = st[fname]
+        out.emit(f"__aicore__ inline void Fill{k}(uint64_t at, uint64_t n)")
+        out.emit("{")
+        out.depth += 1
+        out.emit(f"LocalTensor<{tyf}> fill = fillBuf{k}_.Get<{tyf}>();")
+        out.emit("for (uint64_t d = 0; d < n; d += t_.chunk) {")
+        out.emit("  const uint64_t m = (n - d < t_.chunk) ? n - d : t_.chunk;")
+        out.depth += 1
+        _pad_out(out, f"{cname(fname)}Gm_[at + d]", "fill", tyf, "m")
+        out.depth -= 1
+        out.emit("}")
+        out.depth -= 1
+        out.emit("}")
+        out.emit()
+    # ---- CopyIn
+    at = lambda k: f"static_cast<uint64_t>(r) * t_.p{k} + j + t_.b{k}"  # noqa: E731
+    out.emit("__aicore__ inline void CopyIn(uint32_t r, uint32_t j, uint32_t n)")
+    out.emit("{")
+    out.depth += 1
+    for tn, ws in groups(ins):
+        c, tyt = cname(tn), st[tn]
+        out.comment(p.loop_loc)
+        out.emit(f"LocalTensor<{tyt}> {c}In = {c}InQue_.AllocTensor<{tyt}>();")
+        for w, (k, a) in enumerate(ws):
+            _pad_in(out, f"{c}In[{w} * t_.chunk]", f"{c}Gm_[{at(k)}]", tyt, "n")
+        out.emit(f"{c}InQue_.EnQue({c}In);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+    # ---- Compute
+    out.emit("__aicore__ inline void Compute(uint32_t n)")
+    out.emit("{")
+    out.depth += 1
+    for tn, ws in groups(ins):
+        c, tyt = cname(tn), st[tn]
+        out.emit(f"LocalTensor<{tyt}> {c}In = {c}InQue_.DeQue<{tyt}>();")
+        for w, (k, a) in enumerate(ws):
+            out.emit(f"LocalTensor<{tyt}> {a.key}In = {c}In[{w} * t_.chunk];")
+    for tn, ws in groups(outs):
+        c, tyt = cname(tn), st[tn]
+        out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.AllocTensor<{tyt}>();")
+        for w, (k, a) in enumerate(ws):
+            out.emit(f"LocalTensor<{tyt}> {a.key}Out = {c}Out[{w} * t_.chunk];")
+    _slots(out, p)
+    last = object()
+    for i in p.instrs:
+        if i.loc is not last:
+            out.comment(i.loc)
+            last = i.loc
+        emit_instr(out, i, p.slot_of, "n")
+    for tn, ws in groups(outs):
+        out.emit(f"{cname(tn)}OutQue_.EnQue({cname(tn)}Out);")
+    for tn, ws in groups(ins):
+        out.emit(f"{cname(tn)}InQue_.FreeTensor({cname(tn)}In);")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+    # ---- CopyOut
+    out.emit("__aicore__ inline void CopyOut(uint32_t r, uint32_t j, uint32_t n, uint32_t c)")
+    out.emit("{")
+    out.depth += 1
+    for tn, ws in groups(outs):
+        c, tyt = cname(tn), st[tn]
+        out.comment(p.return_loc or p.loop_loc)
+        out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.DeQue<{tyt}>();")
+        for w, (k, a) in enumerate(ws):
+            _pad_out(out, f"{c}Gm_[{at(k)}]", f"{c}Out[{w} * t_.chunk]", tyt, "n")
+        out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
+    for f, (fname, key, _) in enumerate(p.fills):
+        k = next(i for i, a in enumerate(p.accesses) if a.key == key)
+        out.emit(f"if (c + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's window "
+                 f"and the next")
+        out.emit(f"  Fill{f}({at(k)} + n, t_.fgap{f});")
+        out.emit("}")
+    out.depth -= 1
+    out.emit("}")
+    out.emit()
+    # ---- Boundary
+    if p.boundary:
+        out.emit("__aicore__ inline void Boundary()")
+        out.emit("{")
+        out.depth += 1
+        m = 0
+        for b in p.boundary:
+            out.comment(b.loc)
+            out.emit("{")
+            out.depth += 1
+            for pt in b.points:
+                tyt = st[pt.tensor]
+                suffix = "In" if pt.role == "in" else "Out"
+                out.emit(f"LocalTensor<{tyt}> {pt.key}{suffix} = pointBuf_.GetWithOffset<{tyt}>({32 // p.tensor(pt.tensor).itemsize}, {32 * m});")
+                pt_m = m
+                m += 1
+                if pt.role == "in":
+                    _pad_in(out, f"{pt.key}In", f"{cname(pt.tensor)}Gm_[t_.q{pt_m}]", tyt, "1")
+                else:
+                    pt.q = pt_m
+            sync(out, "MTE2_V")
+            _slots(out, p, b.nslots)
+            for i in b.instrs:
+                emit_instr(out, i, b.slot_of, "1")
+            sync(out, "V_MTE3")
+            for pt in b.points:
+                if pt.role == "out":
+                    _pad_out(out, f"{cname(pt.tensor)}Gm_[t_.q{pt.q}]", f"{pt.key}Out", st[pt.tensor], "1")
+            out.depth -= 1
+            out.emit("}")
+        out.depth -= 1
+        out.emit("}")
+        out.emit()
+    # ---- members
+    for t in used:
+        out.emit(f"GlobalTensor<{st[t.name]}> {cname(t.name)}Gm_;")
+    for tn, _ in groups(ins):
+        out.emit(f"TQue<TPosition::VECIN, 1> {cname(tn)}InQue_;")
+    for tn, _ in groups(outs):
+        out.emit(f"TQue<TPosition::VECOUT, 1> {cname(tn)}OutQue_;")
+    if p.nslots:
+        out.emit("TBuf<TPosition::VECCALC> calcBuf_;")
+    if p.adv:
+        out.emit("TBuf<TPosition::VECCALC> tmpBuf_;")
+    for k in range(len(p.fills)):
+        out.emit(f"TBuf<TPosition::VECCALC> fillBuf{k}_;")
+    if points:
+        out.emit("TBuf<TPosition::VECCALC> pointBuf_;")
+    for pname, t in p.scalars:
+        out.emit(f"{scalar_ctype(t)} {cname(pname)}_;")
+    for loc, pname, ct, text in p.pre:
+        out.emit(f"{ct} {cname(pname)}_;")
+    for sym in kernel.symbols:
+        out.emit(f"int64_t {cname(sym)}_;")
+    out.emit(f"{sname} t_;")
+    out.emit("uint32_t first_;")
+    out.emit("uint32_t count_;")
+    out.depth -= 1
+    out.emit("};")
+    out.emit()
+    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k != "tiling"])
+    return AscendSource(name, out.text(), p, out.locs, fields, params)
+
+
+def groups(windows: list) -> list:
+    """[(tensor, [(k, access), ...])]: the windows of each tensor, which share one queue (a tile after the other)."""
+    g: dict = {}
+    for k, a in windows:
+        g.setdefault(a.tensor, []).append((k, a))
+    return list(g.items())
+
+
+def _slots(out: Out, p, nslots=None):
+    for k in range(p.nslots if nslots is None else nslots):
+        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(t_.chunk, "
+                 f"{k} * t_.chunk * sizeof(float));")
+    if p.adv:
+        out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
