@@ -39,7 +39,7 @@ PLAN = {
     "online_softmax": "scalar",
     "logsumexp_rows": "scalar",
     "cross_entropy_fwd_bwd": "scalar",
-    "column_sum": "scalar",
+    "column_sum": "map",           # a window map with a sum across the rows (column chunks per core)
     "mse_loss": "scalar",
     "dequant_q8_0": "scalar",
     "quant_q8_0": "scalar",
@@ -69,8 +69,6 @@ SCALAR_FALLBACK = {
     "logsumexp_rows": "the 1-D tensor 'out' is not as long as a row",
     # a per-row int32 input target[R] (and the gather logits[i, target[i]])
     "cross_entropy_fwd_bwd": "the 1-D tensor 'target' is not as long as a row",
-    # a column reduction across rows: out[j] += x[i, j]
-    "column_sum": "the 1-D output 'out' in a row kernel",
     # the mean out[0] / N stored after the reduction loop
     "mse_loss": "the statement Store outside the element loop",
     # a per-row float16 scale d[R]

@@ -108,8 +108,9 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
             busiest = t["perCore"] + (1 if t["rem"] else 0)
             w = -(-t["cols"] // max(t["chunks"], 1)) if t["units"] else 0
             bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses)
-            copy = [w * bytes_per_elem / bw] * busiest
-            vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * busiest
+            steps = busiest * (t["rows"] if p.acc_keys else 1)      # a column reduction walks every row per unit
+            copy = [w * bytes_per_elem / bw] * steps
+            vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * steps
         elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
             chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])

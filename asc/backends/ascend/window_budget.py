@@ -59,13 +59,16 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
     r0, r1 = (_val(e, symbols, "a loop bound") for e in p.row_range) if p.two_d else (0, 1)
     rows, cols = max(0, r1 - r0), max(0, c1 - c0)
     ncores = cores or soc_info(soc)["aiv"]
-    want = max(1, -(-ncores // max(rows, 1)))            # chunks per row that give every core a unit
+    # chunks per row that give every core a unit; a sum across the rows (a column reduction) keeps a chunk of
+    # columns on one core over all the rows (the sums in the rows' order, as the loop adds them: no combine of
+    # partial sums between the cores), so its units are the chunks
+    want = ncores if p.acc_keys else max(1, -(-ncores // max(rows, 1)))
     chunk = max(QUANTUM, -(-(-(-max(cols, 1) // want)) // QUANTUM) * QUANTUM)
     chunk = min(chunk, max_chunk(p))
     if tile_cap:
         chunk = max(QUANTUM, min(chunk, tile_cap // QUANTUM * QUANTUM))
     chunks = -(-cols // chunk) if cols else 0
-    units = rows * chunks if cols else 0
+    units = (chunks if p.acc_keys else rows * chunks) if cols and rows else 0
     block_dim = max(1, min(ncores, units))
     values = {"rows": rows, "cols": cols, "chunk": chunk, "chunks": chunks, "units": units,
               "perCore": units // block_dim, "rem": units % block_dim}

@@ -93,6 +93,7 @@ class WindowPlan(Plan):
     adv: bool = False
     fills: list = field(default_factory=list)       # (tensor name, key of its one store access, value C++ text)
     boundary: list = field(default_factory=list)
+    acc_keys: list = field(default_factory=list)     # windows summed across the rows: units are column chunks
 
     def access(self, key) -> Access:
         return next(a for a in self.accesses if a.key == key)
@@ -105,6 +106,9 @@ class WindowPlan(Plan):
         for a in self.accesses:
             at = f"[{'i' + a.drow.text() + ', ' if a.drow is not None else ''}j{a.dcol.text()}]"
             lines.append(f"window {a.key}: {a.tensor}{at} {a.role}")
+        if self.acc_keys:
+            lines.append(f"sums across the rows into {', '.join(self.acc_keys)}: a unit is a chunk of columns over "
+                         f"all rows")
         for name, _, v in self.fills:
             lines.append(f"fill {name} outside the window with {v}")
         lines += _program(self.instrs, self.slot_of)
@@ -148,6 +152,7 @@ class WindowLowerer(Lowerer):
         self.prefix = prefix
         self.by_sig: dict = {}
         self.flat = None                 # boundary statements: the tensors' shapes for flat indices
+        self.acc_keys: set = set()       # windows summed across the rows (column reductions)
 
     def window(self, t: ir.Var, indices, role: str, loc):
         gm = self.tensors[t.name]
@@ -213,9 +218,38 @@ class WindowLowerer(Lowerer):
         drow, dcol = (offs[0], offs[1]) if len(offs) == 2 else (None, offs[0])
         return (t.name, role, drow.text() if drow else None, dcol.text())
 
+    def accumulation(self, s: ir.Store):
+        """`acc[j] = acc[j] + e` (or e + acc[j]) of a 1-D tensor in a 2-D nest, at the column index only: a sum
+        across the rows (a column reduction) -> e, else None."""
+        v = s.value
+        if not (len(self.loopvars) == 2 and len(s.indices) == 1 and isinstance(v, ir.Binary) and v.op == "add"):
+            return None
+        same = lambda x: isinstance(x, ir.Load) and x.tensor.name == s.tensor.name and \
+            tuple(map(format_expr, x.indices)) == tuple(map(format_expr, s.indices))  # noqa: E731
+        if same(v.a) and not same(v.b):
+            return v.b
+        if same(v.b) and not same(v.a):
+            return v.a
+        return None
+
     def store(self, s: ir.Store):
         name = s.tensor.name
         gm = self.tensors[name]
+        e = self.accumulation(s) if self.flat is None else None
+        if e is not None:
+            if gm.kind != "alloc" or gm.init == "empty" or gm.dtype.name != "float32":
+                raise Unsupported(f"a sum across the rows into {name!r}, which is not a float32 output allocated "
+                                  f"with zeros or full", s.loc)
+            key = self.window(s.tensor, s.indices, "out", s.loc)
+            if key in self.acc_keys or key in self.stored:
+                raise Unsupported(f"{name!r} is accumulated twice in one iteration", s.loc)
+            v = self.vec(self.value(e))
+            acc = V("out", key)
+            self.emit("Add", acc, [acc, v])
+            gm.writes = True
+            self.acc_keys.add(key)
+            self.stored[key] = acc
+            return
         if gm.reads:
             raise Unsupported(f"the kernel writes {name!r}, which it reads (a value carried between elements)",
                               s.loc)
@@ -340,7 +374,9 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
                    two_d=len(nest) == 2, row_range=(nest[0].start, nest[0].stop) if len(nest) == 2 else (),
                    col_range=(nest[-1].start, nest[-1].stop), accesses=accesses, instrs=fin.instrs,
                    nslots=max([fin.nslots] + [b.nslots for b in bounds]), slot_of=fin.slot_of, adv=low.adv,
-                   fills=fills, boundary=bounds)
+                   fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys))
+    if low.acc_keys and bounds:
+        raise Unsupported("boundary statements next to a sum across the rows", loop.loc)
     for role in ("in", "out"):
         if len({a.tensor for a in accesses if a.role == role}) > 4:
             raise Unsupported(f"more than 4 tensors {'read' if role == 'in' else 'written'} by a window map (8 "

@@ -26,14 +26,18 @@ def render_window(p) -> AscendSource:
     name, cls, sname = names(kernel)
     out = Out()
     header(out, kernel, "element-wise map over windows of the tensors (shifted tiles, sub-ranges, column offsets), "
-                        "units of (row, column chunk) split across vector cores, double-buffered")
+                        + ("with sums across the rows (a column reduction): chunks of columns split across vector "
+                           "cores, each summed over the rows with vector Add into a UB accumulator" if p.acc_keys else
+                           "units of (row, column chunk) split across vector cores, double-buffered"))
     fields = window_fields(p) + sym_fields(kernel)
     tiling_struct(out, sname, fields, WINDOW_DOC)
     params = entry_params(p)
     st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
     used = [t for t in p.tensors if t.reads or t.writes]
     ins = [(k, a) for k, a in enumerate(p.accesses) if a.role == "in"]
-    outs = [(k, a) for k, a in enumerate(p.accesses) if a.role == "out"]
+    outs = [(k, a) for k, a in enumerate(p.accesses) if a.role == "out" and a.key not in p.acc_keys]
+    accs = [(k, a) for k, a in enumerate(p.accesses) if a.key in p.acc_keys]
+    init_of = {name: val for name, _, val in p.fills}
     points = [pt for b in p.boundary for pt in b.points]
     ty = lambda a: st[a.tensor]  # noqa: E731
     out.emit(f"class {cls} {{")
@@ -64,6 +68,9 @@ def render_window(p) -> AscendSource:
                  f"// its {len(ws)} window(s), one after the other")
     for tn, ws in groups(outs):
         out.emit(f"pipe->InitBuffer({cname(tn)}OutQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));")
+    for tn, ws in groups(accs):
+        out.emit(f"pipe->InitBuffer({cname(tn)}AccQue_, 1, {len(ws)} * t.chunk * sizeof(float));  // the sums of a "
+                 f"chunk of columns over the rows")
     if p.nslots:
         out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * t.chunk * sizeof(float));")
     if p.adv:
@@ -102,15 +109,44 @@ def render_window(p) -> AscendSource:
         out.emit("}")
     for loc in p.loop_locs:
         out.comment(loc)
-    out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {")
-    out.emit("  const uint32_t r = u / t_.chunks;")
-    out.emit("  const uint32_t c = u - r * t_.chunks;")
-    out.emit("  const uint32_t j = c * t_.chunk;")
-    out.emit("  const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
-    out.emit("  CopyIn(r, j, n);")
-    out.emit("  Compute(n);")
-    out.emit("  CopyOut(r, j, n, c);")
-    out.emit("}")
+    if accs:
+        out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {  // a chunk of columns, over all the rows")
+        out.depth += 1
+        out.emit("const uint32_t j = u * t_.chunk;")
+        out.emit("const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
+        for tn, ws in groups(accs):
+            c = cname(tn)
+            out.comment(p.tensor(tn).loc)
+            out.emit(f"{c}Acc_ = {c}AccQue_.AllocTensor<float>();")
+            for w, (k, a) in enumerate(ws):
+                out.emit(f"Duplicate({c}Acc_[{w} * t_.chunk], static_cast<float>({init_of[tn]}), "
+                         f"static_cast<int32_t>(n));")
+        out.comment(p.loop_loc)
+        out.emit("for (uint32_t r = 0; r < t_.rows; ++r) {")
+        out.emit("  CopyIn(r, j, n);")
+        out.emit("  Compute(n);")
+        out.emit("  CopyOut(r, j, n, u);")
+        out.emit("}")
+        for tn, ws in groups(accs):
+            c = cname(tn)
+            out.comment(p.return_loc or p.loop_loc)
+            out.emit(f"{c}AccQue_.EnQue({c}Acc_);")
+            out.emit(f"LocalTensor<float> {c}Sum = {c}AccQue_.DeQue<float>();")
+            for w, (k, a) in enumerate(ws):
+                _pad_out(out, f"{c}Gm_[static_cast<uint64_t>(j) + t_.b{k}]", f"{c}Sum[{w} * t_.chunk]", "float", "n")
+            out.emit(f"{c}AccQue_.FreeTensor({c}Sum);")
+        out.depth -= 1
+        out.emit("}")
+    else:
+        out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {")
+        out.emit("  const uint32_t r = u / t_.chunks;")
+        out.emit("  const uint32_t c = u - r * t_.chunks;")
+        out.emit("  const uint32_t j = c * t_.chunk;")
+        out.emit("  const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
+        out.emit("  CopyIn(r, j, n);")
+        out.emit("  Compute(n);")
+        out.emit("  CopyOut(r, j, n, c);")
+        out.emit("}")
     if p.boundary:
         out.emit("if (GetBlockIdx() == 0) {")
         out.emit("  Boundary();")
@@ -166,6 +202,9 @@ def render_window(p) -> AscendSource:
         out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.AllocTensor<{tyt}>();")
         for w, (k, a) in enumerate(ws):
             out.emit(f"LocalTensor<{tyt}> {a.key}Out = {c}Out[{w} * t_.chunk];")
+    for tn, ws in groups(accs):
+        for w, (k, a) in enumerate(ws):
+            out.emit(f"LocalTensor<float> {a.key}Out = {cname(tn)}Acc_[{w} * t_.chunk];")
     _slots(out, p)
     last = object()
     for i in p.instrs:
@@ -240,6 +279,9 @@ def render_window(p) -> AscendSource:
         out.emit(f"TQue<TPosition::VECIN, 1> {cname(tn)}InQue_;")
     for tn, _ in groups(outs):
         out.emit(f"TQue<TPosition::VECOUT, 1> {cname(tn)}OutQue_;")
+    for tn, _ in groups(accs):
+        out.emit(f"TQue<TPosition::VECOUT, 1> {cname(tn)}AccQue_;")
+        out.emit(f"LocalTensor<float> {cname(tn)}Acc_;")
     if p.nslots:
         out.emit("TBuf<TPosition::VECCALC> calcBuf_;")
     if p.adv:
