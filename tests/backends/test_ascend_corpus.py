@@ -40,7 +40,7 @@ PLAN = {
     "logsumexp_rows": "scalar",
     "cross_entropy_fwd_bwd": "scalar",
     "column_sum": "map",           # a window map with a sum across the rows (column chunks per core)
-    "mse_loss": "scalar",
+    "mse_loss": "map",             # a window map with a sum of the loop (one core) and its epilogue
     "dequant_q8_0": "scalar",
     "quant_q8_0": "scalar",
     "heat_1d": "map",              # a window map (shifted tiles): window_lowering
@@ -69,8 +69,6 @@ SCALAR_FALLBACK = {
     "logsumexp_rows": "the 1-D tensor 'out' is not as long as a row",
     # a per-row int32 input target[R] (and the gather logits[i, target[i]])
     "cross_entropy_fwd_bwd": "the 1-D tensor 'target' is not as long as a row",
-    # the mean out[0] / N stored after the reduction loop
-    "mse_loss": "the statement Store outside the element loop",
     # a per-row float16 scale d[R]
     "dequant_q8_0": "the 1-D tensor 'd' is not as long as a row",
     # a per-row output d[R] (and an int8 output)

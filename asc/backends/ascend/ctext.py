@@ -42,6 +42,7 @@ GENERATED = frozenset("""
     maskBuf_ a1 a2 b1 b2 c1 a1Que_ a2Que_ b1Que_ b2Que_ c1Que_ baseM baseN baseK
     main argc argv argi arg stream blockDim tilingDev aclrtStream aclError err_ std ReadInput f path buf call
     static_cast reinterpret_cast mask nv __FILE__ __LINE__ stderr INT32_MIN INT64_MIN
+    blk unit chunkIdx col0 lane lanes sumTotal sumWork fillAt fillN fillTile pointBuf_ sumBuf_ first_ count_ Boundary
 """.split())
 
 # what the renderers append to a tensor's or scalar's C++ name: xGm_, xInQue_, xIn, wRow_, t_, xHost (main.cpp) ...
@@ -52,7 +53,8 @@ DERIVED = ("Gm", "Gm_", "Ub", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_"
 # template parameters such as T)
 API_NAMES = frozenset(API) | frozenset(w for v in API.values() for w in re.findall(r"[A-Z]\w+", v))
 
-GENERATED_FORMS = re.compile(r"(buf|sm|ret)\d+|Kernel[A-Z]\w*|\w*Tiling|acl\w*|ACL_\w*|CHECK_ACL")
+GENERATED_FORMS = re.compile(r"(buf|sm|ret)\d+|(win\d+|pt\d+_\d+)(In|Out)?|(Fill|fillTile|fillBuf)\d+_?|"
+                             r"acc\d+(Que_|_|Sum)|Kernel[A-Z]\w*|\w*Tiling|acl\w*|ACL_\w*|CHECK_ACL")
 
 
 def cname(name: str) -> str:

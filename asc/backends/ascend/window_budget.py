@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from ...errors import CompileError, MemoryCheckError
 from ...passes.cost import static_value
+from .budget import work_elems
+from .window_lowering import SUM_LANES
 from .soc import ADV_FIXED_BYTES, BUFFER_NUM, DEFAULT_SOC, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info
 
 QUANTUM = 16          # a chunk is a multiple of 16 elements: 32 B of 16-bit data, 64 B of float32
@@ -20,6 +22,8 @@ def window_fields(p) -> list:
         f += [(f"p{k}", "uint32_t"), (f"b{k}", "uint32_t")]
     for m in range(sum(len(b.points) for b in p.boundary)):
         f.append((f"q{m}", "uint32_t"))
+    if p.sum_of is not None:
+        f.append(("qsum", "uint32_t"))
     for k in range(len(p.fills)):
         f += [(f"ftop{k}", "uint32_t"), (f"fgap{k}", "uint32_t"), (f"fbot{k}", "uint32_t"), (f"fend{k}", "uint32_t")]
     return f
@@ -32,7 +36,8 @@ def _per_elem(p) -> int:
 
 
 def _fixed(p) -> int:
-    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + 32 * sum(len(b.points) for b in p.boundary) + 512
+    lanes = 4 * SUM_LANES + 32 + 4 * work_elems(SUM_LANES) if p.sum_of is not None else 0
+    return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + 32 * sum(len(b.points) for b in p.boundary) + 512 + lanes
 
 
 def max_chunk(p) -> int:
@@ -67,6 +72,11 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
     chunk = min(chunk, max_chunk(p))
     if tile_cap:
         chunk = max(QUANTUM, min(chunk, tile_cap // QUANTUM * QUANTUM))
+    if p.sum_of is not None:
+        # a sum of the whole loop on one core (the vector cores have no combine of partial sums without a GM
+        # workspace and SyncAll): tiles of whole SUM_LANES, element k always into lane k % SUM_LANES
+        ncores = 1
+        chunk = max(SUM_LANES, min(max_chunk(p), tile_cap or max_chunk(p)) // SUM_LANES * SUM_LANES)
     chunks = -(-cols // chunk) if cols else 0
     units = (chunks if p.acc_keys else rows * chunks) if cols and rows else 0
     block_dim = max(1, min(ncores, units))
@@ -90,6 +100,8 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
         values[f"p{k}"], values[f"b{k}"] = pitch, max(base, 0)
         if a.role == "out":
             windows.setdefault(a.tensor, []).append((max(base, 0), pitch, shape))
+    if p.sum_of is not None:
+        values["qsum"] = _val(p.sum_of[1], symbols, "the index of a sum")
     m = 0
     for b in p.boundary:
         for pt in b.points:

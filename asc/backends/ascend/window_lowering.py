@@ -27,6 +27,9 @@ from .plans import Plan, S, Unsupported, V, _dim, _pre, _program
 from .regalloc import finalize
 
 
+SUM_LANES = 256       # a sum of the loop: element k is added into lane k % SUM_LANES, whatever the tiling
+
+
 @dataclass(frozen=True)
 class Offset:
     """sign * expr (expr an index expression of constants and sizes; None: zero)."""
@@ -94,6 +97,7 @@ class WindowPlan(Plan):
     fills: list = field(default_factory=list)       # (tensor name, key of its one store access, value C++ text)
     boundary: list = field(default_factory=list)
     acc_keys: list = field(default_factory=list)     # windows summed across the rows: units are column chunks
+    sum_of: tuple | None = None                      # (tensor, flat index, loc): the loop summed into one element
 
     def access(self, key) -> Access:
         return next(a for a in self.accesses if a.key == key)
@@ -109,6 +113,9 @@ class WindowPlan(Plan):
         if self.acc_keys:
             lines.append(f"sums across the rows into {', '.join(self.acc_keys)}: a unit is a chunk of columns over "
                          f"all rows")
+        if self.sum_of is not None:
+            lines.append(f"sum of the loop into {self.sum_of[0]}[{format_expr(self.sum_of[1])}]: {SUM_LANES} lanes "
+                         f"(element k into lane k % {SUM_LANES}), then ReduceSum, on one core")
         for name, _, v in self.fills:
             lines.append(f"fill {name} outside the window with {v}")
         lines += _program(self.instrs, self.slot_of)
@@ -153,6 +160,8 @@ class WindowLowerer(Lowerer):
         self.by_sig: dict = {}
         self.flat = None                 # boundary statements: the tensors' shapes for flat indices
         self.acc_keys: set = set()       # windows summed across the rows (column reductions)
+        self.sum_of = None               # (tensor, flat index, loc): the loop's elements summed into one element
+        self.after_sum: set = set()      # boundary statements after the sum: the tensors they may read
 
     def window(self, t: ir.Var, indices, role: str, loc):
         gm = self.tensors[t.name]
@@ -162,7 +171,7 @@ class WindowLowerer(Lowerer):
             flat = _flat_index(indices, gm.shape, loc)
             sig = (t.name, role, format_expr(flat))
             if sig not in self.by_sig:
-                key = f"{cname(t.name)}_{self.prefix}{len(self.accesses)}"
+                key = f"{self.prefix}{len(self.accesses)}"
                 self.accesses.append(Point(key, t.name, role, flat))
                 self.by_sig[sig] = key
             return self.by_sig[sig]
@@ -174,7 +183,7 @@ class WindowLowerer(Lowerer):
         drow, dcol = (offs[0], offs[1]) if len(offs) == 2 else (None, offs[0])
         sig = (t.name, role, drow.text() if drow else None, dcol.text())
         if sig not in self.by_sig:
-            key = f"{cname(t.name)}_{self.prefix}{len(self.accesses)}"
+            key = f"{self.prefix}{len(self.accesses)}"
             self.accesses.append(Access(key, t.name, role, drow, dcol))
             self.by_sig[sig] = key
         return self.by_sig[sig]
@@ -190,6 +199,10 @@ class WindowLowerer(Lowerer):
                     self.rounded[out_key] = self.round_trip(v, gm.dtype.name)
                 v = self.rounded[out_key]
             return v
+        if t.name in self.after_sum:
+            key = self.window(t, e.indices, "in", e.loc)
+            self.loaded.setdefault(key, V("in", key))
+            return self.loaded[key]
         if gm.writes or gm.kind == "alloc":
             raise Unsupported(f"the kernel reads {t.name!r}, which it writes (a value carried between elements)",
                               e.loc)
@@ -232,9 +245,28 @@ class WindowLowerer(Lowerer):
             return v.a
         return None
 
+    def total(self, s: ir.Store):
+        """`acc[c] = acc[c] + e` at an index free of the loop's, in a 1-D loop: a sum of the whole index space."""
+        v = s.value
+        if self.flat is not None or len(self.loopvars) != 1 or any(_mentions(i, self.loopvars) for i in s.indices) \
+                or not (isinstance(v, ir.Binary) and v.op == "add"):
+            return None
+        same = lambda x: isinstance(x, ir.Load) and x.tensor.name == s.tensor.name and \
+            tuple(map(format_expr, x.indices)) == tuple(map(format_expr, s.indices))  # noqa: E731
+        return v.b if same(v.a) and not same(v.b) else (v.a if same(v.b) and not same(v.a) else None)
+
     def store(self, s: ir.Store):
         name = s.tensor.name
         gm = self.tensors[name]
+        if self.flat is None and len(self.loopvars) == 1 and self.total(s) is not None:
+            if gm.kind != "alloc" or gm.init != "zeros" or gm.dtype.name != "float32" or self.sum_of is not None:
+                raise Unsupported(f"a sum of the loop into {name!r}, which is not one float32 output allocated with "
+                                  f"zeros", s.loc)
+            v = self.vec(self.value(self.total(s)))
+            self.emit("SumLanes", None, [v])
+            self.sum_of = (name, _flat_index(s.indices, gm.shape, s.loc), s.loc)
+            gm.writes = True
+            return
         e = self.accumulation(s) if self.flat is None else None
         if e is not None:
             if gm.kind != "alloc" or gm.init == "empty" or gm.dtype.name != "float32":
@@ -297,7 +329,7 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
     tensors = {t.name: t for t in base.tensors}
     for t in base.tensors:
         t.reads = t.writes = False
-    pre, loops, outside = [], [], []
+    pre, loops, outside, before = [], [], [], set()
     for s in fn.body:
         if isinstance(s, ir.Alloc):
             if s.output is None:
@@ -312,6 +344,8 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
             loops.append(s)
         elif isinstance(s, ir.Store):
             outside.append(s)
+            if not loops:
+                before.add(id(s))
         elif isinstance(s, ir.Return):
             pass
         else:
@@ -331,25 +365,40 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
     if any(_mentions(e, loopvars) for lp in nest for e in (lp.start, lp.stop)):
         raise Unsupported("a triangular loop nest", loop.loc)
     accesses: list = []
-    low = WindowLowerer(tensors, scalar_names, loopvars, accesses, "w")
+    low = WindowLowerer(tensors, scalar_names, loopvars, accesses, "win")
     low.carried = assigned_names(body)
     low.block(body)
     # the boundary statements: constant indices, tensors the loop neither reads nor writes... (checked below)
     bounds = []
+    if low.sum_of is not None:
+        if before:
+            raise Unsupported("statements before a sum of the loop", loop.loc)
+        if any(a.role == "out" for a in accesses):
+            raise Unsupported("element stores next to a sum of the loop", loop.loc)
+        for s in outside:                     # the epilogue reads the sum only after it is stored
+            if any(isinstance(x, ir.Load) and x.tensor.name != low.sum_of[0] and tensors[x.tensor.name].writes
+                   for x in ir.walk_expr(s.value)):
+                raise Unsupported("an epilogue reading another output", s.loc)
     for s in outside:
         pts: list = []
-        bl = WindowLowerer(tensors, scalar_names, (), pts, f"b{len(bounds)}_")
+        bl = WindowLowerer(tensors, scalar_names, (), pts, f"pt{len(bounds)}_")
         bl.flat = True
+        if low.sum_of is not None:
+            bl.after_sum = {low.sum_of[0]}
+            tensors[low.sum_of[0]].writes = False      # the epilogue may write the sum's tensor again
+            tensors[low.sum_of[0]].reads = False
         bl.loc = s.loc
         bl.store(s)
         fin = finalize(bl.out, {x.key: tensors[x.tensor].dtype for x in pts})
         bounds.append(Boundary(s.loc, pts, fin.instrs, fin.slot_of, fin.nslots))
+        if low.sum_of is not None:
+            tensors[low.sum_of[0]].writes = tensors[low.sum_of[0]].reads = True
     for t in base.tensors:
         if t.kind == "alloc" and not t.writes:
             raise Unsupported(f"the output {t.name!r} is not written", loop.loc)
     fills = []
     for t in base.tensors:
-        if t.kind != "alloc" or t.init == "empty":
+        if t.kind != "alloc" or t.init == "empty" or (low.sum_of is not None and t.name == low.sum_of[0]):
             continue
         outs = [a for a in accesses if a.tensor == t.name and a.role == "out"]
         if len(outs) != 1:
@@ -374,7 +423,7 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
                    two_d=len(nest) == 2, row_range=(nest[0].start, nest[0].stop) if len(nest) == 2 else (),
                    col_range=(nest[-1].start, nest[-1].stop), accesses=accesses, instrs=fin.instrs,
                    nslots=max([fin.nslots] + [b.nslots for b in bounds]), slot_of=fin.slot_of, adv=low.adv,
-                   fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys))
+                   fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys), sum_of=low.sum_of)
     if low.acc_keys and bounds:
         raise Unsupported("boundary statements next to a sum across the rows", loop.loc)
     for role in ("in", "out"):

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
-from .instructions import emit_instr, sync
+from .budget import work_elems
+from .instructions import emit_instr, ref, sync
+from .window_lowering import SUM_LANES
 from .soc import BUFFER_NUM
 from .window_budget import WINDOW_DOC, window_fields
 from .budget import sym_fields
@@ -26,7 +28,9 @@ def render_window(p) -> AscendSource:
     name, cls, sname = names(kernel)
     out = Out()
     header(out, kernel, "element-wise map over windows of the tensors (shifted tiles, sub-ranges, column offsets), "
-                        + ("with sums across the rows (a column reduction): chunks of columns split across vector "
+                        + ("with a sum of the loop on one vector core (256 lanes, then ReduceSum) and its epilogue"
+                           if p.sum_of is not None else
+                           "with sums across the rows (a column reduction): chunks of columns split across vector "
                            "cores, each summed over the rows with vector Add into a UB accumulator" if p.acc_keys else
                            "units of (row, column chunk) split across vector cores, double-buffered"))
     fields = window_fields(p) + sym_fields(kernel)
@@ -38,6 +42,7 @@ def render_window(p) -> AscendSource:
     outs = [(k, a) for k, a in enumerate(p.accesses) if a.role == "out" and a.key not in p.acc_keys]
     accs = [(k, a) for k, a in enumerate(p.accesses) if a.key in p.acc_keys]
     init_of = {name: val for name, _, val in p.fills}
+    accn = {tn: f"acc{g}" for g, (tn, _) in enumerate(groups(accs))}
     points = [pt for b in p.boundary for pt in b.points]
     ty = lambda a: st[a.tensor]  # noqa: E731
     out.emit(f"class {cls} {{")
@@ -52,9 +57,9 @@ def render_window(p) -> AscendSource:
     out.depth += 1
     out.comment(p.loop_loc)
     out.emit("t_ = t;")
-    out.emit("const uint32_t b = static_cast<uint32_t>(GetBlockIdx());")
-    out.emit("first_ = b * t.perCore + (b < t.rem ? b : t.rem);")
-    out.emit("count_ = t.perCore + (b < t.rem ? 1 : 0);")
+    out.emit("const uint32_t blk = static_cast<uint32_t>(GetBlockIdx());")
+    out.emit("first_ = blk * t.perCore + (blk < t.rem ? blk : t.rem);")
+    out.emit("count_ = t.perCore + (blk < t.rem ? 1 : 0);")
     for t in used:
         if t.loc is not None:
             out.comment(t.loc)
@@ -69,7 +74,7 @@ def render_window(p) -> AscendSource:
     for tn, ws in groups(outs):
         out.emit(f"pipe->InitBuffer({cname(tn)}OutQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));")
     for tn, ws in groups(accs):
-        out.emit(f"pipe->InitBuffer({cname(tn)}AccQue_, 1, {len(ws)} * t.chunk * sizeof(float));  // the sums of a "
+        out.emit(f"pipe->InitBuffer({accn[tn]}Que_, 1, {len(ws)} * t.chunk * sizeof(float));  // the sums of a "
                  f"chunk of columns over the rows")
     if p.nslots:
         out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * t.chunk * sizeof(float));")
@@ -79,6 +84,9 @@ def render_window(p) -> AscendSource:
         out.emit(f"pipe->InitBuffer(fillBuf{k}_, t.chunk * sizeof({st[fname]}));")
     if points:
         out.emit(f"pipe->InitBuffer(pointBuf_, {32 * len(points)});  // one 32-byte block per boundary element")
+    if p.sum_of is not None:
+        out.emit(f"pipe->InitBuffer(sumBuf_, {4 * SUM_LANES + 32 + 4 * work_elems(SUM_LANES)});  // the {SUM_LANES} "
+                 f"lanes of the sum, its total, ReduceSum's work tensor")
     for pname, _ in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in kernel.symbols:
@@ -96,8 +104,8 @@ def render_window(p) -> AscendSource:
     for k, (fname, key, val) in enumerate(p.fills):
         tyf = st[fname]
         out.comment(p.tensor(fname).loc)
-        out.emit(f"LocalTensor<{tyf}> fill{k} = fillBuf{k}_.Get<{tyf}>();")
-        out.emit(f"Duplicate(fill{k}, static_cast<{tyf}>({val}), static_cast<int32_t>(t_.chunk));")
+        out.emit(f"LocalTensor<{tyf}> fillTile{k} = fillBuf{k}_.Get<{tyf}>();")
+        out.emit(f"Duplicate(fillTile{k}, static_cast<{tyf}>({val}), static_cast<int32_t>(t_.chunk));")
     if p.fills:
         sync(out, "V_MTE3")
         out.emit("if (GetBlockIdx() == 0) {  // the parts of the initialized outputs before and after the window")
@@ -107,46 +115,61 @@ def render_window(p) -> AscendSource:
             out.emit(f"Fill{k}(t_.fbot{k}, t_.fend{k} - t_.fbot{k});")
         out.depth -= 1
         out.emit("}")
+    if p.sum_of is not None:
+        out.comment(p.sum_of[2])
+        out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, 0);")
+        out.emit(f"Duplicate(lanes, 0.0f, {SUM_LANES});")
     for loc in p.loop_locs:
         out.comment(loc)
     if accs:
-        out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {  // a chunk of columns, over all the rows")
+        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // a chunk of columns, over all the rows")
         out.depth += 1
-        out.emit("const uint32_t j = u * t_.chunk;")
-        out.emit("const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
+        out.emit("const uint32_t col0 = unit * t_.chunk;")
+        out.emit("const uint32_t n = (t_.cols - col0 < t_.chunk) ? t_.cols - col0 : t_.chunk;")
         for tn, ws in groups(accs):
-            c = cname(tn)
+            c = accn[tn]
             out.comment(p.tensor(tn).loc)
-            out.emit(f"{c}Acc_ = {c}AccQue_.AllocTensor<float>();")
+            out.emit(f"{c}_ = {c}Que_.AllocTensor<float>();")
             for w, (k, a) in enumerate(ws):
-                out.emit(f"Duplicate({c}Acc_[{w} * t_.chunk], static_cast<float>({init_of[tn]}), "
+                out.emit(f"Duplicate({c}_[{w} * t_.chunk], static_cast<float>({init_of[tn]}), "
                          f"static_cast<int32_t>(n));")
         out.comment(p.loop_loc)
         out.emit("for (uint32_t r = 0; r < t_.rows; ++r) {")
-        out.emit("  CopyIn(r, j, n);")
+        out.emit("  CopyIn(r, col0, n);")
         out.emit("  Compute(n);")
-        out.emit("  CopyOut(r, j, n, u);")
+        out.emit("  CopyOut(r, col0, n, unit);")
         out.emit("}")
         for tn, ws in groups(accs):
-            c = cname(tn)
+            c = accn[tn]
             out.comment(p.return_loc or p.loop_loc)
-            out.emit(f"{c}AccQue_.EnQue({c}Acc_);")
-            out.emit(f"LocalTensor<float> {c}Sum = {c}AccQue_.DeQue<float>();")
+            out.emit(f"{c}Que_.EnQue({c}_);")
+            out.emit(f"LocalTensor<float> {c}Sum = {c}Que_.DeQue<float>();")
             for w, (k, a) in enumerate(ws):
-                _pad_out(out, f"{c}Gm_[static_cast<uint64_t>(j) + t_.b{k}]", f"{c}Sum[{w} * t_.chunk]", "float", "n")
-            out.emit(f"{c}AccQue_.FreeTensor({c}Sum);")
+                _pad_out(out, f"{cname(tn)}Gm_[static_cast<uint64_t>(col0) + t_.b{k}]", f"{c}Sum[{w} * t_.chunk]",
+                         "float", "n")
+            out.emit(f"{c}Que_.FreeTensor({c}Sum);")
         out.depth -= 1
         out.emit("}")
     else:
-        out.emit("for (uint32_t u = first_; u < first_ + count_; ++u) {")
-        out.emit("  const uint32_t r = u / t_.chunks;")
-        out.emit("  const uint32_t c = u - r * t_.chunks;")
-        out.emit("  const uint32_t j = c * t_.chunk;")
-        out.emit("  const uint32_t n = (t_.cols - j < t_.chunk) ? t_.cols - j : t_.chunk;")
-        out.emit("  CopyIn(r, j, n);")
+        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {")
+        out.emit("  const uint32_t r = unit / t_.chunks;")
+        out.emit("  const uint32_t chunkIdx = unit - r * t_.chunks;")
+        out.emit("  const uint32_t col0 = chunkIdx * t_.chunk;")
+        out.emit("  const uint32_t n = (t_.cols - col0 < t_.chunk) ? t_.cols - col0 : t_.chunk;")
+        out.emit("  CopyIn(r, col0, n);")
         out.emit("  Compute(n);")
-        out.emit("  CopyOut(r, j, n, c);")
+        out.emit("  CopyOut(r, col0, n, chunkIdx);")
         out.emit("}")
+    if p.sum_of is not None:
+        name_s = p.sum_of[0]
+        out.comment(p.sum_of[2])
+        out.emit(f"LocalTensor<float> sumTotal = sumBuf_.GetWithOffset<float>(8, {4 * SUM_LANES});")
+        out.emit(f"LocalTensor<float> sumWork = sumBuf_.GetWithOffset<float>({work_elems(SUM_LANES)}, "
+                 f"{4 * SUM_LANES + 32});")
+        out.emit(f"ReduceSum(sumTotal, lanes, sumWork, {SUM_LANES});")
+        sync(out, "V_MTE3")
+        _pad_out(out, f"{cname(name_s)}Gm_[t_.qsum]", "sumTotal", "float", "1")
+        sync(out, "MTE3_MTE2")   # the epilogue reads the sum back from GM
     if p.boundary:
         out.emit("if (GetBlockIdx() == 0) {")
         out.emit("  Boundary();")
@@ -160,22 +183,22 @@ def render_window(p) -> AscendSource:
     # ---- Fill
     for k, (fname, key, _) in enumerate(p.fills):
         tyf = st[fname]
-        out.emit(f"__aicore__ inline void Fill{k}(uint64_t at, uint64_t n)")
+        out.emit(f"__aicore__ inline void Fill{k}(uint64_t fillAt, uint64_t fillN)")
         out.emit("{")
         out.depth += 1
-        out.emit(f"LocalTensor<{tyf}> fill = fillBuf{k}_.Get<{tyf}>();")
-        out.emit("for (uint64_t d = 0; d < n; d += t_.chunk) {")
-        out.emit("  const uint64_t m = (n - d < t_.chunk) ? n - d : t_.chunk;")
+        out.emit(f"LocalTensor<{tyf}> fillTile = fillBuf{k}_.Get<{tyf}>();")
+        out.emit("for (uint64_t k = 0; k < fillN; k += t_.chunk) {")
+        out.emit("  const uint64_t m = (fillN - k < t_.chunk) ? fillN - k : t_.chunk;")
         out.depth += 1
-        _pad_out(out, f"{cname(fname)}Gm_[at + d]", "fill", tyf, "m")
+        _pad_out(out, f"{cname(fname)}Gm_[fillAt + k]", "fillTile", tyf, "m")
         out.depth -= 1
         out.emit("}")
         out.depth -= 1
         out.emit("}")
         out.emit()
     # ---- CopyIn
-    at = lambda k: f"static_cast<uint64_t>(r) * t_.p{k} + j + t_.b{k}"  # noqa: E731
-    out.emit("__aicore__ inline void CopyIn(uint32_t r, uint32_t j, uint32_t n)")
+    at = lambda k: f"static_cast<uint64_t>(r) * t_.p{k} + col0 + t_.b{k}"  # noqa: E731
+    out.emit("__aicore__ inline void CopyIn(uint32_t r, uint32_t col0, uint32_t n)")
     out.emit("{")
     out.depth += 1
     for tn, ws in groups(ins):
@@ -196,21 +219,30 @@ def render_window(p) -> AscendSource:
         c, tyt = cname(tn), st[tn]
         out.emit(f"LocalTensor<{tyt}> {c}In = {c}InQue_.DeQue<{tyt}>();")
         for w, (k, a) in enumerate(ws):
-            out.emit(f"LocalTensor<{tyt}> {a.key}In = {c}In[{w} * t_.chunk];")
+            out.emit(f"LocalTensor<{tyt}> {cname(a.key)}In = {c}In[{w} * t_.chunk];")
     for tn, ws in groups(outs):
         c, tyt = cname(tn), st[tn]
         out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.AllocTensor<{tyt}>();")
         for w, (k, a) in enumerate(ws):
-            out.emit(f"LocalTensor<{tyt}> {a.key}Out = {c}Out[{w} * t_.chunk];")
+            out.emit(f"LocalTensor<{tyt}> {cname(a.key)}Out = {c}Out[{w} * t_.chunk];")
     for tn, ws in groups(accs):
         for w, (k, a) in enumerate(ws):
-            out.emit(f"LocalTensor<float> {a.key}Out = {cname(tn)}Acc_[{w} * t_.chunk];")
+            out.emit(f"LocalTensor<float> {cname(a.key)}Out = {accn[tn]}_[{w} * t_.chunk];")
     _slots(out, p)
+    if p.sum_of is not None:
+        out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, 0);")
     last = object()
     for i in p.instrs:
         if i.loc is not last:
             out.comment(i.loc)
             last = i.loc
+        if i.api == "SumLanes":
+            src = ref(i.srcs[0], p.slot_of)
+            out.emit(f"for (uint32_t lane = 0; lane < n; lane += {SUM_LANES}) {{  // element k into lane k % "
+                     f"{SUM_LANES}")
+            out.emit(f"  Add(lanes, lanes, {src}[lane], (n - lane < {SUM_LANES}) ? n - lane : {SUM_LANES});")
+            out.emit("}")
+            continue
         emit_instr(out, i, p.slot_of, "n")
     for tn, ws in groups(outs):
         out.emit(f"{cname(tn)}OutQue_.EnQue({cname(tn)}Out);")
@@ -220,7 +252,7 @@ def render_window(p) -> AscendSource:
     out.emit("}")
     out.emit()
     # ---- CopyOut
-    out.emit("__aicore__ inline void CopyOut(uint32_t r, uint32_t j, uint32_t n, uint32_t c)")
+    out.emit("__aicore__ inline void CopyOut(uint32_t r, uint32_t col0, uint32_t n, uint32_t chunkIdx)")
     out.emit("{")
     out.depth += 1
     for tn, ws in groups(outs):
@@ -232,7 +264,7 @@ def render_window(p) -> AscendSource:
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
     for f, (fname, key, _) in enumerate(p.fills):
         k = next(i for i, a in enumerate(p.accesses) if a.key == key)
-        out.emit(f"if (c + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's window "
+        out.emit(f"if (chunkIdx + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's window "
                  f"and the next")
         out.emit(f"  Fill{f}({at(k)} + n, t_.fgap{f});")
         out.emit("}")
@@ -252,11 +284,11 @@ def render_window(p) -> AscendSource:
             for pt in b.points:
                 tyt = st[pt.tensor]
                 suffix = "In" if pt.role == "in" else "Out"
-                out.emit(f"LocalTensor<{tyt}> {pt.key}{suffix} = pointBuf_.GetWithOffset<{tyt}>({32 // p.tensor(pt.tensor).itemsize}, {32 * m});")
+                out.emit(f"LocalTensor<{tyt}> {cname(pt.key)}{suffix} = pointBuf_.GetWithOffset<{tyt}>({32 // p.tensor(pt.tensor).itemsize}, {32 * m});")
                 pt_m = m
                 m += 1
                 if pt.role == "in":
-                    _pad_in(out, f"{pt.key}In", f"{cname(pt.tensor)}Gm_[t_.q{pt_m}]", tyt, "1")
+                    _pad_in(out, f"{cname(pt.key)}In", f"{cname(pt.tensor)}Gm_[t_.q{pt_m}]", tyt, "1")
                 else:
                     pt.q = pt_m
             sync(out, "MTE2_V")
@@ -266,7 +298,7 @@ def render_window(p) -> AscendSource:
             sync(out, "V_MTE3")
             for pt in b.points:
                 if pt.role == "out":
-                    _pad_out(out, f"{cname(pt.tensor)}Gm_[t_.q{pt.q}]", f"{pt.key}Out", st[pt.tensor], "1")
+                    _pad_out(out, f"{cname(pt.tensor)}Gm_[t_.q{pt.q}]", f"{cname(pt.key)}Out", st[pt.tensor], "1")
             out.depth -= 1
             out.emit("}")
         out.depth -= 1
@@ -280,8 +312,8 @@ def render_window(p) -> AscendSource:
     for tn, _ in groups(outs):
         out.emit(f"TQue<TPosition::VECOUT, 1> {cname(tn)}OutQue_;")
     for tn, _ in groups(accs):
-        out.emit(f"TQue<TPosition::VECOUT, 1> {cname(tn)}AccQue_;")
-        out.emit(f"LocalTensor<float> {cname(tn)}Acc_;")
+        out.emit(f"TQue<TPosition::VECOUT, 1> {accn[tn]}Que_;")
+        out.emit(f"LocalTensor<float> {accn[tn]}_;")
     if p.nslots:
         out.emit("TBuf<TPosition::VECCALC> calcBuf_;")
     if p.adv:
@@ -290,6 +322,8 @@ def render_window(p) -> AscendSource:
         out.emit(f"TBuf<TPosition::VECCALC> fillBuf{k}_;")
     if points:
         out.emit("TBuf<TPosition::VECCALC> pointBuf_;")
+    if p.sum_of is not None:
+        out.emit("TBuf<TPosition::VECCALC> sumBuf_;")
     for pname, t in p.scalars:
         out.emit(f"{scalar_ctype(t)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
