@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
+from .window_budget import window_tiling
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
                   TILE_QUANTUM, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info)
 
@@ -171,13 +172,8 @@ def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
     return 1, {s: symbols[s] for s in p.kernel.symbols} or {"unused": 0}
 
 
-def _window_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
-    from .window_budget import window_tiling
-    return window_tiling(p, symbols, soc, cores, tile_cap)
-
-
 TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling,
-           "window": _window_tiling}
+           "window": window_tiling}
 
 
 def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from ...errors import CompileError, MemoryCheckError
 from ...passes.cost import static_value
-from .budget import work_elems
-from .window_lowering import SUM_LANES
-from .soc import ADV_FIXED_BYTES, BUFFER_NUM, DEFAULT_SOC, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info
+from .soc import ADV_FIXED_BYTES, BUFFER_NUM, DEFAULT_SOC, UB_BYTES, UB_RESERVED, soc_info
 
+SUM_LANES = 256       # a sum of the loop: element k is added into lane k % SUM_LANES, whatever the tiling
 QUANTUM = 16          # a chunk is a multiple of 16 elements: 32 B of 16-bit data, 64 B of float32
 
 WINDOW_DOC = {"rows": "rows of the loop's index space (1 for a 1-D loop)", "cols": "columns of the index space",
               "chunk": "columns per unit (UB tile length, a multiple of 16)", "chunks": "units per row",
               "units": "units in all (rows x chunks)", "perCore": "units per block (the first `rem` take one more)",
               "rem": "blocks with one more unit"}
+
+
+def sum_work_elems() -> int:
+    """ReduceSum's work tensor for the SUM_LANES float32 lanes (as budget.work_elems: the documented size, x2)."""
+    return 2 * (-(-max(1, SUM_LANES // 64) // 8) * 8)
 
 
 def window_fields(p) -> list:
@@ -36,7 +40,7 @@ def _per_elem(p) -> int:
 
 
 def _fixed(p) -> int:
-    lanes = 4 * SUM_LANES + 32 + 4 * work_elems(SUM_LANES) if p.sum_of is not None else 0
+    lanes = 4 * SUM_LANES + 32 + 4 * sum_work_elems() if p.sum_of is not None else 0
     return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + 32 * sum(len(b.points) for b in p.boundary) + 512 + lanes
 
 

@@ -21,13 +21,11 @@ from typing import ClassVar
 from ... import ir
 from ...ir.printer import format_expr
 from ...passes.cost import static_value
-from .ctext import FLOATS, STORAGE_ROUND, cname, fmt_const
+from .ctext import FLOATS, STORAGE_ROUND, cname
 from .lowering import Lowerer, assigned_names, is_var
-from .plans import Plan, S, Unsupported, V, _dim, _pre, _program
+from .plans import Plan, S, Unsupported, V, format_instr
 from .regalloc import finalize
-
-
-SUM_LANES = 256       # a sum of the loop: element k is added into lane k % SUM_LANES, whatever the tiling
+from .window_budget import SUM_LANES, check_window
 
 
 @dataclass(frozen=True)
@@ -123,6 +121,14 @@ class WindowPlan(Plan):
             lines.append(f"boundary statement (line {b.loc.line if b.loc else '?'}), on block 0:")
             lines += ["  " + x for x in _program(b.instrs, b.slot_of)[1:]]
         return lines
+
+
+def _pre(pre: list) -> list:
+    return [f"before the loop: {ct} {name} = {text}" for _, name, ct, text in pre]
+
+
+def _program(instrs: list, slot_of: dict) -> list:
+    return ["program:"] + [f"  {format_instr(ins, slot_of)}" for ins in instrs]
 
 
 # ------------------------------------------------------------------ index shapes
@@ -430,9 +436,7 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
         if len({a.tensor for a in accesses if a.role == role}) > 4:
             raise Unsupported(f"more than 4 tensors {'read' if role == 'in' else 'written'} by a window map (8 "
                               f"double-buffered queues at one position)", loop.loc)
-    from .window_budget import check_window
     check_window(p, loop.loc)
     return p
 
 
-__all__ = ["Access", "Boundary", "Offset", "Point", "WindowPlan", "window_plan", "_dim"]

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
-from .budget import work_elems
 from .instructions import emit_instr, ref, sync
-from .window_lowering import SUM_LANES
 from .soc import BUFFER_NUM
-from .window_budget import WINDOW_DOC, window_fields
+from .window_budget import SUM_LANES, WINDOW_DOC, sum_work_elems, window_fields
 from .budget import sym_fields
 
 
@@ -85,7 +83,7 @@ def render_window(p) -> AscendSource:
     if points:
         out.emit(f"pipe->InitBuffer(pointBuf_, {32 * len(points)});  // one 32-byte block per boundary element")
     if p.sum_of is not None:
-        out.emit(f"pipe->InitBuffer(sumBuf_, {4 * SUM_LANES + 32 + 4 * work_elems(SUM_LANES)});  // the {SUM_LANES} "
+        out.emit(f"pipe->InitBuffer(sumBuf_, {4 * SUM_LANES + 32 + 4 * sum_work_elems()});  // the {SUM_LANES} "
                  f"lanes of the sum, its total, ReduceSum's work tensor")
     for pname, _ in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
@@ -122,7 +120,7 @@ def render_window(p) -> AscendSource:
     for loc in p.loop_locs:
         out.comment(loc)
     if accs:
-        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // a chunk of columns, over all the rows")
+        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // a chunk of columns, all rows")
         out.depth += 1
         out.emit("const uint32_t col0 = unit * t_.chunk;")
         out.emit("const uint32_t n = (t_.cols - col0 < t_.chunk) ? t_.cols - col0 : t_.chunk;")
@@ -164,7 +162,7 @@ def render_window(p) -> AscendSource:
         name_s = p.sum_of[0]
         out.comment(p.sum_of[2])
         out.emit(f"LocalTensor<float> sumTotal = sumBuf_.GetWithOffset<float>(8, {4 * SUM_LANES});")
-        out.emit(f"LocalTensor<float> sumWork = sumBuf_.GetWithOffset<float>({work_elems(SUM_LANES)}, "
+        out.emit(f"LocalTensor<float> sumWork = sumBuf_.GetWithOffset<float>({sum_work_elems()}, "
                  f"{4 * SUM_LANES + 32});")
         out.emit(f"ReduceSum(sumTotal, lanes, sumWork, {SUM_LANES});")
         sync(out, "V_MTE3")
@@ -264,8 +262,8 @@ def render_window(p) -> AscendSource:
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
     for f, (fname, key, _) in enumerate(p.fills):
         k = next(i for i, a in enumerate(p.accesses) if a.key == key)
-        out.emit(f"if (chunkIdx + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's window "
-                 f"and the next")
+        out.emit(f"if (chunkIdx + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's "
+                 f"window and the next")
         out.emit(f"  Fill{f}({at(k)} + n, t_.fgap{f});")
         out.emit("}")
     out.depth -= 1
@@ -284,7 +282,8 @@ def render_window(p) -> AscendSource:
             for pt in b.points:
                 tyt = st[pt.tensor]
                 suffix = "In" if pt.role == "in" else "Out"
-                out.emit(f"LocalTensor<{tyt}> {cname(pt.key)}{suffix} = pointBuf_.GetWithOffset<{tyt}>({32 // p.tensor(pt.tensor).itemsize}, {32 * m});")
+                per = 32 // p.tensor(pt.tensor).itemsize
+                out.emit(f"LocalTensor<{tyt}> {cname(pt.key)}{suffix} = pointBuf_.GetWithOffset<{tyt}>({per}, {32 * m});")
                 pt_m = m
                 m += 1
                 if pt.role == "in":
