@@ -288,9 +288,8 @@ class WindowLowerer(Lowerer):
             self.acc_keys.add(key)
             self.stored[key] = acc
             return
-        if gm.reads:
-            raise Unsupported(f"the kernel writes {name!r}, which it reads (a value carried between elements)",
-                              s.loc)
+        if gm.reads and self.flat is not None:
+            raise Unsupported(f"the statement writes {name!r}, which the kernel reads", s.loc)
         if gm.dtype.name not in FLOATS:
             raise Unsupported(f"{name!r} is {gm.dtype.name}; vector code writes float32, float16 and bfloat16", s.loc)
         v = self.value(s.value)
@@ -432,6 +431,11 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
                    fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys), sum_of=low.sum_of)
     if low.acc_keys and bounds:
         raise Unsupported("boundary statements next to a sum across the rows", loop.loc)
+    for name in {a.tensor for a in accesses}:
+        offs = {(a.drow.text() if a.drow else None, a.dcol.text()) for a in accesses if a.tensor == name}
+        if tensors[name].reads and tensors[name].writes and len(offs) > 1:
+            raise Unsupported(f"the loop reads and writes {name!r} at different offsets (a value carried between "
+                              f"elements)", loop.loc)
     for role in ("in", "out"):
         if len({a.tensor for a in accesses if a.role == role}) > 4:
             raise Unsupported(f"more than 4 tensors {'read' if role == 'in' else 'written'} by a window map (8 "
