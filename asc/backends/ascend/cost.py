@@ -107,9 +107,13 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         if p.kind == "window":
             busiest = t["perCore"] + (1 if t["rem"] else 0)
             w = -(-t["cols"] // max(t["chunks"], 1)) if t["units"] else 0
-            bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses)
-            steps = busiest * (t["rows"] if p.acc_keys else 1)      # a column reduction walks every row per unit
+            # a column reduction walks every row per unit and writes its sums once per unit
+            bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key not in p.acc_keys)
+            once = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key in p.acc_keys) * w / bw
+            steps = busiest * (t["rows"] if p.acc_keys else 1)
             copy = [w * bytes_per_elem / bw] * steps
+            if once:
+                copy = [c + once * busiest / max(steps, 1) for c in copy]
             vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * steps
         elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
