@@ -214,3 +214,14 @@ def test_ascend_sim_refuses_a_gm_read_back_without_the_mte3_mte2_sync():
     broken = src.text.replace(sync, "")
     with pytest.raises(ascend_sim.AscendSimError, match="MTE3_MTE2"):
         _launch(src, broken, 300)
+
+
+@pytest.mark.parametrize("kernel, args", [(smooth3, (np.linspace(-1, 1, 1001).astype(np.float32),)),
+                                          (col_stats, (_rand((29, 67), np.float32, 12), _rand(67, np.float32, 13)))])
+def test_window_maps_with_dynamic_shapes(kernel, args):
+    """The offsets, ranges and bounds are tiling values computed from the sizes at the call."""
+    k = lang.kernel(target="ascend-sim", dynamic_shape=True)(kernel.pyfunc)
+    got, want = k(*args), interpreted(kernel)(*args)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        close(np.asarray(g), np.asarray(w), np.asarray(w).dtype)
