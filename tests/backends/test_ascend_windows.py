@@ -71,13 +71,21 @@ def col_stats(x: lang.float32[R, C], b: lang.float32[C]):
 
 
 @lang.kernel
-def mean_abs_diff(a: lang.float32[N], b: lang.float32[N]) -> lang.float32[2]:
-    out = lang.zeros(2, dtype=lang.float32)
+def mean_abs_diff(a: lang.float32[N], b: lang.float32[N]) -> lang.float32[37]:
+    out = lang.zeros(37, dtype=lang.float32)        # out[2:] stay zeros
     for i in range(N):
         d = a[i] - b[i]
         out[1] += d * d * 0.5
     out[1] = out[1] / N
     out[0] = a[0] + 1.0
+    return out
+
+
+@lang.kernel
+def offset_by_scalar(x: lang.float32[N], k: int = 1) -> lang.float32[N]:
+    out = lang.zeros_like(x)
+    for i in range(N - k):
+        out[i] = x[i + k]
     return out
 
 
@@ -168,7 +176,7 @@ def test_column_sums_across_rows_next_to_an_elementwise_output(shape):
 def test_sum_of_the_loop_then_epilogue_is_the_same_for_every_core_count(n):
     a, b = _rand(n, np.float32, 8), _rand(n, np.float32, 9)
     p = _plan(mean_abs_diff, a, b)
-    assert p.kind == "window" and p.sum_of is not None and len(p.boundary) == 2
+    assert p.kind == "window" and p.sum_of is not None and len(p.boundary) == 2 and p.fills
     runs = _run_all(mean_abs_diff, (a, b), ulps=16)
     for got in runs[1:]:
         np.testing.assert_array_equal(got[0], runs[0][0])
@@ -181,6 +189,11 @@ def test_values_carried_between_elements_are_not_a_window_map():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_array_equal(_sim(carried)(u.copy()), interpreted(carried)(u.copy()))
+
+
+def test_an_offset_by_a_scalar_parameter_is_not_a_window():
+    x = np.arange(10, dtype=np.float32)
+    assert _plan(offset_by_scalar, x, 3).kind == "scalar"
 
 
 def test_a_boundary_statement_the_loop_overwrites_is_refused():
@@ -196,7 +209,7 @@ def _mse_source(n):
 
 def _launch(src, text, n):
     a, b = _rand(n, np.float32, 10), _rand(n, np.float32, 11)
-    out = np.full(2, np.nan, np.float32)
+    out = np.full(37, np.nan, np.float32)
     lib, _, _ = ascend_sim.build(text, src.name, src.entry_params)
     block_dim, _, words = ascend_sim.tiling_words(src, {})
     ascend_sim.launch(lib, [a.ctypes.data, b.ctypes.data, out.ctypes.data], words, block_dim, src, src.name)

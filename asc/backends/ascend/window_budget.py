@@ -130,6 +130,9 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
         total = 1
         for d in t.shape:
             total *= dim(d)
+        if key is None:             # the tensor of a sum: all of it, before the sum is stored
+            values.update({f"ftop{k}": total, f"fgap{k}": 0, f"fbot{k}": total, f"fend{k}": total})
+            continue
         idx = next(i for i, a in enumerate(p.accesses) if a.key == key)
         base, pitch = values[f"b{idx}"], values[f"p{idx}"]
         if units:

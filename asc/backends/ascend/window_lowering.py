@@ -403,7 +403,10 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
             raise Unsupported(f"the output {t.name!r} is not written", loop.loc)
     fills = []
     for t in base.tensors:
-        if t.kind != "alloc" or t.init == "empty" or (low.sum_of is not None and t.name == low.sum_of[0]):
+        if low.sum_of is not None and t.name == low.sum_of[0]:
+            fills.append((t.name, None, "0.0f"))     # all of it zeros first (block 0), then the sum, the epilogue
+            continue
+        if t.kind != "alloc" or t.init == "empty":
             continue
         outs = [a for a in accesses if a.tensor == t.name and a.role == "out"]
         if len(outs) != 1:
@@ -418,6 +421,12 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
                 raise Unsupported(f"the fill value of {t.name!r}", t.loc)
             val = f"static_cast<float>({STORAGE_ROUND.get(t.dtype.name, '{}').format(v.text)})"
         fills.append((t.name, outs[0].key, val))
+    sizes = set(k.symbols)
+    for e in [lp.start for lp in nest] + [lp.stop for lp in nest] + \
+            [o.expr for a in accesses for o in (a.drow, a.dcol) if o is not None and o.expr is not None]:
+        if any(isinstance(x, ir.Var) and x.name not in sizes for x in ir.walk_expr(e)) or \
+                any(isinstance(x, ir.Load) for x in ir.walk_expr(e)):
+            raise Unsupported("a loop bound or an index offset that is not made of constants and sizes", loop.loc)
     for a in accesses:
         if a.drow is None and len(nest) == 2 and len(tensors[a.tensor].shape) != 1:
             raise Unsupported("a 2-D window in a 1-D loop", loop.loc)

@@ -261,6 +261,8 @@ def render_window(p) -> AscendSource:
             _pad_out(out, f"{c}Gm_[{at(k)}]", f"{c}Out[{w} * t_.chunk]", tyt, "n")
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
     for f, (fname, key, _) in enumerate(p.fills):
+        if key is None:
+            continue
         k = next(i for i, a in enumerate(p.accesses) if a.key == key)
         out.emit(f"if (chunkIdx + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's "
                  f"window and the next")
