@@ -22,7 +22,9 @@ R = lang.dim("R")
 C = lang.dim("C")
 H = lang.dim("H")
 
-SETTINGS = ({}, {"cores": 3, "tile_cap": 256}, {"cores": 7, "tile_cap": 16})
+# the SoC's cores; few cores with small tiles (many units per core); few cores with whole UB tiles and tiles capped
+# at 4 rows of 16 columns (2-D maps of one element size take several rows per unit)
+SETTINGS = ({}, {"cores": 3, "tile_cap": 256}, {"cores": 7, "tile_cap": 16}, {"cores": 3}, {"cores": 5, "tile_cap": 64})
 
 
 @lang.kernel
@@ -144,19 +146,20 @@ def test_stencil_1d_with_boundary_statements(n, dtype):
     _run_all(smooth3, (u,))
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (3, 4), (37, 41), (5, 700), (97, 9)])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 3), (3, 4), (37, 41), (5, 700), (97, 9), (300, 45)])
 def test_stencil_2d_fills_the_rest_of_a_full_output(shape):
     u = _rand(shape, np.float32, 3)
     p = _plan(lap5, u)
-    assert p.kind == "window" and p.fills and len(p.accesses) == 6      # u at 5 offsets, out at one
+    assert p.kind == "window" and p.fills and len(p.accesses) == 6 and p.row_blocks   # u at 5 offsets, out at one
     _run_all(lap5, (u,))
 
 
 @pytest.mark.parametrize("rows, h, dtype", [(1, 1, np.float32), (13, 19, np.float16), (61, 64, np.float32),
-                                            (3, 300, BF16)])
+                                            (3, 300, BF16), (101, 7, np.float16)])
 def test_windows_of_different_shapes_with_column_offsets(rows, h, dtype):
     x, s = _rand((rows, 2 * h), dtype, 4), _rand((rows, h), dtype, 5)
-    assert _plan(halves, x, s).kind == "window"
+    p = _plan(halves, x, s)
+    assert p.kind == "window" and p.row_blocks == (x.dtype == s.dtype)
     _run_all(halves, (x, s))
 
 

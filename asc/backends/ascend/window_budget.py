@@ -11,7 +11,7 @@ QUANTUM = 16          # a chunk is a multiple of 16 elements: 32 B of 16-bit dat
 
 WINDOW_DOC = {"rows": "rows of the loop's index space (1 for a 1-D loop)", "cols": "columns of the index space",
               "chunk": "columns per unit (UB tile length, a multiple of 16)", "chunks": "units per row",
-              "units": "units in all (rows x chunks)", "perCore": "units per block (the first `rem` take one more)",
+              "hrows": "rows per unit", "units": "units in all (row blocks x chunks)", "perCore": "units per block (the first `rem` take one more)",
               "rem": "blocks with one more unit"}
 
 
@@ -20,8 +20,25 @@ def sum_work_elems() -> int:
     return 2 * (-(-max(1, SUM_LANES // 64) // 8) * 8)
 
 
+def loads_of(p, ws: list) -> list:
+    """The GM->UB copies of one tensor's input windows: [(first window k, span, [(k, access, row)])]. With row
+    blocks, windows at one column offset and constant row offsets share one copy of the rows they cover (a
+    stencil's u[i - 1, j], u[i, j], u[i + 1, j]: h + 2 rows for h output rows); each window is a view at its row."""
+    if not p.row_blocks:
+        return [(k, 1, [(k, a, 0)]) for k, a in ws]
+    by_col: dict = {}
+    for k, a in ws:
+        by_col.setdefault(a.dcol.text(), []).append((k, a, a.drow.value({})))
+    out = []
+    for items in by_col.values():
+        lo = min(d for _, _, d in items)
+        k0 = next(k for k, _, d in items if d == lo)
+        out.append((k0, max(d for _, _, d in items) - lo + 1, [(k, a, d - lo) for k, a, d in items]))
+    return out
+
+
 def window_fields(p) -> list:
-    f = [(n, "uint32_t") for n in ("rows", "cols", "chunk", "chunks", "units", "perCore", "rem")]
+    f = [(n, "uint32_t") for n in ("rows", "cols", "chunk", "chunks", "hrows", "units", "perCore", "rem")]
     for k in range(len(p.accesses)):
         f += [(f"p{k}", "uint32_t"), (f"b{k}", "uint32_t")]
     for m in range(sum(len(b.points) for b in p.boundary)):
@@ -74,6 +91,9 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
     want = ncores if p.acc_keys else max(1, -(-ncores // max(rows, 1)))
     chunk = max(QUANTUM, -(-(-(-max(cols, 1) // want)) // QUANTUM) * QUANTUM)
     chunk = min(chunk, max_chunk(p))
+    if p.two_d and p.row_blocks and rows > 1:
+        # units of several rows share the copies of their row offsets: leave the UB room for 8 rows of a chunk
+        chunk = min(chunk, max(QUANTUM, max_chunk(p) // min(8, rows) // QUANTUM * QUANTUM))
     if tile_cap:
         chunk = max(QUANTUM, min(chunk, tile_cap // QUANTUM * QUANTUM))
     if p.sum_of is not None:
@@ -82,9 +102,16 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
         ncores = 1
         chunk = max(SUM_LANES, min(max_chunk(p), tile_cap or max_chunk(p)) // SUM_LANES * SUM_LANES)
     chunks = -(-cols // chunk) if cols else 0
-    units = (chunks if p.acc_keys else rows * chunks) if cols and rows else 0
+    hrows = 1
+    if p.row_blocks and chunks:
+        # as many rows per unit as the UB holds, while every core keeps a unit
+        hrows = max(1, min(max_chunk(p) // chunk, (rows * chunks) // ncores, rows, 4095))
+        if tile_cap:
+            hrows = max(1, min(hrows, tile_cap // chunk))
+    blocks = -(-rows // hrows)
+    units = (chunks if p.acc_keys else blocks * chunks) if cols and rows else 0
     block_dim = max(1, min(ncores, units))
-    values = {"rows": rows, "cols": cols, "chunk": chunk, "chunks": chunks, "units": units,
+    values = {"rows": rows, "cols": cols, "chunk": chunk, "chunks": chunks, "hrows": hrows, "units": units,
               "perCore": units // block_dim, "rem": units % block_dim}
     windows = {}
     for k, a in enumerate(p.accesses):

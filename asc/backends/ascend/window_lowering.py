@@ -96,6 +96,7 @@ class WindowPlan(Plan):
     boundary: list = field(default_factory=list)
     acc_keys: list = field(default_factory=list)     # windows summed across the rows: units are column chunks
     sum_of: tuple | None = None                      # (tensor, flat index, loc): the loop summed into one element
+    row_blocks: bool = False                         # units of several rows (a 2-D map of one element size)
 
     def access(self, key) -> Access:
         return next(a for a in self.accesses if a.key == key)
@@ -108,6 +109,8 @@ class WindowPlan(Plan):
         for a in self.accesses:
             at = f"[{'i' + a.drow.text() + ', ' if a.drow is not None else ''}j{a.dcol.text()}]"
             lines.append(f"window {a.key}: {a.tensor}{at} {a.role}")
+        if self.row_blocks:
+            lines.append("units of several rows: a tensor's windows at one column offset share one copy of the rows")
         if self.acc_keys:
             lines.append(f"sums across the rows into {', '.join(self.acc_keys)}: a unit is a chunk of columns over "
                          f"all rows")
@@ -432,12 +435,20 @@ def window_plan(k: ir.Kernel, base: Plan, scalar_names: dict) -> WindowPlan:
             raise Unsupported("a 2-D window in a 1-D loop", loop.loc)
     if len(nest) == 1 and any(a.drow is not None for a in accesses):
         raise Unsupported("a 2-D tensor in a 1-D loop", loop.loc)
+    # units of several rows: one copy per tensor and column offset brings the rows of all its row offsets, each
+    # row padded to 32 bytes in UB (one element size, so every tile has the same pitch), vector instructions over
+    # the h rows at once
+    row_blocks = len(nest) == 2 and not low.acc_keys and low.sum_of is None and \
+        all(a.drow is not None and static_value(a.drow.expr, {}) is not None if a.drow and a.drow.expr is not None
+            else a.drow is not None for a in accesses) and \
+        len({tensors[a.tensor].itemsize for a in accesses}) == 1
     fin = finalize(low.out, {a.key: tensors[a.tensor].dtype for a in accesses})
     p = WindowPlan(**base.interface(), pre=pre, loop_loc=loop.loc, loop_locs=[lp.loc for lp in nest],
                    two_d=len(nest) == 2, row_range=(nest[0].start, nest[0].stop) if len(nest) == 2 else (),
                    col_range=(nest[-1].start, nest[-1].stop), accesses=accesses, instrs=fin.instrs,
                    nslots=max([fin.nslots] + [b.nslots for b in bounds]), slot_of=fin.slot_of, adv=low.adv,
-                   fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys), sum_of=low.sum_of)
+                   fills=fills, boundary=bounds, acc_keys=sorted(low.acc_keys), sum_of=low.sum_of,
+                   row_blocks=row_blocks)
     if low.acc_keys and bounds:
         raise Unsupported("boundary statements next to a sum across the rows", loop.loc)
     for name in {a.tensor for a in accesses}:

@@ -8,7 +8,7 @@ from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
 from .instructions import emit_instr, ref, sync
 from .soc import BUFFER_NUM
-from .window_budget import SUM_LANES, WINDOW_DOC, sum_work_elems, window_fields
+from .window_budget import SUM_LANES, WINDOW_DOC, loads_of, sum_work_elems, window_fields
 from .budget import sym_fields
 
 
@@ -67,17 +67,20 @@ def render_window(p) -> AscendSource:
                  f"{size});")
     out.comment(p.loop_loc)
     for tn, ws in groups(ins):
-        out.emit(f"pipe->InitBuffer({cname(tn)}InQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));  "
+        size = _load_offsets(loads_of(p, ws))[-1].replace("t_.", "t.")
+        out.emit(f"pipe->InitBuffer({cname(tn)}InQue_, {BUFFER_NUM}, {size} * sizeof({st[tn]}));  "
                  f"// its {len(ws)} window(s), one after the other")
     for tn, ws in groups(outs):
-        out.emit(f"pipe->InitBuffer({cname(tn)}OutQue_, {BUFFER_NUM}, {len(ws)} * t.chunk * sizeof({st[tn]}));")
+        out.emit(f"pipe->InitBuffer({cname(tn)}OutQue_, {BUFFER_NUM}, {len(ws)} * t.hrows * t.chunk * "
+                 f"sizeof({st[tn]}));")
     for tn, ws in groups(accs):
         out.emit(f"pipe->InitBuffer({accn[tn]}Que_, 1, {len(ws)} * t.chunk * sizeof(float));  // the sums of a "
                  f"chunk of columns over the rows")
     if p.nslots:
-        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * t.chunk * sizeof(float));")
+        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * t.hrows * t.chunk * sizeof(float));")
     if p.adv:
-        out.emit("pipe->InitBuffer(tmpBuf_, t.chunk * 8 + 512);  // sharedTmpBuffer of the advanced math APIs")
+        out.emit("pipe->InitBuffer(tmpBuf_, t.hrows * t.chunk * 8 + 512);  // sharedTmpBuffer of the advanced math "
+                 "APIs")
     for k, (fname, _, _) in enumerate(p.fills):
         out.emit(f"pipe->InitBuffer(fillBuf{k}_, t.chunk * sizeof({st[fname]}));")
     if points:
@@ -133,9 +136,9 @@ def render_window(p) -> AscendSource:
                          f"static_cast<int32_t>(n));")
         out.comment(p.loop_loc)
         out.emit("for (uint32_t r = 0; r < t_.rows; ++r) {")
-        out.emit("  CopyIn(r, col0, n);")
-        out.emit("  Compute(n);")
-        out.emit("  CopyOut(r, col0, n, unit);")
+        out.emit("  CopyIn(r, col0, n, 1);")
+        out.emit("  Compute(n, 1);")
+        out.emit("  CopyOut(r, col0, n, 1, unit);")
         out.emit("}")
         for tn, ws in groups(accs):
             c = accn[tn]
@@ -149,14 +152,16 @@ def render_window(p) -> AscendSource:
         out.depth -= 1
         out.emit("}")
     else:
-        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {")
-        out.emit("  const uint32_t r = unit / t_.chunks;")
-        out.emit("  const uint32_t chunkIdx = unit - r * t_.chunks;")
+        out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // hrows rows x a chunk")
+        out.emit("  const uint32_t rowBlock = unit / t_.chunks;")
+        out.emit("  const uint32_t chunkIdx = unit - rowBlock * t_.chunks;")
+        out.emit("  const uint32_t r = rowBlock * t_.hrows;")
+        out.emit("  const uint32_t h = (t_.rows - r < t_.hrows) ? t_.rows - r : t_.hrows;")
         out.emit("  const uint32_t col0 = chunkIdx * t_.chunk;")
         out.emit("  const uint32_t n = (t_.cols - col0 < t_.chunk) ? t_.cols - col0 : t_.chunk;")
-        out.emit("  CopyIn(r, col0, n);")
-        out.emit("  Compute(n);")
-        out.emit("  CopyOut(r, col0, n, chunkIdx);")
+        out.emit("  CopyIn(r, col0, n, h);")
+        out.emit("  Compute(n, h);")
+        out.emit("  CopyOut(r, col0, n, h, chunkIdx);")
         out.emit("}")
     if p.sum_of is not None:
         name_s = p.sum_of[0]
@@ -196,33 +201,48 @@ def render_window(p) -> AscendSource:
         out.emit()
     # ---- CopyIn
     at = lambda k: f"static_cast<uint64_t>(r) * t_.p{k} + col0 + t_.b{k}"  # noqa: E731
-    out.emit("__aicore__ inline void CopyIn(uint32_t r, uint32_t col0, uint32_t n)")
+    out.emit("__aicore__ inline void CopyIn(uint32_t r, uint32_t col0, uint32_t n, uint32_t h)")
     out.emit("{")
     out.depth += 1
     for tn, ws in groups(ins):
         c, tyt = cname(tn), st[tn]
         out.comment(p.loop_loc)
         out.emit(f"LocalTensor<{tyt}> {c}In = {c}InQue_.AllocTensor<{tyt}>();")
-        for w, (k, a) in enumerate(ws):
-            _pad_in(out, f"{c}In[{w} * t_.chunk]", f"{c}Gm_[{at(k)}]", tyt, "n")
+        loads = loads_of(p, ws)
+        for (k0, span, _), off in zip(loads, _load_offsets(loads)):
+            if p.row_blocks:      # h + span - 1 rows, each padded to 32 bytes in UB (the pitch of the views)
+                out.emit(f"DataCopyPad({c}In[{off}], {c}Gm_[{at(k0)}], DataCopyExtParams(static_cast<uint16_t>(h + "
+                         f"{span - 1}), static_cast<uint32_t>(n * sizeof({tyt})), static_cast<uint32_t>((t_.p{k0} - n) "
+                         f"* sizeof({tyt})), 0, 0), DataCopyPadExtParams<{tyt}>(false, 0, 0, 0));")
+            else:
+                _pad_in(out, f"{c}In[{off}]", f"{c}Gm_[{at(k0)}]", tyt, "n")
         out.emit(f"{c}InQue_.EnQue({c}In);")
     out.depth -= 1
     out.emit("}")
     out.emit()
     # ---- Compute
-    out.emit("__aicore__ inline void Compute(uint32_t n)")
+    out.emit("__aicore__ inline void Compute(uint32_t n, uint32_t h)")
     out.emit("{")
     out.depth += 1
+    count = "n"
+    if p.row_blocks:
+        per = 32 // next(p.tensor(a.tensor).itemsize for a in p.accesses)
+        out.emit(f"const uint32_t pitch = (n + {per - 1}) / {per} * {per};  // a row of a tile, padded to 32 bytes")
+        out.emit("const uint32_t cnt = (h - 1) * pitch + n;  // the h rows, their padding between them included")
+        count = "cnt"
     for tn, ws in groups(ins):
         c, tyt = cname(tn), st[tn]
         out.emit(f"LocalTensor<{tyt}> {c}In = {c}InQue_.DeQue<{tyt}>();")
-        for w, (k, a) in enumerate(ws):
-            out.emit(f"LocalTensor<{tyt}> {cname(a.key)}In = {c}In[{w} * t_.chunk];")
+        loads = loads_of(p, ws)
+        for (k0, span, views), off in zip(loads, _load_offsets(loads)):
+            for k, a, d in views:
+                at_row = f" + {d} * pitch" if d else ""
+                out.emit(f"LocalTensor<{tyt}> {cname(a.key)}In = {c}In[{off}{at_row}];")
     for tn, ws in groups(outs):
         c, tyt = cname(tn), st[tn]
         out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.AllocTensor<{tyt}>();")
         for w, (k, a) in enumerate(ws):
-            out.emit(f"LocalTensor<{tyt}> {cname(a.key)}Out = {c}Out[{w} * t_.chunk];")
+            out.emit(f"LocalTensor<{tyt}> {cname(a.key)}Out = {c}Out[{w} * t_.hrows * t_.chunk];")
     for tn, ws in groups(accs):
         for w, (k, a) in enumerate(ws):
             out.emit(f"LocalTensor<float> {cname(a.key)}Out = {accn[tn]}_[{w} * t_.chunk];")
@@ -241,7 +261,7 @@ def render_window(p) -> AscendSource:
             out.emit(f"  Add(lanes, lanes, {src}[lane], (n - lane < {SUM_LANES}) ? n - lane : {SUM_LANES});")
             out.emit("}")
             continue
-        emit_instr(out, i, p.slot_of, "n")
+        emit_instr(out, i, p.slot_of, count)
     for tn, ws in groups(outs):
         out.emit(f"{cname(tn)}OutQue_.EnQue({cname(tn)}Out);")
     for tn, ws in groups(ins):
@@ -250,7 +270,7 @@ def render_window(p) -> AscendSource:
     out.emit("}")
     out.emit()
     # ---- CopyOut
-    out.emit("__aicore__ inline void CopyOut(uint32_t r, uint32_t col0, uint32_t n, uint32_t chunkIdx)")
+    out.emit("__aicore__ inline void CopyOut(uint32_t r, uint32_t col0, uint32_t n, uint32_t h, uint32_t chunkIdx)")
     out.emit("{")
     out.depth += 1
     for tn, ws in groups(outs):
@@ -258,15 +278,21 @@ def render_window(p) -> AscendSource:
         out.comment(p.return_loc or p.loop_loc)
         out.emit(f"LocalTensor<{tyt}> {c}Out = {c}OutQue_.DeQue<{tyt}>();")
         for w, (k, a) in enumerate(ws):
-            _pad_out(out, f"{c}Gm_[{at(k)}]", f"{c}Out[{w} * t_.chunk]", tyt, "n")
+            if p.row_blocks:      # h rows, each padded to 32 bytes in UB; only their n elements reach GM
+                out.emit(f"DataCopyPad({c}Gm_[{at(k)}], {c}Out[{w} * t_.hrows * t_.chunk], DataCopyExtParams("
+                         f"static_cast<uint16_t>(h), static_cast<uint32_t>(n * sizeof({tyt})), 0, "
+                         f"static_cast<uint32_t>((t_.p{k} - n) * sizeof({tyt})), 0));")
+            else:
+                _pad_out(out, f"{c}Gm_[{at(k)}]", f"{c}Out[{w} * t_.hrows * t_.chunk]", tyt, "n")
         out.emit(f"{c}OutQue_.FreeTensor({c}Out);")
     for f, (fname, key, _) in enumerate(p.fills):
         if key is None:
             continue
         k = next(i for i, a in enumerate(p.accesses) if a.key == key)
-        out.emit(f"if (chunkIdx + 1 == t_.chunks && r + 1 < t_.rows && t_.fgap{f} > 0) {{  // between this row's "
-                 f"window and the next")
-        out.emit(f"  Fill{f}({at(k)} + n, t_.fgap{f});")
+        out.emit(f"if (chunkIdx + 1 == t_.chunks && t_.fgap{f} > 0) {{  // between a row's window and the next")
+        out.emit("  for (uint32_t hh = 0; hh < h && r + hh + 1 < t_.rows; ++hh) {")
+        out.emit(f"    Fill{f}(static_cast<uint64_t>(r + hh) * t_.p{k} + col0 + t_.b{k} + n, t_.fgap{f});")
+        out.emit("  }")
         out.emit("}")
     out.depth -= 1
     out.emit("}")
@@ -341,6 +367,15 @@ def render_window(p) -> AscendSource:
     return AscendSource(name, out.text(), p, out.locs, fields, params)
 
 
+def _load_offsets(loads) -> list:
+    """Element offset (C++) of each copy in its tensor's tile: copies of (h + span - 1) rows, one after the other."""
+    offs, n_h, extra = [], 0, 0
+    for _, span, _ in loads:
+        offs.append(f"({n_h} * t_.hrows + {extra}) * t_.chunk")
+        n_h, extra = n_h + 1, extra + span - 1
+    return offs + [f"({n_h} * t_.hrows + {extra}) * t_.chunk"]
+
+
 def groups(windows: list) -> list:
     """[(tensor, [(k, access), ...])]: the windows of each tensor, which share one queue (a tile after the other)."""
     g: dict = {}
@@ -351,7 +386,7 @@ def groups(windows: list) -> list:
 
 def _slots(out: Out, p, nslots=None):
     for k in range(p.nslots if nslots is None else nslots):
-        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(t_.chunk, "
-                 f"{k} * t_.chunk * sizeof(float));")
+        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(t_.hrows * t_.chunk, "
+                 f"{k} * t_.hrows * t_.chunk * sizeof(float));")
     if p.adv:
         out.emit("LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();")
