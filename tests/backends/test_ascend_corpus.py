@@ -39,13 +39,13 @@ PLAN = {
     "online_softmax": "row",
     "logsumexp_rows": "row",
     "cross_entropy_fwd_bwd": "row",
-    "column_sum": "scalar",
-    "mse_loss": "scalar",
+    "column_sum": "map",           # a window map with a sum across the rows (column chunks per core)
+    "mse_loss": "map",             # a window map with a sum of the loop (one core) and its epilogue
     "dequant_q8_0": "row",
     "quant_q8_0": "row",
-    "heat_1d": "scalar",
-    "wave_2d": "scalar",
-    "rope_neox": "scalar",
+    "heat_1d": "map",              # a window map (shifted tiles): window_lowering
+    "wave_2d": "map",              # a window map (shifted tiles): window_lowering
+    "rope_neox": "map",            # a window map (shifted tiles): window_lowering
     "rope_llama2c": "scalar",
     "topk_softmax": "scalar",
     "attention_llama2c": "scalar",
@@ -59,16 +59,6 @@ PLAN = {
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
 SCALAR_FALLBACK = {
-    # a column reduction across rows: out[j] += x[i, j]
-    "column_sum": "the 1-D output 'out' in a row kernel",
-    # the mean out[0] / N stored after the reduction loop
-    "mse_loss": "the statement Store outside the element loop",
-    # the two boundary stores out[0], out[N - 1] outside the loop (and the shifted reads u[i - 1], u[i + 1])
-    "heat_1d": "the statement Store outside the element loop",
-    # a stencil over the interior range(1, R - 1)
-    "wave_2d": "the row loop does not run over range(R)",
-    # cos/sin tables [R, C/2] next to x[R, C], and the shifted column j + N
-    "rope_neox": "2-D tensors of different shapes",
     # interleaved pairs q[t, 2p], q[t, 2p + 1]: a loop over half the row at a stride of 2 (no deinterleaving
     # lowering yet); its powf / cos / sin of scalars run on the vector unit one block at a time
     "rope_llama2c": "an inner loop that does not run over the whole row",

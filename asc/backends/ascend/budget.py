@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
 from .scalar_math import ub_bytes as scalar_math_bytes
+from .window_budget import window_tiling
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
                   TILE_QUANTUM, UB_BYTES, UB_RESERVED, adv_tmp_bytes, soc_info)
 
@@ -206,7 +207,8 @@ def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
     return 1, {s: symbols[s] for s in p.kernel.symbols} or {"unused": 0}
 
 
-TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling}
+TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling,
+           "window": window_tiling}
 
 
 def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):

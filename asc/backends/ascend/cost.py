@@ -28,6 +28,7 @@ from .budget import tiling
 from .emitter import AscendSource
 from .ops import OPS
 from .plans import Instr
+from .window_budget import loads_of
 from .soc import DEFAULT_SOC, soc_info
 
 ISSUE = 8                 # cycles to issue a vector instruction
@@ -115,7 +116,26 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         total = parts["scalar"]
         bound = "scalar"
     else:
-        if p.kind == "map":
+        if p.kind == "window":
+            busiest = t["perCore"] + (1 if t["rem"] else 0)
+            w = -(-t["cols"] // max(t["chunks"], 1)) if t["units"] else 0
+            # a column reduction walks every row per unit and writes its sums once per unit
+            bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key not in p.acc_keys)
+            if getattr(p, "row_blocks", False):     # windows at one column offset share one copy of their rows
+                h = t["hrows"]
+                ins = [(k, a) for k, a in enumerate(p.accesses) if a.role == "in"]
+                rows_read = sum(h + span - 1 for tn in {a.tensor for _, a in ins}
+                                for _, span, _ in loads_of(p, [(k, a) for k, a in ins if a.tensor == tn]))
+                outs = sum(1 for a in p.accesses if a.role == "out")
+                bytes_per_elem = p.tensor(p.accesses[0].tensor).itemsize * (rows_read / h + outs)
+                w = w * h
+            once = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key in p.acc_keys) * w / bw
+            steps = busiest * (t["rows"] if p.acc_keys else 1)
+            copy = [w * bytes_per_elem / bw] * steps
+            if once:
+                copy = [c + once * busiest / max(steps, 1) for c in copy]
+            vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * steps
+        elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
             chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])
             bytes_per_elem = sum(x.itemsize * (int(x.reads) + int(x.writes)) for x in p.tensors)

@@ -43,6 +43,7 @@ GENERATED = frozenset("""
     main argc argv argi arg stream blockDim tilingDev aclrtStream aclError err_ std ReadInput f path buf call
     static_cast reinterpret_cast mask nv __FILE__ __LINE__ stderr INT32_MIN INT64_MIN
     rowBase rowsPad_ pIdx pIn pVal padded
+    blk unit chunkIdx col0 lane lanes sumTotal sumWork fillAt fillN fillTile pointBuf_ sumBuf_ first_ count_ Boundary
 """.split())
 
 # what the renderers append to a tensor's or scalar's C++ name: xGm_, xInQue_, xIn, wRow_, t_, xHost (main.cpp) ...
@@ -57,7 +58,8 @@ API_NAMES = frozenset(API) | frozenset(w for v in API.values() for w in re.finda
 # locals pw..._, the blocks smIn_ / smOut_ / smTmp_ of smBuf_ / smTmpBuf_; a user's name of those forms is suffixed, so a
 # member `scalarPow_` of a scalar `scalarPow` never hides the helper)
 GENERATED_FORMS = re.compile(r"(buf|sm|ret)\d+|Kernel[A-Z]\w*|\w*Tiling|acl\w*|ACL_\w*|CHECK_ACL"
-                             r"|scalar[A-Z][A-Za-z]*_?|pw[A-Z]\w*_?|sm(In|Out|Tmp|Buf|TmpBuf)_?|[sv]_[sv]Event")
+                             r"|scalar[A-Z][A-Za-z]*_?|pw[A-Z]\w*_?|sm(In|Out|Tmp|Buf|TmpBuf)_?|[sv]_[sv]Event"
+                             r"|(win\d+|pt\d+_\d+)(In|Out)?|(Fill|fillTile|fillBuf)\d+_?|acc\d+(Que_|_|Sum)")
 
 
 def cname(name: str) -> str:

@@ -17,6 +17,7 @@ from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
 from .regalloc import finalize
 from .row_lowering import row_plan
 from .scalar_math import PreScalars
+from .window_lowering import window_plan
 
 
 def plan(k: ir.Kernel) -> Plan:
@@ -24,8 +25,26 @@ def plan(k: ir.Kernel) -> Plan:
     try:
         return _vector_plan(k)
     except Unsupported as u:
+        if u.kernel is None:
+            w = _window_or_none(k)
+            if w is not None:
+                return w
         k = u.kernel or k
         return ScalarPlan(**gm_interface(k).interface(), reason=u.reason, reason_loc=u.loc)
+
+
+def _window_or_none(k: ir.Kernel):
+    """The window plan (shifted tiles over sub-ranges, boundary statements: window_lowering) of a kernel that the
+    map / row / cube plans do not take, or None."""
+    if k.funcs or any(o.kind == "scalar" for o in k.outputs):
+        return None
+    scalar_names = {name: f"{cname(name)}_" for name, _ in gm_interface(k).scalars}
+    for sym in k.symbols:
+        scalar_names[sym] = f"static_cast<float>({cname(sym)}_)"
+    try:
+        return window_plan(k, gm_interface(k), scalar_names)
+    except Unsupported:
+        return None
 
 
 def gm_interface(k: ir.Kernel) -> Plan:

@@ -15,7 +15,8 @@ from .soc import DEFAULT_SOC
 # what the README calls each plan kind (the scalar fallback's says why)
 KIND_TEXT = {"map": "element-wise map (vector cores, double-buffered tiles)",
              "row": "row kernel (vector cores, one UB tile per row, ReduceSum/ReduceMax)",
-             "cube": "matrix product on the cube units (Mmad)"}
+             "cube": "matrix product on the cube units (Mmad)",
+             "window": "element-wise map over shifted windows (vector cores, one DataCopyPad per window)"}
 
 
 def _numel(shape, symbols) -> int:

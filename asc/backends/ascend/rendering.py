@@ -12,8 +12,10 @@ from .map_render import render_map
 from .planner import plan
 from .row_render import render_row
 from .scalar_render import render_scalar
+from .window_render import render_window
 
-RENDERERS = {"map": render_map, "row": render_row, "cube": render_cube, "scalar": render_scalar}
+RENDERERS = {"map": render_map, "row": render_row, "cube": render_cube, "scalar": render_scalar,
+             "window": render_window}
 
 
 class AscendFallbackWarning(UserWarning):

@@ -86,6 +86,9 @@ struct BlockCtx {
     struct Pending { uint32_t a, b; uint64_t seq; };
     std::vector<Pending> mte2V, vMte3;
     std::vector<Pending> sMte3;        // written by a scalar SetValue and not yet synchronized to MTE3 (S_MTE3)
+    // GM byte ranges [start, end) written by this block's UB->GM copies (MTE3) since its last MTE3_MTE2 sync: a
+    // GM->UB copy (MTE2) of those bytes may read the old data on the NPU, the two DMA queues are not ordered
+    std::vector<std::pair<uintptr_t, uintptr_t>> gmMte3;
     uint64_t seq = 0;                  // counts the pipes' writes; a SetFlag covers the writes issued before it
     std::deque<uint64_t> flagSeq[64][8];  // per HardEvent and id: the sequence number at each pending SetFlag
     int flags[64][8] = {{0}};          // SetFlag counts per HardEvent and event id
@@ -112,6 +115,7 @@ struct BlockCtx {
         mte2V.clear();
         vMte3.clear();
         sMte3.clear();
+        gmMte3.clear();
         seq = 0;
         for (auto& e : flagSeq)
             for (auto& q : e) q.clear();
@@ -151,6 +155,24 @@ inline const BlockCtx::Pending* unsynced(const std::vector<BlockCtx::Pending>& v
     for (auto& p : v)
         if (p.a < addr + bytes && addr < p.b) return &p;
     return nullptr;
+}
+
+// a UB->GM copy of [gm, gm + bytes) by this block: pending for its later GM->UB copies until an MTE3_MTE2 sync
+inline void gm_wrote(const void* gm, uint64_t bytes) {
+    if (!cur || !bytes) return;
+    uintptr_t a = reinterpret_cast<uintptr_t>(gm), b = a + bytes;
+    auto& v = cur->gmMte3;
+    if (!v.empty() && v.back().second == a) { v.back().second = b; return; }    // the next bytes: one range
+    v.emplace_back(a, b);
+}
+
+// a GM->UB copy of [gm, gm + bytes) reads bytes this block wrote by MTE3 without an MTE3_MTE2 sync
+inline bool gm_unsynced(const void* gm, uint64_t bytes) {
+    if (!cur || !bytes) return false;
+    uintptr_t a = reinterpret_cast<uintptr_t>(gm), b = a + bytes;
+    for (auto& r : cur->gmMte3)
+        if (r.first < b && a < r.second) return true;
+    return false;
 }
 
 struct Launch {
@@ -748,6 +770,7 @@ template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
     auto& c = ascend_sim::ctx("PipeBarrier", line);
     if (P == PIPE_S) fail("PipeBarrier", line, "PipeBarrier<PIPE_S> is a hardware error");
     if (P == PIPE_ALL) {
+        c.gmMte3.clear();
         c.pendingV.clear();
         c.pendingMte2.clear();
         c.pendingS = false;
@@ -778,6 +801,7 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     if (E == HardEvent::V_S) c.pendingV.clear();
     if (E == HardEvent::MTE2_S) c.pendingMte2.clear();
     if (E == HardEvent::S_V) c.pendingS = false;
+    if (E == HardEvent::MTE3_MTE2) c.gmMte3.clear();
 }
 
 // GM scalar writes go through the scalar data cache: flushed before DMA or the host reads (a no-op here: the CPU's
@@ -823,6 +847,13 @@ template <class T> inline void check_len(const char* api, uint32_t count, int li
              str(uint64_t(count) * sizeof(T) / 32 * 32) + " B (use DataCopyPad for a ragged length)");
 }
 
+inline void gm_read_after_write(const void* gm, uint64_t bytes, const char* api, int line) {
+    if (ascend_sim::gm_unsynced(gm, bytes))
+        fail(api, line, "a GM->UB copy reads GM bytes this block wrote with a UB->GM copy, without an MTE3_MTE2 "
+             "sync between them (SetFlag/WaitFlag<HardEvent::MTE3_MTE2> or PipeBarrier<PIPE_ALL>): the MTE2 and "
+             "MTE3 queues are not ordered, it may read the old data on the NPU");
+}
+
 inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
     auto* L = ascend_sim::launch;
     if (!L || !bytes) return;
@@ -846,6 +877,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     detail::check_len<T>("DataCopy", count, line);
     dst.use("DataCopy", count, line);
     src.check("DataCopy", 0, count, line);
+    detail::gm_read_after_write(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
     ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
@@ -860,6 +892,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     src.mte3_reads("DataCopy", 0, uint64_t(count) * sizeof(T), line);
     dst.check("DataCopy", 0, count, line);
     detail::own(dst.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
+    ascend_sim::gm_wrote(dst.base_, uint64_t(count) * sizeof(T));
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
 }
 
@@ -889,6 +922,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         uint64_t goff = uint64_t(b) * (p.blockLen + p.srcStride);
         src.check(api, goff / sizeof(T), n, line);
+        detail::gm_read_after_write(g + goff, p.blockLen, api, line);
         uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
         std::memcpy(u + uoff, g + goff, p.blockLen);
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
@@ -919,6 +953,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         dst.check(api, goff / sizeof(T), n, line);
         // only the blockLen valid bytes reach GM (the padding is dropped, as its docs say): unlike DataCopy, whose
         // whole 32-byte blocks are owned per core (detail::own), two cores may write the two halves of one block
+        ascend_sim::gm_wrote(g + goff, p.blockLen);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
