@@ -54,7 +54,7 @@ PLAN = {
     "matmul_tail": "scalar",
     "matmul_bias_relu_f16": "scalar",
     "matmul_bt_gelu": "scalar",
-    "matmul_batched_f16": "refused",
+    "matmul_batched_f16": "cube",
 }
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
@@ -103,8 +103,6 @@ REFUSED = {
     "adam_step": "the operator 'pow' on float has no scalar form on the AI core",
     # llama2.c's powf(10000, head_dim / head_size) of the frequency, in scalar code
     "rope_llama2c": "the math function pow() has no scalar form on the AI core",
-    # a batch of products (3-D operands)
-    "matmul_batched_f16": "the cube path takes products of whole 2-D tensors (no slices, no batches)",
 }
 
 # Agreement in float32 ulps of the result's dtype, beyond one rounding: math functions (within their documented
