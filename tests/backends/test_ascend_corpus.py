@@ -52,7 +52,7 @@ PLAN = {
     "attention_tensor_f16": "scalar",
     "matmul_f16": "cube",
     "matmul_tail": "scalar",
-    "matmul_bias_relu_f16": "scalar",
+    "matmul_bias_relu_f16": "cube",
     "matmul_bt_gelu": "scalar",
     "matmul_batched_f16": "cube",
 }
@@ -91,8 +91,6 @@ SCALAR_FALLBACK = {
     "attention_tensor_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
     # float32 operands: the cube path takes float16/bfloat16 only
     "matmul_tail": "the cube path multiplies float16 or bfloat16 matrices",
-    # relu(a @ b + bias): a fused epilogue after the product
-    "matmul_bias_relu_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
     # gelu(x @ w^T): a fused epilogue after a product with a transposed operand
     "matmul_bt_gelu": "a matrix product next to other statements has no lowering on the ascend target yet",
 }
