@@ -26,13 +26,13 @@ def phase_fields(p, sources) -> list:
     return out
 
 
-def render_phased(p) -> AscendSource:
-    from .rendering import RENDERERS
+def render_phased(p, renderers: dict) -> AscendSource:
+    """The kernel .cpp of a phased plan; `renderers`: kind -> renderer of each phase's plan (rendering.RENDERERS)."""
     kernel = p.kernel
     name, _, _ = names(kernel)
     out = Out()
     header(out, kernel, "matrix product on the cube units, in phases with element code on the vector units (MIX 1:2)")
-    sources = [RENDERERS[q.kind](q) for q in p.phases]
+    sources = [renderers[q.kind](q) for q in p.phases]
     calls = []
     offset = 0
     for i, (q, s) in enumerate(zip(p.phases, sources)):

@@ -15,7 +15,7 @@ from .row_render import render_row
 from .scalar_render import render_scalar
 
 RENDERERS = {"map": render_map, "row": render_row, "cube": render_cube, "scalar": render_scalar,
-             "phased": render_phased}
+             "phased": lambda p: render_phased(p, RENDERERS)}
 
 
 class AscendFallbackWarning(UserWarning):
