@@ -57,7 +57,9 @@ def _arg_ctype(kind: str, ct: str) -> str:
     return f"*(const {ct}*)"
 
 
-def wrapper_source(kernel_path: str, name: str, params: list) -> str:
+def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False) -> str:
+    """The extern "C" runner of a kernel: its blocks on worker threads, or (mix: a KERNEL_TYPE_MIX_AIC_1_2 kernel)
+    blockDim AICs and 2 * blockDim AIVs all at once."""
     args = []
     k = 0
     for kind, pname, ct in params:
@@ -69,9 +71,11 @@ def wrapper_source(kernel_path: str, name: str, params: list) -> str:
     return (f'#include "kernel_operator.h"\n#include "{os.path.basename(kernel_path)}"\n'
             f'extern "C" int asc_sim_run(void* const* args, const uint8_t* tiling, uint32_t blockDim, '
             f'unsigned threads, char* err, int errLen, int* errLine, int* errBlock) {{\n'
-            f'  (void)args;\n'
-            f'  return ascend_sim::run_blocks(blockDim, threads, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
-            f'err, errLen, errLine, errBlock);\n}}\n')
+            f'  (void)args;\n' +
+            (f'  (void)threads;\n  return ascend_sim::run_mix_blocks(blockDim, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
+             f'err, errLen, errLine, errBlock);\n}}\n' if mix else
+             f'  return ascend_sim::run_blocks(blockDim, threads, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
+             f'err, errLen, errLine, errBlock);\n}}\n'))
 
 
 def build(kernel_text: str, name: str, params: list):
@@ -89,7 +93,8 @@ def build(kernel_text: str, name: str, params: list):
         base = so[:-3]
         kpath, wpath = base + ".cpp", base + "_sim.cpp"
         seal.write_atomic(kpath, kernel_text.encode())
-        seal.write_atomic(wpath, wrapper_source(kpath, name, params).encode())
+        mix = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)" in kernel_text
+        seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix).encode())
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
         os.close(fd)
         cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
@@ -200,6 +205,11 @@ def run_spec(spec, bound, symbols):
         _poison(arr)
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
+    for _name, nbytes in getattr(src, "workspaces", ()):     # GM workspaces between the phases of a kernel
+        ws = device_empty(nbytes)
+        ws[:] = 0xFF                                            # NaN in every float type, as outputs are poisoned
+        keep.append(ws)
+        ptrs.append(ws.ctypes.data)
     block_dim, _, words = tiling_words(src, symbols)
     names = {}
     for p, a, ptr in zip(k.entry.params, bound, ptrs):

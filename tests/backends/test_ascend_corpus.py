@@ -52,9 +52,9 @@ PLAN = {
     "attention_tensor_f16": "scalar",
     "matmul_f16": "cube",
     "matmul_tail": "scalar",
-    "matmul_bias_relu_f16": "scalar",
+    "matmul_bias_relu_f16": "cube",
     "matmul_bt_gelu": "scalar",
-    "matmul_batched_f16": "refused",
+    "matmul_batched_f16": "cube",
 }
 
 # The kernels on the scalar fallback, each with (a part of) the reason its AscendFallbackWarning gives.
@@ -70,16 +70,12 @@ SCALAR_FALLBACK = {
     "attention_tensor_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
     # float32 operands: the cube path takes float16/bfloat16 only
     "matmul_tail": "the cube path multiplies float16 or bfloat16 matrices",
-    # relu(a @ b + bias): a fused epilogue after the product
-    "matmul_bias_relu_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
     # gelu(x @ w^T): a fused epilogue after a product with a transposed operand
     "matmul_bt_gelu": "a matrix product next to other statements has no lowering on the ascend target yet",
 }
 
 # Refused by the ascend target (a CompileError): the ascend-sim run is a strict xfail, so a fix shows.
 REFUSED = {
-    # a batch of products (3-D operands)
-    "matmul_batched_f16": "the cube path takes products of whole 2-D tensors (no slices, no batches)",
 }
 
 # Agreement in float32 ulps of the result's dtype, beyond one rounding: math functions (within their documented

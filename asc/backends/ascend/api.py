@@ -13,6 +13,11 @@ API = {
                                 "KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIC_1_2, ...",
     "GetBlockIdx": "int64_t GetBlockIdx()",
     "GetBlockNum": "int64_t GetBlockNum()",
+    "GetTaskRatio": "int64_t GetTaskRatio() (2 on an AIV of a MIX 1:2 kernel, else 1)",
+    "ASCEND_IS_AIC": "macro: `if ASCEND_IS_AIC { ... }` runs on the cube cores of a MIX kernel",
+    "ASCEND_IS_AIV": "macro: `if ASCEND_IS_AIV { ... }` runs on the vector cores of a MIX kernel",
+    "SyncAll": "template <bool isAIVOnly = true> void SyncAll() (hard all-core barrier; isAIVOnly = false in a MIX "
+               "kernel: every AIC and AIV)",
     # tensors and buffers
     "GlobalTensor": "template <class T> class GlobalTensor",
     "SetGlobalBuffer": "void GlobalTensor<T>::SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize)",
@@ -142,7 +147,7 @@ ARITY = {
     "Exp": 3, "Ln": 3, "Sqrt": 3, "Rsqrt": 3, "Abs": 3, "Duplicate": 3, "Cast": 4, "Tanh": 4, "Erf": 4,
     "Sigmoid": 4, "Sin": 4, "Cos": 4, "Floor": 4, "Ceil": 4, "ReduceSum": 4, "ReduceMax": 4, "ReduceMin": 4,
     "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,
-    "GetBlockNum": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
+    "GetBlockNum": 0, "SyncAll": 0, "GetTaskRatio": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
     "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "Mmad": 4, "Fixpipe": 3,
     "Nd2NzParams": 8, "Compare": 5, "CompareScalar": 5, "Select": 6, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
 }

@@ -24,7 +24,14 @@ ROW_DOC = {"rows": "rows in all", "cols": "elements per row", "colsPad": "row ti
            "workElems": "float32 elements of the reduction work tensor"}
 CUBE_FIELDS = [("M", "uint32_t"), ("N", "uint32_t"), ("K", "uint32_t"), ("baseM", "uint32_t"),
                ("baseN", "uint32_t"), ("baseK", "uint32_t"), ("tilesN", "uint32_t"), ("tiles", "uint32_t")]
-CUBE_DOC = {"tilesN": "tiles of C along N", "tiles": "tiles of C in all (block-cyclic over the blocks)"}
+CUBE_DOC = {"tilesN": "tiles of C along N", "tiles": "tiles of C in all (block-cyclic over the blocks)",
+            "batchTiles": "tiles of one product of the batch"}
+BATCH_FIELDS = [("batch", "uint32_t"), ("batchTiles", "uint32_t")]
+
+
+def cube_fields(p) -> list:
+    """The tiling fields of a cube plan: a batch of products also carries its count and the tiles of one product."""
+    return CUBE_FIELDS + (BATCH_FIELDS if p.batch else [])
 
 
 def sym_fields(k) -> list:
@@ -195,11 +202,15 @@ def cube_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
     """(blockDim, {field: value}) for a product: base tiles of C, block-cyclic over the cube cores."""
     M, N, K = p.dims
     tiles_n = -(-N // BASE_N)
-    tiles = -(-M // BASE_M) * tiles_n
+    one = -(-M // BASE_M) * tiles_n
+    tiles = one * max(1, p.batch)
     ncores = cores or soc_info(soc)["aic"]
     block_dim = max(1, min(ncores, tiles))
-    return block_dim, {"M": M, "N": N, "K": K, "baseM": BASE_M, "baseN": BASE_N, "baseK": BASE_K, "tilesN": tiles_n,
-                       "tiles": tiles}
+    values = {"M": M, "N": N, "K": K, "baseM": BASE_M, "baseN": BASE_N, "baseK": BASE_K, "tilesN": tiles_n,
+              "tiles": tiles}
+    if p.batch:
+        values.update({"batch": p.batch, "batchTiles": one})
+    return block_dim, values
 
 
 def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):

@@ -81,6 +81,11 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
     clock = info["clock_ghz"] * 1e9
     p = src.plan
     block_dim, t = tiling(src, symbols, soc)
+    if p.kind == "phased":           # phases one after the other (SyncAll between them), in one launch
+        subs = [estimate(s, symbols, soc) for s in src.phase_sources]
+        total = sum(e.seconds for e in subs) - (len(subs) - 1) * LAUNCH_US * 1e-6
+        parts = {f"phase {i} ({e.kind}, {e.bound})": e.seconds for i, e in enumerate(subs)}
+        return Estimate(total, max(subs, key=lambda e: e.seconds).bound, soc, block_dim, parts, p.kind)
     cores = info["aiv"]
     waves = math.ceil(block_dim / cores)
     active = min(block_dim, cores)

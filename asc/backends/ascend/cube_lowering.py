@@ -2,7 +2,9 @@
 element-loop form of a product the cube path does not take, for the scalar fallback.
 
 The cube path takes one product of whole 2-D float16/bfloat16 tensors into float16, bfloat16 or float32, with
-static M, N and K multiples of 16 (one fractal) up to 65535, and nothing else in the kernel."""
+static M, N and K multiples of 16 (one fractal) up to 65535, and nothing else in the kernel; or a batch of such
+products over whole 3-D tensors with the same leading (batch) dimension, each [M, K] @ [K, N] -> [M, N] (the tiles
+of every product of the batch share the cube cores)."""
 from __future__ import annotations
 
 from ... import ir
@@ -12,13 +14,39 @@ from .plans import CubePlan, Plan, Unsupported
 QUANT = {"float16": "F322F16", "bfloat16": "F322BF16", "float32": "NoQuant"}    # Fixpipe's float32 -> C conversion
 
 
-def _whole(view: ir.View) -> bool:
+def _whole(view: ir.View, ndim: int = 2) -> bool:
+    """Whether `view` is a whole, row-major `ndim`-D tensor of static shape."""
     t = view.tensor.type
-    if not (isinstance(view.offset, ir.Const) and view.offset.value == 0) or len(view.shape) != 2:
+    if not (isinstance(view.offset, ir.Const) and view.offset.value == 0) or len(view.shape) != ndim:
         return False
     shape = tuple(s.value if isinstance(s, ir.Const) else None for s in view.shape)
     strides = tuple(s.value if isinstance(s, ir.Const) else None for s in view.strides)
-    return shape == tuple(t.shape) and strides == (t.shape[1], 1)
+    if not all(isinstance(d, int) for d in t.shape):
+        return False
+    want = tuple(int(_prod(t.shape[i + 1:])) for i in range(ndim))
+    return shape == tuple(t.shape) and strides == want
+
+
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _batch(mm: ir.MatMul):
+    """The batch count of a product of whole tensors: 0 for 2-D operands, B for [B, M, K] @ [B, K, N] -> [B, M, N];
+    None for anything else."""
+    views = (mm.dst, mm.a, mm.b)
+    if not all(isinstance(v.tensor.type, ir.TensorType) for v in views):
+        return None
+    if all(v.tensor.type.ndim == 2 and _whole(v) for v in views):
+        return 0
+    if all(v.tensor.type.ndim == 3 and _whole(v, 3) for v in views):
+        lead = {v.tensor.type.shape[0] for v in views}
+        if len(lead) == 1:
+            return lead.pop()
+    return None
 
 
 def cube_plan(base: Plan, mm: ir.MatMul) -> CubePlan:
@@ -33,15 +61,16 @@ def cube_plan(base: Plan, mm: ir.MatMul) -> CubePlan:
     if mm.accumulate or mm.epilogue:
         raise CompileError("ascend target: a matrix product with an accumulation or a fused epilogue has no cube "
                            "lowering yet", loc)
-    if not all(isinstance(v.tensor.type, ir.TensorType) and v.tensor.type.ndim == 2 and _whole(v)
-               for v in (mm.dst, mm.a, mm.b)):
-        raise CompileError("ascend target: the cube path takes products of whole 2-D tensors (no slices, no batches)"
-                           " in this version of asc", loc)
+    batch = _batch(mm)
+    if batch is None:
+        raise CompileError("ascend target: the cube path takes products of whole 2-D tensors, or batches of them "
+                           "over whole 3-D tensors of one batch size (no slices, no broadcast batches) in this "
+                           "version of asc", loc)
     a, b, c = mm.a.tensor.type, mm.b.tensor.type, mm.dst.tensor.type
     if a.dtype != b.dtype or a.dtype.name not in ("float16", "bfloat16") or c.dtype.name not in QUANT:
         raise CompileError(f"ascend target: the cube path multiplies float16 or bfloat16 matrices into float16, "
                            f"bfloat16 or float32 (got {a.dtype.name} @ {b.dtype.name} -> {c.dtype.name})", loc)
-    dims = (a.shape[0], b.shape[1], a.shape[1])
+    dims = (a.shape[-2], b.shape[-1], a.shape[-1])
     if not all(isinstance(d, int) for d in dims):
         raise CompileError("ascend target: the cube path needs static shapes (dynamic_shape=False)", loc)
     if any(d % 16 for d in dims) or any(d > 65535 for d in dims):
@@ -51,7 +80,7 @@ def cube_plan(base: Plan, mm: ir.MatMul) -> CubePlan:
     for t in base.tensors:
         t.reads = t.name in (mm.a.tensor.name, mm.b.tensor.name)
         t.writes = t.name == mm.dst.tensor.name
-    return CubePlan(**base.interface(), mm=mm, dims=dims, loop_loc=loc)
+    return CubePlan(**base.interface(), mm=mm, dims=dims, batch=batch, loop_loc=loc)
 
 
 # ------------------------------------------------------------------ products as element loops

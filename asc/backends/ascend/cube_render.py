@@ -5,7 +5,7 @@ the first K step), then Fixpipe L0C -> GM with NZ -> ND and the float32 -> float
 A1/B1/A2/B2/CO1 carry the pipe syncs."""
 from __future__ import annotations
 
-from .budget import CUBE_DOC, CUBE_FIELDS
+from .budget import CUBE_DOC, cube_fields
 from .ctext import STORAGE, cname
 from .cube_lowering import QUANT
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
@@ -23,8 +23,11 @@ def render_cube(p: CubePlan) -> AscendSource:
     A, B, C = cname(ta.name), cname(tb.name), cname(tc.name)
     out = Out()
     header(out, kernel, "matrix product on the cube units (ND->NZ copy, LoadData, Mmad, Fixpipe)")
-    tiling_struct(out, sname, CUBE_FIELDS, CUBE_DOC)
+    fields = cube_fields(p)
+    tiling_struct(out, sname, fields, CUBE_DOC)
+    nb = "static_cast<uint64_t>(t.batch) * " if p.batch else ""
     params = entry_params(p)
+    cur = "_" if p.batch else "Gm_"                          # the product's operands: the batch's, or the whole
     alloc_loc = next((t.loc for t in p.tensors if t.name == tc.name), None)
     e = out.emit
     e(f"class {cls} {{")
@@ -38,11 +41,11 @@ def render_cube(p: CubePlan) -> AscendSource:
     out.depth += 1
     out.comment(mm.loc)
     e("t_ = t;")
-    e(f"{A}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ab}*>({A}), static_cast<uint64_t>(t.M) * t.K);")
-    e(f"{B}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ab}*>({B}), static_cast<uint64_t>(t.K) * t.N);")
+    e(f"{A}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ab}*>({A}), {nb}static_cast<uint64_t>(t.M) * t.K);")
+    e(f"{B}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ab}*>({B}), {nb}static_cast<uint64_t>(t.K) * t.N);")
     if alloc_loc is not None:
         out.comment(alloc_loc)
-    e(f"{C}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ct}*>({C}), static_cast<uint64_t>(t.M) * t.N);")
+    e(f"{C}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {ct}*>({C}), {nb}static_cast<uint64_t>(t.M) * t.N);")
     out.comment(mm.loc)
     e(f"pipe->InitBuffer(a1Que_, 2, t.baseM * t.baseK * sizeof({ab}));   // L1")
     e(f"pipe->InitBuffer(b1Que_, 2, t.baseK * t.baseN * sizeof({ab}));   // L1")
@@ -57,8 +60,13 @@ def render_cube(p: CubePlan) -> AscendSource:
     out.depth += 1
     out.comment(mm.loc)
     e("for (uint32_t tile = GetBlockIdx(); tile < t_.tiles; tile += GetBlockNum()) {")
-    e("  const uint32_t m0 = (tile / t_.tilesN) * t_.baseM;")
-    e("  const uint32_t n0 = (tile % t_.tilesN) * t_.baseN;")
+    if p.batch:
+        e("  const uint32_t bt = tile % t_.batchTiles;               // the tile within its product")
+        e("  SetBatch(tile / t_.batchTiles);")
+    else:
+        e("  const uint32_t bt = tile;")
+    e("  const uint32_t m0 = (bt / t_.tilesN) * t_.baseM;")
+    e("  const uint32_t n0 = (bt % t_.tilesN) * t_.baseN;")
     e("  const uint32_t m = (t_.M - m0 < t_.baseM) ? t_.M - m0 : t_.baseM;")
     e("  const uint32_t n = (t_.N - n0 < t_.baseN) ? t_.N - n0 : t_.baseN;")
     e("  LocalTensor<float> c1 = c1Que_.AllocTensor<float>();")
@@ -78,17 +86,28 @@ def render_cube(p: CubePlan) -> AscendSource:
     out.depth -= 1
     e("private:")
     out.depth += 1
+    if p.batch:
+        e("__aicore__ inline void SetBatch(uint32_t b)            // product b of the batch: its A, B and C")
+        e("{")
+        out.depth += 1
+        out.comment(mm.loc)
+        e(f"{A}_ = {A}Gm_[static_cast<uint64_t>(b) * t_.M * t_.K];")
+        e(f"{B}_ = {B}Gm_[static_cast<uint64_t>(b) * t_.K * t_.N];")
+        e(f"{C}_ = {C}Gm_[static_cast<uint64_t>(b) * t_.M * t_.N];")
+        out.depth -= 1
+        e("}")
+        e()
     e("__aicore__ inline void CopyIn(uint32_t m0, uint32_t n0, uint32_t k0, uint32_t m, uint32_t n, uint32_t k)")
     e("{")
     out.depth += 1
     out.comment(mm.loc)
     e(f"LocalTensor<{ab}> a1 = a1Que_.AllocTensor<{ab}>();")
     e("Nd2NzParams aParams(1, m, k, 0, t_.K, m, 1, 0);      // m rows of k, NZ strips of m rows")
-    e(f"DataCopy(a1, {A}Gm_[static_cast<uint64_t>(m0) * t_.K + k0], aParams);")
+    e(f"DataCopy(a1, {A}{cur}[static_cast<uint64_t>(m0) * t_.K + k0], aParams);")
     e("a1Que_.EnQue(a1);")
     e(f"LocalTensor<{ab}> b1 = b1Que_.AllocTensor<{ab}>();")
     e("Nd2NzParams bParams(1, k, n, 0, t_.N, k, 1, 0);")
-    e(f"DataCopy(b1, {B}Gm_[static_cast<uint64_t>(k0) * t_.N + n0], bParams);")
+    e(f"DataCopy(b1, {B}{cur}[static_cast<uint64_t>(k0) * t_.N + n0], bParams);")
     e("b1Que_.EnQue(b1);")
     out.depth -= 1
     e("}")
@@ -144,7 +163,7 @@ def render_cube(p: CubePlan) -> AscendSource:
     e("LocalTensor<float> c1 = c1Que_.DeQue<float>();")
     e("FixpipeParamsV220 params(n, m, m, t_.N, false);       // NZ -> ND, rows of N")
     e(f"params.quantPre = QuantMode_t::{QUANT[tc.type.dtype.name]};")
-    e(f"Fixpipe<{ct}, float, CFG_ROW_MAJOR>({C}Gm_[static_cast<uint64_t>(m0) * t_.N + n0], c1, params);")
+    e(f"Fixpipe<{ct}, float, CFG_ROW_MAJOR>({C}{cur}[static_cast<uint64_t>(m0) * t_.N + n0], c1, params);")
     e("c1Que_.FreeTensor(c1);")
     out.depth -= 1
     e("}")
@@ -152,6 +171,10 @@ def render_cube(p: CubePlan) -> AscendSource:
     e(f"GlobalTensor<{ab}> {A}Gm_;")
     e(f"GlobalTensor<{ab}> {B}Gm_;")
     e(f"GlobalTensor<{ct}> {C}Gm_;")
+    if p.batch:
+        e(f"GlobalTensor<{ab}> {A}_;                             // the current product's operands and result")
+        e(f"GlobalTensor<{ab}> {B}_;")
+        e(f"GlobalTensor<{ct}> {C}_;")
     e("TQue<TPosition::A1, 1> a1Que_;")
     e("TQue<TPosition::B1, 1> b1Que_;")
     e("TQue<TPosition::A2, 1> a2Que_;")
@@ -162,4 +185,4 @@ def render_cube(p: CubePlan) -> AscendSource:
     e("};")
     e()
     class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k == "gm"], "KERNEL_TYPE_AIC_ONLY")
-    return AscendSource(name, out.text(), p, out.locs, CUBE_FIELDS, params)
+    return AscendSource(name, out.text(), p, out.locs, fields, params)

@@ -13,6 +13,7 @@ from .budget import check_budget, check_row_budget
 from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
 from .lowering import Lowerer, assigned_names, same_dim, simple_range
+from .phases import phased_plan
 from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
 from .regalloc import finalize
 from .row_lowering import row_plan
@@ -102,6 +103,11 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     base = gm_interface(k)
     products = [s for s in fn.body if isinstance(s, ir.MatMul)]
     if products:
+        if any(not isinstance(s, (ir.Alloc, ir.MatMul, ir.Return)) for s in fn.body) or len(products) > 1:
+            try:
+                return phased_plan(k, base, _vector_plan, cube_plan, gm_interface)
+            except (CompileError, Unsupported):
+                pass
         return _cube_or_loops(base, products[0])
     scalar_names = {name: f"{cname(name)}_" for name, _ in base.scalars}
     for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class

@@ -9,13 +9,15 @@ from .ctext import where
 from .cube_render import render_cube
 from .emitter import AscendSource
 from .map_render import render_map
+from .phase_render import render_phased
 from .planner import plan
 from .row_render import render_row
 from .scalar_render import render_scalar
 from .window_render import render_window
 
 RENDERERS = {"map": render_map, "row": render_row, "cube": render_cube, "scalar": render_scalar,
-             "window": render_window}
+             "window": render_window,
+             "phased": lambda p: render_phased(p, RENDERERS)}
 
 
 class AscendFallbackWarning(UserWarning):

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -45,6 +46,8 @@
 #define __gm__
 #define GM_ADDR uint8_t*
 #define KERNEL_TASK_TYPE_DEFAULT(type) ((void)0)
+#define ASCEND_IS_AIC (ascend_sim::is_core(1, __LINE__))
+#define ASCEND_IS_AIV (ascend_sim::is_core(2, __LINE__))
 
 namespace ascend_sim {
 
@@ -68,6 +71,8 @@ struct QueueRec;
 struct BlockCtx {
     int64_t idx = 0;
     int64_t num = 1;
+    int coreType = 0;                  // 0: an AIV-only / AIC-only launch; in a MIX 1:2 launch 1: an AIC, 2: an AIV
+    uint32_t phase = 0;                // SyncAll<false> barriers this core has passed (MIX launches)
     alignas(64) uint8_t ub[UB_SIZE];
     uint8_t written[UB_SIZE];          // shadow: 1 when the UB byte was written since its buffer was handed out
     // the cube core's memories: L1, L0A, L0B, L0C (memory kinds 1..4; the UB is 0), with their shadows
@@ -98,8 +103,8 @@ struct BlockCtx {
     uint64_t maskLo = 0, maskHi = 0;
     int64_t maskCont = -1;             // >= 0: set in continuous mode (the first maskCont elements of a repeat)
     bool maskSet = false;
-    void reset(int64_t i, int64_t n) {
-        idx = i; num = n; pipes = 0;
+    void reset(int64_t i, int64_t n, int type = 0) {
+        idx = i; num = n; pipes = 0; coreType = type; phase = 0;
         maskLo = maskHi = 0; maskCont = -1; maskSet = false;
         std::memset(usedMem, 0, sizeof(usedMem));
         std::memset(l1, 0xFF, sizeof(l1)); std::memset(l0a, 0xFF, sizeof(l0a));
@@ -178,6 +183,14 @@ inline bool gm_unsynced(const void* gm, uint64_t bytes) {
 struct Launch {
     std::mutex mu;
     std::unordered_map<uintptr_t, int64_t> owner;   // 32-byte GM block -> block that wrote it with DataCopy
+    // MIX 1:2 launches: the SyncAll<false> barrier over every AIC and AIV, and the phase in which the AIC wrote each
+    // GM byte through Fixpipe (an AIV reading it in the same phase has no barrier between the write and the read)
+    bool mix = false;
+    uint32_t cores = 0, arrived = 0, ended = 0, generation = 0;
+    bool aborted = false;
+    std::condition_variable cv;
+    std::unordered_map<uintptr_t, uint32_t> cubeWrote;   // GM byte address -> phase of the Fixpipe write
+    std::unordered_map<uintptr_t, uint32_t> vecRead;     // GM byte address -> last phase an AIV copied it in
 };
 inline Launch* launch = nullptr;
 
@@ -188,6 +201,47 @@ inline Launch* launch = nullptr;
 inline BlockCtx& ctx(const char* api, int line) {
     if (!cur) fail(api, line, "called outside a kernel launch");
     return *cur;
+}
+
+// ASCEND_IS_AIC / ASCEND_IS_AIV: the core type of the running block (only meaningful in a MIX launch)
+inline bool is_core(int type, int line) {
+    BlockCtx& c = ctx(type == 1 ? "ASCEND_IS_AIC" : "ASCEND_IS_AIV", line);
+    if (c.coreType == 0)
+        fail(type == 1 ? "ASCEND_IS_AIC" : "ASCEND_IS_AIV", line, "asc-sim runs core-type branches only in a "
+             "KERNEL_TYPE_MIX_AIC_1_2 launch");
+    return c.coreType == type;
+}
+
+// a GM read by an AIV of bytes [p, p + bytes): refused when the AIC wrote one of them in this same phase
+inline void read_after_cube(const void* p, uint64_t bytes, const char* api, int line) {
+    Launch* L = launch;
+    if (!L || !L->mix || !bytes) return;
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::lock_guard<std::mutex> g(L->mu);
+    for (uintptr_t b = a; b < a + bytes; ++b) {
+        auto it = L->cubeWrote.find(b);
+        if (it != L->cubeWrote.end() && it->second == cur->phase)
+            fail(api, line, "reads GM at address " + std::to_string(uint64_t(b)) + " that the cube core (AIC) wrote "
+                 "with Fixpipe in the same phase: without SyncAll<false>() between them the vector core may read "
+                 "it before the cube core wrote it");
+        L->vecRead[b] = cur->phase;
+    }
+}
+
+// a Fixpipe write by an AIC of GM bytes [p, p + bytes): refused when an AIV read one of them in this same phase
+inline void cube_write(const void* p, uint64_t bytes, const char* api, int line) {
+    Launch* L = launch;
+    if (!L || !L->mix) return;
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::lock_guard<std::mutex> g(L->mu);
+    for (uintptr_t b = a; b < a + bytes; ++b) {
+        auto it = L->vecRead.find(b);
+        if (it != L->vecRead.end() && it->second == cur->phase)
+            fail(api, line, "writes GM at address " + std::to_string(uint64_t(b)) + " that a vector core (AIV) read "
+                 "in the same phase: the AIV read it before the cube core wrote it (no SyncAll<false>() between "
+                 "the Fixpipe and the copy)");
+        L->cubeWrote[b] = cur->phase;
+    }
 }
 
 inline std::string str(uint64_t v) { return std::to_string(v); }
@@ -323,6 +377,35 @@ namespace AscendC {
 
 inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
 inline int64_t GetBlockNum() { return ascend_sim::ctx("GetBlockNum", 0).num; }
+inline int64_t GetTaskRatio() { return ascend_sim::ctx("GetTaskRatio", 0).coreType == 2 ? 2 : 1; }
+
+// SyncAll<false>(): the hard all-core barrier of a MIX kernel (every AIV and AIC of the launch); the AIV-only form
+// and the soft (GM workspace) form are not emulated
+template <bool isAIVOnly = true>
+inline void SyncAll(int line = __builtin_LINE()) {
+    const char* api = "SyncAll";
+    ascend_sim::Launch* L = ascend_sim::launch;
+    ascend_sim::BlockCtx& c = ascend_sim::ctx(api, line);
+    if (!L || !L->mix) ascend_sim::fail(api, line, "asc-sim emulates the hard SyncAll only in a KERNEL_TYPE_MIX_AIC_1_2 launch");
+    if (isAIVOnly) ascend_sim::fail(api, line, "SyncAll<true> in a MIX kernel syncs only the vector cores: use SyncAll<false>");
+    std::unique_lock<std::mutex> g(L->mu);
+    const uint32_t gen = L->generation;
+    if (++L->arrived + L->ended == L->cores) {
+        if (L->ended) {
+            L->aborted = true;
+            L->cv.notify_all();
+            ascend_sim::fail(api, line, "a core of the launch ended without reaching this SyncAll (the NPU hangs)");
+        }
+        L->arrived = 0;
+        ++L->generation;
+        L->cv.notify_all();
+    } else {
+        L->cv.wait(g, [&] { return L->generation != gen || L->aborted; });
+        if (L->generation == gen)
+            ascend_sim::fail(api, line, "another core of the launch failed or ended before this SyncAll");
+    }
+    ++c.phase;
+}
 
 template <class T> struct type_name { static const char* get() { return "?"; } };
 template <> struct type_name<float> { static const char* get() { return "float"; } };
@@ -878,6 +961,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     dst.use("DataCopy", count, line);
     src.check("DataCopy", 0, count, line);
     detail::gm_read_after_write(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
+    ascend_sim::read_after_cube(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
     ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
@@ -923,6 +1007,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         uint64_t goff = uint64_t(b) * (p.blockLen + p.srcStride);
         src.check(api, goff / sizeof(T), n, line);
         detail::gm_read_after_write(g + goff, p.blockLen, api, line);
+        ascend_sim::read_after_cube(g + goff, p.blockLen, api, line);
         uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
         std::memcpy(u + uoff, g + goff, p.blockLen);
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
@@ -1941,6 +2026,7 @@ template <class T, class U, class S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                  const MmadParams& p, int line = __builtin_LINE()) {
     const char* api = "Mmad";
+    if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Mmad runs on the cube core (AIC), not on an AIV");
     if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
         fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
     if (p.m == 0 || p.n == 0 || p.k == 0) return;
@@ -1985,14 +2071,18 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     const uint32_t strips = (p.nSize + 15) / 16;
     src.use(api, uint64_t(strips) * p.srcStride * 16, line);
     dst.check(api, 0, p.mSize ? uint64_t(p.mSize - 1) * p.dstStride + p.nSize : 0, line);
+    if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Fixpipe runs on the cube core (AIC), not on an AIV");
     const U* c = src.ptr();
+    ascend_sim::Launch* L = ascend_sim::launch;
     for (uint32_t mi = 0; mi < p.mSize; ++mi)
         for (uint32_t ni = 0; ni < p.nSize; ++ni) {
             uint64_t at = (uint64_t(ni / 16) * p.srcStride + mi) * 16 + ni % 16;
             src.check_written(api, at, 1, line);
             float v = float(c[at]);
             if (p.reluEn && v < 0) v = 0;
-            dst.base_[uint64_t(mi) * p.dstStride + ni] = T(v);
+            T* o = &dst.base_[uint64_t(mi) * p.dstStride + ni];
+            *o = T(v);
+            if (L && L->mix) ascend_sim::cube_write(o, sizeof(T), api, line);
         }
 }
 
@@ -2044,6 +2134,63 @@ inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, in
     std::vector<std::thread> pool;
     for (unsigned i = 1; i < n; ++i) pool.emplace_back(worker);
     worker();
+    for (auto& t : pool) t.join();
+    launch = nullptr;
+    if (failed) {
+        std::snprintf(err, size_t(errLen), "%s", msg.c_str());
+        *errLine = line;
+        *errBlock = blk;
+        return 1;
+    }
+    return 0;
+}
+
+
+// A KERNEL_TYPE_MIX_AIC_1_2 launch of blockDim logical cores: blockDim AICs (GetBlockIdx in [0, blockDim)) and
+// 2 * blockDim AIVs (GetBlockIdx in [0, 2 * blockDim)), GetBlockNum() = blockDim on both; all of them run at once
+// (one thread each) so that SyncAll<false>() can hold them at its barrier.
+template <class F>
+inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int* errLine, int* errBlock) {
+    Launch L;
+    L.mix = true;
+    L.cores = 3 * blockDim;
+    launch = &L;
+    std::string msg;
+    int line = 0, blk = -1;
+    bool failed = false;
+    auto worker = [&](uint32_t i) {
+        BlockCtx* c = new BlockCtx();
+        const bool aic = i < blockDim;
+        c->reset(aic ? i : i - blockDim, blockDim, aic ? 1 : 2);
+        cur = c;
+        try {
+            body(i);
+            if (!c->leaks.empty()) fail("kernel end", 0, c->leaks.front());
+        } catch (const Violation& v) {
+            std::lock_guard<std::mutex> g(L.mu);
+            if (!failed) {
+                failed = true;
+                msg = v.api + ": " + v.msg + (aic ? " (on AIC " : " (on AIV ") + std::to_string(c->idx) + ")";
+                line = v.line;
+                blk = int(c->idx);
+            }
+            L.aborted = true;
+            L.cv.notify_all();
+        }
+        {
+            std::lock_guard<std::mutex> g(L.mu);
+            ++L.ended;
+            if (L.arrived && L.arrived + L.ended == L.cores) {   // the others wait at a SyncAll this core never reached
+                L.aborted = true;
+                L.cv.notify_all();
+            }
+        }
+        cur = nullptr;
+        delete c;
+    };
+    std::vector<std::thread> pool;
+    for (uint32_t i = 1; i < L.cores; ++i) pool.emplace_back(worker, i);
+    worker(0);
     for (auto& t : pool) t.join();
     launch = nullptr;
     if (failed) {
