@@ -304,12 +304,38 @@ def sp_call(tr, node, a, args, kwargs):
 
 def sp_trans_5hd(tr, node, a, args, kwargs):
     sig, got = bind(tr, node, a, args, kwargs)
+    p = got["params"]
+    ptext = p.text if isinstance(p, Val) else tr.value_text(p, node)
+    dv, sv = got["dst_list"], got["src_list"]
+    if isinstance(dv, Val) or isinstance(sv, Val):
+        # the address-tensor form: two LocalTensor<uint64_t> of 16 UB addresses (GetPhyAddr) each; the element
+        # type is that of the tensors whose addresses were stored in them (set_value(i, t.get_phy_addr()))
+        for k, v in (("dst_list", dv), ("src_list", sv)):
+            if not (isinstance(v, Val) and v.kind == "ltensor" and v.dtype is dtypes.uint64):
+                raise tr.err(node, f"asc.trans_data_to_5hd: with a LocalTensor for one list, {k} must be a "
+                                   f"LocalTensor of uint64 addresses too (or pass lists of 16 LocalTensors)",
+                             KernelTypeError)
+        elems = set()
+        for v in (dv, sv):
+            elems |= tr.prog.addr_elem.get(v.text, set())
+        if not elems:
+            raise tr.err(node, "asc.trans_data_to_5hd: the element type of the address tensors is unknown: store "
+                               "the addresses with addr_tensor.set_value(i, tensor[offset].get_phy_addr()) in this "
+                               "function before the call", KernelTypeError)
+        if len(elems) > 1:
+            raise tr.err(node, "asc.trans_data_to_5hd: the address tensors hold addresses of tensors of "
+                               f"different element types ({', '.join(sorted(e.name for e in elems))})",
+                         KernelTypeError)
+        (d,) = elems
+        if d.size != 2:
+            raise tr.err(node, f"asc.trans_data_to_5hd: {d.name} elements: asc emulates TransDataTo5HD for 16-bit "
+                               f"elements (float16, bfloat16, int16, uint16) only; the 8- and 32-bit layouts are "
+                               f"not supported yet")
+        sync_before(tr, "S", [("src", "dst_list", dv), ("src", "src_list", sv)])
+        return void(f"AscendC::TransDataTo5HD<{d.cname}>({dv.text}, {sv.text}, {ptext})")
     lists = []
     for k in ("dst_list", "src_list"):
         v = got[k]
-        if isinstance(v, Val):
-            raise tr.err(node, "asc.trans_data_to_5hd: the address-tensor form (LocalTensor<uint64_t> lists) is not "
-                               "supported yet by asc; pass lists of 16 LocalTensors")
         items = v.value if isinstance(v, Const) and isinstance(v.value, tuple) else None
         if items is None or len(items) != 16 or not all(isinstance(t, Val) and t.kind == "ltensor" for t in items):
             raise tr.err(node, f"asc.trans_data_to_5hd: {k} must be a list of 16 LocalTensors", KernelTypeError)
@@ -321,10 +347,8 @@ def sp_trans_5hd(tr, node, a, args, kwargs):
         lists.append((name, items))
     if lists[0][1][0].dtype is not lists[1][1][0].dtype:
         raise tr.err(node, "asc.trans_data_to_5hd: dst_list and src_list differ in element type", KernelTypeError)
-    p = got["params"]
     sync_before(tr, "V", [("dst", "dst_list", lists[0][1][0]), ("src", "src_list", lists[1][1][0])])
-    return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, "
-                f"{p.text if isinstance(p, Val) else tr.value_text(p, node)})")
+    return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, {ptext})")
 
 
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
@@ -512,11 +536,17 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
             sync_before(tr, "S", [("dst" if name == "set_value" else "src", "tensor", obj)])
             if name == "get_value":
                 return scalar(f"{base}GetValue({idx})", d)
+            v = got["value"]
+            if d is dtypes.uint64 and isinstance(v, Val) and v.get("phy_of") is not None:
+                tr.prog.addr_elem.setdefault(obj.text, set()).add(v.get("phy_of"))
             return void(f"{base}SetValue({idx}, {scalar_as(tr, node, got['value'], d, 'set_value: value')})")
         if name in ("get_size", "get_length"):
             return scalar(f"{base}{a.cname}()", dtypes.uint32)
         if name == "get_phy_addr":
-            return scalar(f"{base}GetPhyAddr()", dtypes.uint64)
+            # a UB address on the NPU (uint64_t), a pointer in CANN's CPU-debug build: the cast serves both; the
+            # element type goes with it (TransDataTo5HD's address-tensor form takes it from the addresses)
+            return Val("scalar", f"((uint64_t)({base}GetPhyAddr()))", "uint64_t", dtypes.uint64, None,
+                       (("phy_of", d),))
         if name == "get_position":
             return scalar(f"static_cast<int32_t>({base}GetPosition())", dtypes.int32)
         if name == "get_user_tag":
