@@ -29,6 +29,8 @@ class Config:
     numeric_check: bool         # ASC_NUMERIC_CHECK=1: nan/inf in a kernel's outputs is an error
     cann_twin: str | None       # ASC_CANN_TWIN: the folder of the CANN twin's run_twin.sh (scripts/cann_twin.py)
     compile_timeout: float      # ASC_COMPILE_TIMEOUT: seconds one C++ compile may take (default 600; 0: no limit)
+    pyasc_capture: str | None   # ASC_PYASC_CAPTURE: a folder; each pyasc kernel launch that succeeds saves its
+                                # emitted source, inputs and outputs there (scripts/pyasc_twin.py --captured)
 
 
 def _int(name: str, default: int) -> int:
@@ -67,6 +69,7 @@ def _read() -> Config:
         numeric_check=_flag("ASC_NUMERIC_CHECK"),
         cann_twin=os.environ.get("ASC_CANN_TWIN") or None,
         compile_timeout=_seconds("ASC_COMPILE_TIMEOUT", 600.0),
+        pyasc_capture=os.environ.get("ASC_PYASC_CAPTURE") or None,
     )
 
 

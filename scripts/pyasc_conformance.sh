@@ -7,6 +7,11 @@
 # The tests are copied (git archive) into a temporary folder outside this repository and run unmodified, except
 # that in generalization/basic/*.py the one list entry `config.Backend.NPU,` becomes `config.Backend.Model,`
 # (their BACKENDS list names only the NPU, with Model commented out beside it). Not part of CI.
+#
+# With ASC_CANN_TWIN set (and the twin's TWIN_* variables: ../shared/cann_twin/README.md), every kernel launch that
+# succeeds on asc is captured (ASC_PYASC_CAPTURE: the emitted Ascend C, its inputs and asc's outputs), and after
+# the table scripts/pyasc_twin.py --captured runs each distinct captured source through the CANN twin and prints a
+# second table (kernel, test, |twin - asc|, pass/fail, reason). Without ASC_CANN_TWIN that step is skipped.
 set -u
 SRC=${1:?usage: scripts/pyasc_conformance.sh PYASC_CHECKOUT}
 ASC_ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +23,10 @@ for f in "$WORK"/python/test/generalization/basic/*.py; do
 done
 export PYTHONPATH="$ASC_ROOT${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
+if [ -n "${ASC_CANN_TWIN:-}" ]; then
+    export ASC_PYASC_CAPTURE="${ASC_PYASC_CAPTURE:-$WORK/captured}"   # set it to keep the captures
+    mkdir -p "$ASC_PYASC_CAPTURE"; CAPTURED=$ASC_PYASC_CAPTURE
+fi
 rows=()
 run_pytest() {   # dir file
     local dir=$1 file=$2 out rc summary
@@ -42,3 +51,10 @@ for f in "$WORK"/python/test/generalization/basic/*.py; do
 done
 printf '%-55s %-6s %s\n' "test" "result" "pytest summary"
 printf '%s\n' "${rows[@]}"
+if [ -n "${ASC_CANN_TWIN:-}" ]; then
+    echo
+    echo "the emitted Ascend C of these kernels on the CANN twin (each distinct source, its first launch):"
+    ASC_PYASC_CAPTURE= python "$ASC_ROOT/scripts/pyasc_twin.py" --captured "$CAPTURED"
+else
+    echo "(ASC_CANN_TWIN is not set: the CANN twin run of these kernels is skipped)"
+fi

@@ -9,10 +9,19 @@ The kernels are those of tests/ascendc/pyasc_kernels.py (the vector API families
 vadd) over float16/float32/int16/int32, with 37 elements per block (not a multiple of 32 bytes) on 4 blocks.
 Prints one row per kernel: blocks, the largest difference of the twin from ascend-sim and from NumPy (in units of
 the output dtype's eps times the largest |output|; 0 for integers means bit-equal), and pass/fail. Exits 1 when a
-kernel fails, 0 with a notice when ASC_CANN_TWIN is not set (the twin is a development-time check, not CI)."""
+kernel fails, 0 with a notice when ASC_CANN_TWIN is not set (the twin is a development-time check, not CI).
+
+    python scripts/pyasc_twin.py --captured FOLDER [--all]
+
+runs the kernels asc saved while other programs ran (ASC_PYASC_CAPTURE=FOLDER: scripts/pyasc_conformance.sh sets
+it for pyasc's own tests when ASC_CANN_TWIN is set): each captured source with its inputs through the twin, and
+compares every GM argument the kernel changed on asc's CPU twin with the twin's (floats within 8 eps of the
+largest |value|, NaN where asc has NaN; integers bit-equal). One run per distinct source (the first launch of it)
+unless --all. Prints a table: kernel, the test that launched it, blocks, |twin - asc|, pass/fail, reason."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -123,7 +132,119 @@ def run(name, kernel, blocks, args, refs, twin_dir, work):
     return worst_sim, worst_ref, None
 
 
+def _diff_captured(got: np.ndarray, ref: np.ndarray) -> tuple:
+    """(the difference in the unit of the table, the number of elements that differ, the first such index)."""
+    if np.dtype(ref.dtype).kind != "f":
+        bad = np.flatnonzero(got != ref)
+        return (float(np.max(np.abs(got.astype(np.float64) - ref.astype(np.float64)))) if bad.size else 0.0,
+                int(bad.size), int(bad[0]) if bad.size else None)
+    g, r = got.astype(np.float64), ref.astype(np.float64)
+    same = (g == r) | (np.isnan(g) & np.isnan(r))
+    finite = np.isfinite(r)
+    unit = (float(np.max(np.abs(r[finite]), initial=0.0)) or 1.0) * float(np.finfo(ref.dtype).eps)
+    d = np.where(same, 0.0, np.abs(np.nan_to_num(g - r, nan=np.inf)))
+    worst = float(np.max(d, initial=0.0)) / unit
+    bad = np.flatnonzero(d > 8 * unit)
+    return worst, int(bad.size), int(bad[0]) if bad.size else None
+
+
+def run_captured(cap: str, twin_dir: str) -> tuple:
+    """(blocks, worst difference or None, reason or None) of one captured launch run through the twin."""
+    import json
+    with open(os.path.join(cap, "meta.json")) as f:
+        meta = json.load(f)
+    # the twin's driver passes GM buffers and 32-bit scalars; an entry of our own takes every parameter as a GM
+    # buffer and passes each scalar (int64_t, bool, a struct, ...) to the kernel by value from its bytes
+    types, argv, outs, gm_params, call = [], [], [], [], []
+    for i, p in enumerate(meta["params"]):
+        types.append("gm")
+        gm_params.append(f"GM_ADDR a{i}")
+        if p["kind"] == "gm":
+            call.append(f"a{i}")
+            if p["changed"]:
+                nbytes = os.path.getsize(os.path.join(cap, f"{p['name']}.asc"))
+                argv.append(f"out:{nbytes}:{cap}/{p['name']}.twin")
+                outs.append(p)
+            else:
+                argv.append(f"in:{cap}/{p['name']}.in")
+        elif os.path.exists(os.path.join(cap, f"{p['name']}.scalar")):
+            call.append(f"*reinterpret_cast<const {p['ctype']}*>(a{i})")
+            argv.append(f"in:{cap}/{p['name']}.scalar")
+        else:
+            return meta["blocks"], None, f"parameter {p['name']} ({p['kind']} {p['ctype']}) was not captured"
+    if not outs:
+        return meta["blocks"], None, "the kernel changed no GM argument on asc (nothing to compare)"
+    with open(f"{cap}/twin_entry.cpp", "w") as f:
+        f.write(f'#include "{cap}/kernel.cpp"\n\nextern "C" __global__ __aicore__ void asc_twin_entry('
+                f'{", ".join(gm_params)})\n{{\n    {meta["kernel"]}({", ".join(call)});\n}}\n')
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{cap}/twin_entry.cpp", "asc_twin_entry",
+           ",".join(types), str(meta["blocks"])] + argv
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(f"{cap}/twin.log", "w") as f:
+        f.write(p.stdout + p.stderr)
+    if p.returncode != 0:
+        log = p.stdout + p.stderr
+        undef = sorted(set(re.findall(r"undefined reference to `([^'(]+)", log)))
+        if undef:
+            return meta["blocks"], None, "the twin's model lacks: " + ", ".join(undef)
+        tail = [x for x in log.strip().splitlines() if x.strip()][-3:]
+        return meta["blocks"], None, f"the twin failed (rc {p.returncode}): {' | '.join(tail)[-300:]} " \
+                                     f"(log: {cap}/twin.log)"
+    worst, reasons = 0.0, []
+    for q in outs:
+        dt = np.dtype(q["dtype"])
+        asc_out = np.fromfile(f"{cap}/{q['name']}.asc", dtype=dt)
+        twin_out = np.fromfile(f"{cap}/{q['name']}.twin", dtype=dt)
+        w, nbad, first = _diff_captured(twin_out, asc_out)
+        worst = max(worst, w)
+        if nbad:
+            reasons.append(f"{q['name']}: {nbad} of {asc_out.size} elements differ, first at {first} "
+                           f"(twin {twin_out[first]!r}, asc {asc_out[first]!r})")
+    return meta["blocks"], worst, "; ".join(reasons) or None
+
+
+def main_captured(folder: str, every: bool) -> int:
+    import hashlib
+    import json
+    twin_dir = asc.config.config.cann_twin
+    if not twin_dir:
+        print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
+        return 0
+    caps, seen = [], {}
+    for name in sorted(os.listdir(folder)):
+        cap = os.path.join(folder, name)
+        if not os.path.isfile(os.path.join(cap, "meta.json")):
+            continue
+        with open(os.path.join(cap, "kernel.cpp"), "rb") as f:
+            h = hashlib.sha1(f.read()).hexdigest()
+        if h in seen and not every:
+            seen[h][1] += 1
+            continue
+        seen[h] = [cap, 1]
+        caps.append((cap, h))
+    failed = 0
+    print(f"{'kernel':28s} {'test':58s} {'blocks':>6s} {'launches':>8s} {'|twin - asc|':>13s}  result  reason")
+    for cap, h in caps:
+        with open(os.path.join(cap, "meta.json")) as f:
+            meta = json.load(f)
+        try:
+            blocks, worst, why = run_captured(cap, twin_dir)
+        except Exception as e:   # noqa: BLE001 -- one row per kernel, whatever goes wrong
+            blocks, worst, why = meta["blocks"], None, f"{type(e).__name__}: {e}"
+        ok = worst is not None and why is None
+        failed += not ok
+        test = meta["test"].split("::", 1)[-1] if meta["test"] else os.path.basename(cap)
+        file = meta["test"].split("::", 1)[0].rsplit("/", 1)[-1] if meta["test"] else ""
+        diff = "did not run" if worst is None else f"{worst:.2f}"
+        print(f"{meta['kernel'][:28]:28s} {(file + '::' + test)[:58]:58s} {blocks:6d} {seen[h][1]:8d} {diff:>13s}  "
+              f"{'PASS' if ok else 'FAIL'}    {why or ''}", flush=True)
+    print(f"{len(caps) - failed} of {len(caps)} distinct kernel sources agree with asc on the CANN twin")
+    return 1 if failed else 0
+
+
 def main(names) -> int:
+    if names and names[0] == "--captured":
+        return main_captured(names[1], "--all" in names[2:])
     twin_dir = asc.config.config.cann_twin
     if not twin_dir:
         print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")

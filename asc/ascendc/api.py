@@ -125,6 +125,9 @@ api("get_sub_block_idx", "basic", "GetSubBlockIdx", "", special="sysvar")
 api("get_data_block_size_in_bytes", "basic", "GetDataBlockSizeInBytes", "", special="sysvar")
 api("printf", "basic", "printf", special="printf")
 api("dump_tensor", "basic", "DumpTensor", "tensor:src desc:n dump_size:n", pipe="S")
+api("set_aipp_functions", "basic", "SetAippFunctions", "src0:src input_format:e config:p",
+    "src0:src src1:src input_format:e config:p", special="aipp",
+    note="the configuration (checked as the docs state it); LoadImageToLocal, which applies it, is not yet")
 
 # ------------------------------------------------------------------ tensors (core)
 
@@ -199,7 +202,7 @@ not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_int
         "mul_add_dst", "mul_cast", "notify_next_block", "pair_reduce_sum", "print_time_stamp", "proposal_concat",
         "proposal_extract", "repeat_reduce_sum", "reset_mask", "rp_sort16", "scalar_cast",
         "scalar_count_leading_zero", "scalar_get_count_of_value", "scalar_get_sff_value", "scatter",
-        "set_aipp_functions", "set_atomic_add", "set_atomic_max", "set_atomic_min", "set_atomic_none",
+        "set_atomic_add", "set_atomic_max", "set_atomic_min", "set_atomic_none",
         "set_atomic_type", "set_cmp_mask", "set_deq_scale", "set_fix_pipe_pre_quant_flag", "set_hccl_context",
         "set_hf32_mode", "set_hf32_trans_mode", "set_load_data_boundary", "set_load_data_padding_value",
         "set_load_data_repeat", "set_mask_count", "set_mask_norm", "set_mm_layout_transform", "set_pad_value",

@@ -304,12 +304,38 @@ def sp_call(tr, node, a, args, kwargs):
 
 def sp_trans_5hd(tr, node, a, args, kwargs):
     sig, got = bind(tr, node, a, args, kwargs)
+    p = got["params"]
+    ptext = p.text if isinstance(p, Val) else tr.value_text(p, node)
+    dv, sv = got["dst_list"], got["src_list"]
+    if isinstance(dv, Val) or isinstance(sv, Val):
+        # the address-tensor form: two LocalTensor<uint64_t> of 16 UB addresses (GetPhyAddr) each; the element
+        # type is that of the tensors whose addresses were stored in them (set_value(i, t.get_phy_addr()))
+        for k, v in (("dst_list", dv), ("src_list", sv)):
+            if not (isinstance(v, Val) and v.kind == "ltensor" and v.dtype is dtypes.uint64):
+                raise tr.err(node, f"asc.trans_data_to_5hd: with a LocalTensor for one list, {k} must be a "
+                                   f"LocalTensor of uint64 addresses too (or pass lists of 16 LocalTensors)",
+                             KernelTypeError)
+        elems = set()
+        for v in (dv, sv):
+            elems |= tr.prog.addr_elem.get(v.text, set())
+        if not elems:
+            raise tr.err(node, "asc.trans_data_to_5hd: the element type of the address tensors is unknown: store "
+                               "the addresses with addr_tensor.set_value(i, tensor[offset].get_phy_addr()) in this "
+                               "function before the call", KernelTypeError)
+        if len(elems) > 1:
+            raise tr.err(node, "asc.trans_data_to_5hd: the address tensors hold addresses of tensors of "
+                               f"different element types ({', '.join(sorted(e.name for e in elems))})",
+                         KernelTypeError)
+        (d,) = elems
+        if d.size != 2:
+            raise tr.err(node, f"asc.trans_data_to_5hd: {d.name} elements: asc emulates TransDataTo5HD for 16-bit "
+                               f"elements (float16, bfloat16, int16, uint16) only; the 8- and 32-bit layouts are "
+                               f"not supported yet")
+        sync_before(tr, "S", [("src", "dst_list", dv), ("src", "src_list", sv)])
+        return void(f"AscendC::TransDataTo5HD<{d.cname}>({dv.text}, {sv.text}, {ptext})")
     lists = []
     for k in ("dst_list", "src_list"):
         v = got[k]
-        if isinstance(v, Val):
-            raise tr.err(node, "asc.trans_data_to_5hd: the address-tensor form (LocalTensor<uint64_t> lists) is not "
-                               "supported yet by asc; pass lists of 16 LocalTensors")
         items = v.value if isinstance(v, Const) and isinstance(v.value, tuple) else None
         if items is None or len(items) != 16 or not all(isinstance(t, Val) and t.kind == "ltensor" for t in items):
             raise tr.err(node, f"asc.trans_data_to_5hd: {k} must be a list of 16 LocalTensors", KernelTypeError)
@@ -321,10 +347,8 @@ def sp_trans_5hd(tr, node, a, args, kwargs):
         lists.append((name, items))
     if lists[0][1][0].dtype is not lists[1][1][0].dtype:
         raise tr.err(node, "asc.trans_data_to_5hd: dst_list and src_list differ in element type", KernelTypeError)
-    p = got["params"]
     sync_before(tr, "V", [("dst", "dst_list", lists[0][1][0]), ("src", "src_list", lists[1][1][0])])
-    return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, "
-                f"{p.text if isinstance(p, Val) else tr.value_text(p, node)})")
+    return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, {ptext})")
 
 
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
@@ -436,7 +460,79 @@ def construct(tr, node, cls, args, kwargs):
     raise tr.err(node, f"asc.{name} is not supported yet by asc")
 
 
+class AippPart:
+    """An AIPP parameter part (AippSwapParams(...), ...): a compile-time value until AippParams assembles it."""
+
+    def __init__(self, cname, got):
+        self.cname, self.got = cname, got
+
+
+# the C fields of each AIPP part, in the header's order, with their C types ("T": AippParams' dtype)
+AIPP_FIELDS = {
+    "AippPaddingParams": ("uint32", "T", "T", "T", "T"),
+    "AippSwapParams": ("bool", "bool", "bool"),
+    "AippSingleLineParams": ("bool",),
+    "AippDataTypeConvParams": ("uint8", "uint8", "uint8", "float16", "float16", "float16", "float16", "float16",
+                               "float16", "uint32"),
+    "AippChannelPaddingParams": ("uint32", "T"),
+    "AippColorSpaceConvParams": ("bool",) + ("int16",) * 9 + ("uint8",) * 6,
+}
+AIPP_PARTS = (("padding_params", "AippPaddingParams"), ("swap_params", "AippSwapParams"),
+              ("single_line_params", "AippSingleLineParams"), ("dtc_params", "AippDataTypeConvParams"),
+              ("c_padding_params", "AippChannelPaddingParams"), ("csc_params", "AippColorSpaceConvParams"))
+
+
+def _aipp_params(tr, node, p, args, kwargs):
+    names = [f for f, _ in p.fields]
+    got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
+    if p.cname != "AippParams":
+        return Const(AippPart(p.cname, got))
+    d = got["dtype"]
+    if not (isinstance(d, Const) and d.value in (dtypes.int8, dtypes.float16, dtypes.uint8)):
+        raise tr.err(node, "asc.AippParams: dtype (the output pixel type) must be asc.int8, asc.float16 or "
+                           "asc.uint8 (uint8: no data type conversion)", KernelTypeError)
+    d = d.value
+    parts = []
+    for key, cname in AIPP_PARTS:
+        v = got[key]
+        if isinstance(v, Const) and v.value is None:
+            part = AippPart(cname, {f: Const(x) for f, x in getattr(objects, cname).fields})
+        elif isinstance(v, Const) and isinstance(v.value, AippPart) and v.value.cname == cname:
+            part = v.value
+        else:
+            raise tr.err(node, f"asc.AippParams: {key} must be an asc.{cname}", KernelTypeError)
+        vals = []
+        for (f, _), ct in zip(getattr(objects, cname).fields, AIPP_FIELDS[cname]):
+            x = part.got[f]
+            if ct == "bool":
+                vals.append(tr.bool_text(x, node))
+            else:
+                vals.append(scalar_as(tr, node, x, d if ct == "T" else getattr(dtypes, ct), f"{cname}: {f}"))
+        targ = f"<{d.cname}>" if "T" in AIPP_FIELDS[cname] else ""
+        parts.append(f"AscendC::{cname}{targ}{{{', '.join(vals)}}}")
+    ct = f"AscendC::AippParams<{d.cname}>"
+    return Val("struct", f"{ct}{{{', '.join(parts)}}}", ct, d, None, (("aipp", True),))
+
+
+def sp_aipp(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    srcs = [tensor_of(tr, node, got[k], k, a.name, ("gtensor",)) for k in ("src0", "src1") if k in got]
+    fmt = got["input_format"]
+    if not (isinstance(fmt, Const) and isinstance(fmt.value, enums.AippInputFormat)):
+        raise tr.err(node, "asc.set_aipp_functions: input_format must be an asc.AippInputFormat member",
+                     KernelTypeError)
+    cfg = got["config"]
+    if not (isinstance(cfg, Val) and cfg.get("aipp")):
+        raise tr.err(node, "asc.set_aipp_functions: config must be an asc.AippParams", KernelTypeError)
+    return void(f"AscendC::SetAippFunctions({', '.join(t.text for t in srcs)}, {fmt.value.cname}, {cfg.text})")
+
+
+SPECIALS["aipp"] = sp_aipp
+
+
 def params_ctor(tr, node, p: objects.Params, args, kwargs):
+    if p.cname.startswith("Aipp"):
+        return _aipp_params(tr, node, p, args, kwargs)
     names = [f for f, _ in p.fields]
     if p.cname == "SoftMaxTiling":
         _args(tr, node, p.cname, [], args, kwargs)
@@ -512,11 +608,17 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
             sync_before(tr, "S", [("dst" if name == "set_value" else "src", "tensor", obj)])
             if name == "get_value":
                 return scalar(f"{base}GetValue({idx})", d)
+            v = got["value"]
+            if d is dtypes.uint64 and isinstance(v, Val) and v.get("phy_of") is not None:
+                tr.prog.addr_elem.setdefault(obj.text, set()).add(v.get("phy_of"))
             return void(f"{base}SetValue({idx}, {scalar_as(tr, node, got['value'], d, 'set_value: value')})")
         if name in ("get_size", "get_length"):
             return scalar(f"{base}{a.cname}()", dtypes.uint32)
         if name == "get_phy_addr":
-            return scalar(f"{base}GetPhyAddr()", dtypes.uint64)
+            # a UB address on the NPU (uint64_t), a pointer in CANN's CPU-debug build: the cast serves both; the
+            # element type goes with it (TransDataTo5HD's address-tensor form takes it from the addresses)
+            return Val("scalar", f"((uint64_t)({base}GetPhyAddr()))", "uint64_t", dtypes.uint64, None,
+                       (("phy_of", d),))
         if name == "get_position":
             return scalar(f"static_cast<int32_t>({base}GetPosition())", dtypes.int32)
         if name == "get_user_tag":

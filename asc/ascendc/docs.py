@@ -29,8 +29,10 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
   forms of the vector API, the repeat/mask forms (bit and continuous masks, block and repeat strides) of the
   binary, unary and scalar families and Duplicate, Copy, Axpy, Transpose (16 x 16 and NCHW <-> NHWC),
   DataCopy/DataCopyPad, the queues and TBuf (TPipe Init/Destroy/Reset), LocalTensor at an address, Cast,
-  Compare/Select, the reductions, TransDataTo5HD (16-bit, tensor lists) and SoftMax (ND, last axis, from the
-  ShapeInfo), and is growing to LeakyRelu, AddRelu/SubRelu, the bitwise and shift APIs and the repeat form of
+  Compare/Select, the reductions, TransDataTo5HD (16-bit elements; tensor lists, uint64_t address arrays and the
+  address-tensor form, whose element type asc takes from the addresses stored with
+  `set_value(i, t[k].get_phy_addr())`), SetAippFunctions (the configuration, checked as documented; LoadImageToLocal,
+  which applies it, is not yet) and SoftMax (ND, last axis, from the ShapeInfo), and is growing to LeakyRelu, AddRelu/SubRelu, the bitwise and shift APIs and the repeat form of
   Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
 """

@@ -146,4 +146,12 @@ class DataFormat(_CEnum):
     NHWC = 4
 
 
-ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat)
+class AippInputFormat(_CEnum):
+    """The source image formats of AIPP (SetAippFunctions), all of uint8_t pixels."""
+    YUV420SP_U8 = 0
+    XRGB8888_U8 = 1
+    RGB888_U8 = 4
+    YUV400_U8 = 9
+
+
+ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat, AippInputFormat)

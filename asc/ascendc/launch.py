@@ -6,6 +6,9 @@ the caller's data unchanged."""
 from __future__ import annotations
 
 import ctypes
+import itertools
+import json
+import os
 import warnings
 
 import numpy as np
@@ -84,6 +87,49 @@ class _Device:
         host[:] = self.data
 
 
+_captures = itertools.count()
+
+
+def _scalar_bytes(a) -> np.ndarray:
+    """A scalar argument as the kernel parameter's C type holds it."""
+    np_t = {"int64": np.int64, "float32": np.float32, "bool": np.bool_}.get(a.dtype.name) or a.dtype.np
+    return np.array(a.value, dtype=np_t)
+
+
+def _capture(folder, k, core_num, bound, devs, before):
+    """ASC_PYASC_CAPTURE: one folder per successful launch, with the emitted source (kernel.cpp), each GM argument
+    before (NAME.in) and after (NAME.asc) the run on the CPU twin, each scalar or struct argument's bytes
+    (NAME.scalar), and meta.json (the kernel's name, the block
+    count, its parameters in order with their kinds, C types, dtypes and scalar values, and the pytest test that
+    ran it). scripts/pyasc_twin.py --captured FOLDER runs them through the CANN twin."""
+    d = os.path.join(folder, f"{os.getpid()}_{next(_captures):04d}_{k.name}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "kernel.cpp"), "w") as f:
+        f.write(k.text)
+    by_dev = iter(zip(devs, before))
+    params = []
+    for (kind, cname, ctype), a in zip(k.params, [a for a in bound if a.kind != "const"]):
+        p = {"kind": kind, "name": cname, "ctype": ctype}
+        if kind == "gm":
+            dev, pre = next(by_dev)
+            p["dtype"] = str(dev.host.dtype)
+            p["changed"] = bool(not np.array_equal(pre, dev.data))
+            pre.tofile(os.path.join(d, f"{cname}.in"))
+            dev.data.tofile(os.path.join(d, f"{cname}.asc"))
+        elif a.kind == "scalar":
+            p["value"] = a.value.item() if hasattr(a.value, "item") else a.value
+            _scalar_bytes(a).tofile(os.path.join(d, f"{cname}.scalar"))
+        elif a.kind == "struct":
+            c = a.value.to_ctypes()
+            with open(os.path.join(d, f"{cname}.scalar"), "wb") as f:
+                f.write(bytes(c))
+        params.append(p)
+    meta = {"kernel": k.name, "blocks": int(core_num), "params": params,
+            "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]}
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1, default=str)
+
+
 def run(jf, core_num, stream, args, kwargs):
     if asc_config.config.debug:
         raise UnsupportedError(f"kernel {jf.fn.__name__!r}: ASC_DEBUG=1 runs @lang.kernel kernels in the "
@@ -112,19 +158,21 @@ def run(jf, core_num, stream, args, kwargs):
             ptrs.append(d.ptr if d.nbytes else 0)
             names[d.ptr] = (a.name, tuple(np.shape(a.value)))
         elif a.kind == "scalar":
-            np_t = {"int64": np.int64, "float32": np.float32, "bool": np.bool_}.get(a.dtype.name) or a.dtype.np
-            buf = np.array(a.value, dtype=np_t)
+            buf = _scalar_bytes(a)
             keep.append(buf)
             ptrs.append(buf.ctypes.data)
         elif a.kind == "struct":
             c = a.value.to_ctypes()
             keep.append(c)
             ptrs.append(ctypes.addressof(c))
+    before = [d.data.copy() for d in devs] if asc_config.config.pyasc_capture else None
     ascend_sim.launch(k.lib, ptrs, np.zeros(1, np.uint32), core_num, k, k.name, names)
     for d in devs:
         if not d.guards_intact():
             raise MemoryCheckError(f"kernel {k.name!r} wrote global memory outside argument {d.name!r} "
                                    f"({d.nbytes} bytes): a GM write out of bounds (ascend-sim)")
+    if before is not None:
+        _capture(asc_config.config.pyasc_capture, k, core_num, bound, devs, before)
     for d in devs:
         if not d.host.flags.writeable:
             d.copy_back()          # raises before anything is written back when a read-only argument was written

@@ -68,6 +68,24 @@ TransDataTo5HDParams = Params("TransDataTo5HDParams", (("dst_high_half", False),
                                                        ("src_rep_stride", 0)))
 SoftmaxTiling = Params("SoftMaxTiling", ())
 
+# AIPP (image pre-processing) configuration, as asc-devkit's kernel_struct_aipp.h: the parts are compile-time
+# values that AippParams(dtype, ...) assembles into one AscendC::AippParams<dtype> (dtype: the output pixel type)
+AippPaddingParams = Params("AippPaddingParams", (("padding_mode", 0), ("padding_value_ch0", 0),
+                                                 ("padding_value_ch1", 0), ("padding_value_ch2", 0),
+                                                 ("padding_value_ch3", 0)))
+AippSwapParams = Params("AippSwapParams", (("is_swap_rb", False), ("is_swap_uv", False), ("is_swap_ax", False)))
+AippSingleLineParams = Params("AippSingleLineParams", (("is_single_line_copy", False),))
+AippDataTypeConvParams = Params("AippDataTypeConvParams", (
+    ("dtc_mean_ch0", 0), ("dtc_mean_ch1", 0), ("dtc_mean_ch2", 0), ("dtc_min_ch0", 0.0), ("dtc_min_ch1", 0.0),
+    ("dtc_min_ch2", 0.0), ("dtc_var_ch0", 1.0), ("dtc_var_ch1", 1.0), ("dtc_var_ch2", 1.0), ("dtc_round_mode", 0)))
+AippChannelPaddingParams = Params("AippChannelPaddingParams", (("c_padding_mode", 0), ("c_padding_value", 0)))
+AippColorSpaceConvParams = Params("AippColorSpaceConvParams", (("is_enable_csc", False),) + tuple(
+    (f"csc_matrix_r{r}_c{c}", 0) for r in range(3) for c in range(3)) + tuple(
+    (f"csc_bias_{io}_{i}", 0) for io in ("in", "out") for i in range(3)))
+AippParams = Params("AippParams", (("dtype", None), ("padding_params", None), ("swap_params", None),
+                                   ("single_line_params", None), ("dtc_params", None), ("c_padding_params", None),
+                                   ("csc_params", None)))
+
 PARAMS = (BinaryRepeatParams, UnaryRepeatParams, CopyRepeatParams, DataCopyParams, DataCopyExtParams,
           DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling)
 

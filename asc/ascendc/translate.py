@@ -94,6 +94,7 @@ class Program:
         self.line_files: dict = {}         # python line -> Loc (for ascend-sim reports)
         self.raw_count = 0
         self.uses_prelude = False
+        self.addr_elem: dict = {}          # LocalTensor<uint64_t> text -> element types of the addresses stored
 
     def snapshot(self):
         return (list(self.funcs), dict(self.helpers), dict(self.helper_names), self.sync.copy())

@@ -86,6 +86,7 @@ struct BlockCtx {
     // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
     std::vector<std::pair<uint32_t, uint32_t>> pendingV, pendingMte2;
     bool pendingS = false;             // a scalar SetValue wrote UB since the last S_V sync
+    std::vector<std::pair<uint32_t, uint32_t>> sWrites;   // the UB ranges of those SetValue writes
     // UB ranges [start, end) with the sequence number of the write: written by MTE2 (GM->UB) and not yet
     // synchronized to the vector pipe (MTE2_V), written by the vector pipe and not yet synchronized to MTE3 (V_MTE3)
     struct Pending { uint32_t a, b; uint64_t seq; };
@@ -117,6 +118,7 @@ struct BlockCtx {
         pendingV.clear();
         pendingMte2.clear();
         pendingS = false;
+        sWrites.clear();
         mte2V.clear();
         vMte3.clear();
         sMte3.clear();
@@ -414,6 +416,11 @@ template <> struct type_name<bfloat16_t> { static const char* get() { return "bf
 template <> struct type_name<int32_t> { static const char* get() { return "int32_t"; } };
 template <> struct type_name<int16_t> { static const char* get() { return "int16_t"; } };
 template <> struct type_name<uint8_t> { static const char* get() { return "uint8_t"; } };
+template <> struct type_name<uint64_t> { static const char* get() { return "uint64_t"; } };
+template <> struct type_name<int64_t> { static const char* get() { return "int64_t"; } };
+template <> struct type_name<uint16_t> { static const char* get() { return "uint16_t"; } };
+template <> struct type_name<uint32_t> { static const char* get() { return "uint32_t"; } };
+template <> struct type_name<int8_t> { static const char* get() { return "int8_t"; } };
 
 // ------------------------------------------------------------------ tensors
 
@@ -581,6 +588,7 @@ public:
         mark_written(idx, 1);
         c.pendingS = true;
         if (mem_ == 0) ascend_sim::wrote(c.sMte3, c.seq, uint32_t(addr_ + idx * sizeof(T)), sizeof(T));
+        if (mem_ == 0) ascend_sim::note(c.sWrites, uint32_t(addr_ + idx * sizeof(T)), sizeof(T));
     }
     // ---- checks used by the API emulation
     void use(const char* api, uint64_t count, int line) const {
@@ -857,6 +865,7 @@ template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
         c.pendingV.clear();
         c.pendingMte2.clear();
         c.pendingS = false;
+        c.sWrites.clear();
         c.mte2V.clear();
         c.vMte3.clear();
         c.sMte3.clear();
@@ -883,7 +892,7 @@ template <HardEvent E> inline void WaitFlag(int32_t eventID, int line = __builti
     if (E == HardEvent::S_MTE3) ascend_sim::synced(c.sMte3, upto);
     if (E == HardEvent::V_S) c.pendingV.clear();
     if (E == HardEvent::MTE2_S) c.pendingMte2.clear();
-    if (E == HardEvent::S_V) c.pendingS = false;
+    if (E == HardEvent::S_V) { c.pendingS = false; c.sWrites.clear(); }
     if (E == HardEvent::MTE3_MTE2) c.gmMte3.clear();
 }
 
@@ -1553,10 +1562,12 @@ inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 
-// TransDataTo5HD, the form with lists of 16 LocalTensors (16-bit elements): each repeat reads one 32-byte
-// DataBlock (16 elements) at each srcList[i] and writes the 16 x 16 transpose, dst block j element i = src block i
-// element j, at each dstList[j]. Repeat r starts srcRepStride / dstRepStride DataBlocks times r further on; with
-// repeatTimes == 1 the one repeat starts one stride further on (set the strides to 0 to start at the lists).
+// TransDataTo5HD (16-bit elements): each repeat reads one 32-byte DataBlock (16 elements) at each of the 16 source
+// addresses and writes the 16 x 16 transpose, dst block j element i = src block i element j, at each of the 16
+// destination addresses. Repeat r starts srcRepStride / dstRepStride DataBlocks times r further on; with
+// repeatTimes == 1 the one repeat starts one stride further on (set the strides to 0 to start at the lists);
+// repeatTimes == 0 is a no-op. Three forms give the addresses: lists of 16 LocalTensors, two uint64_t[16] arrays
+// of UB addresses (GetPhyAddr), and two LocalTensor<uint64_t> holding 16 such addresses each.
 struct TransDataTo5HDParams {
     bool dstHighHalf = false, srcHighHalf = false;
     uint8_t repeatTimes = 1;
@@ -1566,31 +1577,174 @@ struct TransDataTo5HDParams {
         : dstHighHalf(dh), srcHighHalf(sh), repeatTimes(rep), dstRepStride(ds), srcRepStride(ss) {}
 };
 
+namespace detail {
+// one DataBlock of the UB at byte address `a`, for TransDataTo5HD's address forms: 32-byte aligned and inside
+// the UB; a source block must have been written, by a pipe synchronized with the vector pipe
+inline void ub_block(const char* api, const char* which, int i, uint64_t a, bool read, int line) {
+    if (a % ascend_sim::UB_BLOCK)
+        fail(api, line, std::string(which) + "[" + str(i) + "] = UB address " + str(a) + " is not 32-byte aligned");
+    if (a + 32 > ascend_sim::UB_SIZE)
+        fail(api, line, std::string(which) + "[" + str(i) + "]: the DataBlock at UB address " + str(a) +
+             " is not inside the " + str(ascend_sim::UB_SIZE) + " B Unified Buffer");
+    if (!read) return;
+    const uint8_t* w = ascend_sim::cur->written + a;
+    for (int k = 0; k < 32; ++k)
+        if (!w[k])
+            fail(api, line, std::string(which) + "[" + str(i) + "]: reads UB byte " + str(a + k) +
+                 ", which was never written (poisoned with NaN)");
+    if (auto* p = ascend_sim::unsynced(ascend_sim::cur->mte2V, uint32_t(a), 32))
+        fail(api, line, "vector read of UB bytes [" + str(p->a) + ", " + str(p->b) + ") written by a GM->UB copy "
+             "(MTE2) without an MTE2_V sync between them: SetFlag<HardEvent::MTE2_V> / WaitFlag<HardEvent::MTE2_V>");
+    for (auto& r : ascend_sim::cur->sWrites)
+        if (r.first < a + 32 && a < r.second)
+            fail(api, line, "vector read of UB byte " + str(r.first) + ", written by a scalar SetValue, without an "
+                 "S_V sync (SetFlag<HardEvent::S_V> / WaitFlag<HardEvent::S_V>)");
+}
+
 template <class T>
-inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTensor<T> (&srcList)[16],
-                           const TransDataTo5HDParams& p, int line = __builtin_LINE()) {
+inline void trans_5hd_addrs(const char* api, const uint64_t (&dst)[16], const uint64_t (&src)[16],
+                            const TransDataTo5HDParams& p, int line) {
     static_assert(sizeof(T) == 2, "ascend-sim emulates TransDataTo5HD for 16-bit elements (half, int16_t, "
                   "uint16_t); 8- and 32-bit layouts are not emulated yet");
-    const char* api = "TransDataTo5HD";
     auto& c = ascend_sim::ctx(api, line);
-    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    uint8_t* ub = c.ub;
     for (uint32_t r = 0; r < p.repeatTimes; ++r) {
         const uint64_t k = p.repeatTimes == 1 ? 1 : r;
         T blk[16][16];
         for (int i = 0; i < 16; ++i) {
-            const uint64_t at = k * p.srcRepStride * 16;
-            srcList[i].use(api, at + 16, line);
-            srcList[i].check_written(api, at, 16, line);
-            std::memcpy(blk[i], srcList[i].ptr() + at, 32);
+            const uint64_t a = src[i] + k * p.srcRepStride * 32;
+            ub_block(api, "srcList", i, a, true, line);
+            std::memcpy(blk[i], ub + a, 32);
         }
         for (int j = 0; j < 16; ++j) {
-            const uint64_t at = k * p.dstRepStride * 16;
-            dstList[j].use(api, at + 16, line);
-            for (int i = 0; i < 16; ++i) dstList[j].ptr()[at + i] = blk[i][j];
-            dstList[j].mark_written(at, 16);
-            ascend_sim::note(c.pendingV, uint32_t(dstList[j].addr_ + at * 2), 32);
+            const uint64_t a = dst[j] + k * p.dstRepStride * 32;
+            ub_block(api, "dstList", j, a, false, line);
+            T* d = reinterpret_cast<T*>(ub + a);
+            for (int i = 0; i < 16; ++i) d[i] = blk[i][j];
+            std::memset(c.written + a, 1, 32);
+            ascend_sim::note(c.pendingV, uint32_t(a), 32);
+            ascend_sim::wrote(c.vMte3, c.seq, uint32_t(a), 32);
         }
     }
+}
+}  // namespace detail
+
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTensor<T> (&srcList)[16],
+                           const TransDataTo5HDParams& p, int line = __builtin_LINE()) {
+    const char* api = "TransDataTo5HD";
+    auto& c = ascend_sim::ctx(api, line);
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    const uint64_t last = p.repeatTimes == 0 ? 0 : (p.repeatTimes == 1 ? 1 : p.repeatTimes - 1u);
+    uint64_t d[16], s[16];
+    for (int i = 0; i < 16; ++i) {      // each tensor of the lists holds every block its repeats touch
+        if (p.repeatTimes) srcList[i].use(api, last * p.srcRepStride * 16 + 16, line);
+        s[i] = srcList[i].addr_;
+    }
+    for (int i = 0; i < 16; ++i) {
+        if (p.repeatTimes) dstList[i].use(api, last * p.dstRepStride * 16 + 16, line);
+        d[i] = dstList[i].addr_;
+    }
+    detail::trans_5hd_addrs<T>(api, d, s, p, line);
+}
+
+template <class T>
+inline void TransDataTo5HD(uint64_t dstList[16], uint64_t srcList[16], const TransDataTo5HDParams& p,
+                           int line = __builtin_LINE()) {
+    uint64_t d[16], s[16];
+    for (int i = 0; i < 16; ++i) { d[i] = dstList[i]; s[i] = srcList[i]; }
+    detail::trans_5hd_addrs<T>("TransDataTo5HD", d, s, p, line);
+}
+
+// the address-tensor form: dst and src hold the 16 UB addresses each (read by the scalar unit, so their SetValue
+// needs no S_V sync; the data blocks they point at do)
+template <class T>
+inline void TransDataTo5HD(const LocalTensor<uint64_t>& dst, const LocalTensor<uint64_t>& src,
+                           const TransDataTo5HDParams& p, int line = __builtin_LINE()) {
+    const char* api = "TransDataTo5HD";
+    uint64_t d[16], s[16];
+    for (const LocalTensor<uint64_t>* t : {&dst, &src}) {
+        t->use(api, 16, line);
+        t->check_written(api, 0, 16, line);
+    }
+    for (int i = 0; i < 16; ++i) { d[i] = dst.ptr()[i]; s[i] = src.ptr()[i]; }
+    detail::trans_5hd_addrs<T>(api, d, s, p, line);
+}
+
+
+// AIPP (image pre-processing) configuration, as asc-devkit's kernel_struct_aipp.h. SetAippFunctions records it
+// for LoadImageToLocal (not emulated yet) and checks what the docs state: the source tensor's element type T is the
+// format's pixel type (uint8_t for all four formats), the output type U is uint8_t (no conversion), int8_t or
+// half, YUV420SP takes its Y and UV planes as two GlobalTensors, paddingMode is in [0, 3] and cPaddingMode in
+// [0, 1]. The configuration changes nothing else: DataCopy copies as always.
+enum class AippInputFormat : uint8_t { YUV420SP_U8 = 0, XRGB8888_U8 = 1, RGB888_U8 = 4, YUV400_U8 = 9 };
+template <typename T> struct AippPaddingParams {
+    uint32_t paddingMode{0};
+    T paddingValueCh0{0}, paddingValueCh1{0}, paddingValueCh2{0}, paddingValueCh3{0};
+};
+struct AippSwapParams { bool isSwapRB{false}, isSwapUV{false}, isSwapAX{false}; };
+struct AippSingleLineParams { bool isSingleLineCopy{false}; };
+struct AippDataTypeConvParams {
+    uint8_t dtcMeanCh0{0}, dtcMeanCh1{0}, dtcMeanCh2{0};
+    half dtcMinCh0{0.0f}, dtcMinCh1{0.0f}, dtcMinCh2{0.0f}, dtcVarCh0{1.0f}, dtcVarCh1{1.0f}, dtcVarCh2{1.0f};
+    uint32_t dtcRoundMode{0};
+};
+template <typename T> struct AippChannelPaddingParams { uint32_t cPaddingMode; T cPaddingValue; };
+struct AippColorSpaceConvParams {
+    bool isEnableCsc{false};
+    int16_t cscMatrixR0C0{0}, cscMatrixR0C1{0}, cscMatrixR0C2{0}, cscMatrixR1C0{0}, cscMatrixR1C1{0},
+        cscMatrixR1C2{0}, cscMatrixR2C0{0}, cscMatrixR2C1{0}, cscMatrixR2C2{0};
+    uint8_t cscBiasIn0{0}, cscBiasIn1{0}, cscBiasIn2{0}, cscBiasOut0{0}, cscBiasOut1{0}, cscBiasOut2{0};
+};
+template <typename T> struct AippParams {
+    AippPaddingParams<T> paddingParams;
+    AippSwapParams swapParams;
+    AippSingleLineParams singleLineParams;
+    AippDataTypeConvParams dtcParams;
+    AippChannelPaddingParams<T> cPaddingParams;
+    AippColorSpaceConvParams cscParams;
+};
+
+namespace detail {
+inline const char* aipp_format_name(AippInputFormat f) {
+    switch (f) {
+        case AippInputFormat::YUV420SP_U8: return "YUV420SP_U8";
+        case AippInputFormat::XRGB8888_U8: return "XRGB8888_U8";
+        case AippInputFormat::RGB888_U8: return "RGB888_U8";
+        case AippInputFormat::YUV400_U8: return "YUV400_U8";
+    }
+    return nullptr;
+}
+template <class T, class U>
+inline void aipp_check(const char* api, int nsrc, AippInputFormat format, const AippParams<U>& config, int line) {
+    ascend_sim::ctx(api, line);
+    const char* fname = aipp_format_name(format);
+    if (!fname) fail(api, line, "format " + str(uint64_t(format)) + " is not an AippInputFormat");
+    if (!std::is_same<T, uint8_t>::value)
+        fail(api, line, std::string("the source image is a GlobalTensor<") + type_name<T>::get() + ">: the template "
+             "type T must be the pixel type of the format " + fname + ", uint8_t");
+    static_assert(std::is_same<U, uint8_t>::value || std::is_same<U, int8_t>::value || std::is_same<U, half>::value,
+                  "AippParams<U>: the output type U is uint8_t, int8_t or half");
+    if (format == AippInputFormat::YUV420SP_U8 && nsrc != 2)
+        fail(api, line, "YUV420SP_U8 takes two GlobalTensors, the Y plane (src0) and the UV plane (src1)");
+    if (config.paddingParams.paddingMode > 3)
+        fail(api, line, "paddingMode " + str(config.paddingParams.paddingMode) + " is outside [0, 3]");
+    if (config.cPaddingParams.cPaddingMode > 1)
+        fail(api, line, "cPaddingMode " + str(config.cPaddingParams.cPaddingMode) + " is outside [0, 1]");
+}
+}  // namespace detail
+
+template <class T, class U>
+inline void SetAippFunctions(const GlobalTensor<T>& src0, AippInputFormat format, AippParams<U> config,
+                             int line = __builtin_LINE()) {
+    (void)src0;
+    detail::aipp_check<T, U>("SetAippFunctions", 1, format, config, line);
+}
+template <class T, class U>
+inline void SetAippFunctions(const GlobalTensor<T>& src0, const GlobalTensor<T>& src1, AippInputFormat format,
+                             AippParams<U> config, int line = __builtin_LINE()) {
+    (void)src0; (void)src1;
+    detail::aipp_check<T, U>("SetAippFunctions", 2, format, config, line);
 }
 
 
