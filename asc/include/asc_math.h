@@ -422,8 +422,15 @@ ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
     const uint32_t lim = ascm_f2u((float)(4.5 / s));
     uint32_t ab = ascm_f2u(x) & 0x7fffffffu;
     float ac = ascm_u2f(ab < lim ? ab : lim); /* min(|x|, 4.5/s) */
-    float h = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(
-                  c8, ac, c7), ac, c6), ac, c5), ac, c4), ac, c3), ac, c2), ac, c1), ac, c0);
+    /* H = c0 + |x| (c1 + ... + c8 |x|^7), the inner degree-7 part by Estrin's scheme: half the dependence chain
+     * of Horner's (with 256-bit vectors the loop is bound by its latency: erf 0.56 -> 0.49 ns per element on
+     * AVX2); c0 is added last, in one rounding, as in Horner's scheme (Estrin over all of H, c0 + c1 |x| rounded
+     * first, was 2.49 ulp) */
+    float a2 = ac * ac, a4 = a2 * a2;
+    float p12 = ASCM_FMAF(c2, ac, c1), p34 = ASCM_FMAF(c4, ac, c3), p56 = ASCM_FMAF(c6, ac, c5),
+          p78 = ASCM_FMAF(c8, ac, c7);
+    float p14 = ASCM_FMAF(p34, a2, p12), p58 = ASCM_FMAF(p78, a2, p56);
+    float h = ASCM_FMAF(ac, ASCM_FMAF(p58, a4, p14), c0);
     float kf = ASCM_FMAF(ac, h, 0x1.8p23f);
     float n = kf - 0x1.8p23f;
     float s2 = ascm_u2f((0x7fu - ascm_f2u(kf)) << 23); /* 2^-n */
@@ -444,7 +451,11 @@ ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
                 rd * (0x1.3b2c3ep-7 + rd * (0x1.5ef14ep-10 + rd * 0x1.42947cp-13)))));
     float res = (float)((1.0 - (double)s2) - (double)s2 * Dd);
 #endif
-    return ascm_u2f(ascm_f2u(res) | (ascm_f2u(x) & (ascm_nanmaskf(x) | 0x80000000u)));
+    /* NaN: |x| was clamped like +inf, res is exactly 1.0f, whose bits lie within any NaN's: OR-ing all of x's bits
+     * returns the NaN bit for bit. The mask is one signed compare of |x|'s bits (< 2^31), not ascm_nanmaskf's add
+     * and shift */
+    uint32_t nan = 0u - (uint32_t)((int32_t)ab > 0x7f800000);
+    return ascm_u2f(ascm_f2u(res) | (ascm_f2u(x) & (nan | 0x80000000u)));
 }
 
 ASCM_INLINE float asc_erf_f32(float x) { return asc_erf_scaled_f32(x, 1.0); }
