@@ -200,3 +200,7 @@ def main(argv=None) -> int:
             raise SystemExit(f"asc bench: benchmarks/{name} not found (run it from a checkout of asc)")
         os.execv(sys.executable, [sys.executable, script, *a.args])
     return 0
+
+
+if __name__ == "__main__":      # python -m asc.cli, as python -m asc
+    sys.exit(main())

@@ -105,3 +105,10 @@ def test_ascend_project_scalar_values_are_never_silently_changed(tmp_path):
     assert cli.main(base + ["--scalar", "k=1e3", "--scalar", "eps=-inf", "--scalar", "beta=0.5"]) == 0
     vals = _main_cpp_scalars((tmp_path / "p" / "main.cpp").read_text())
     assert vals["k_v"] == "1000" and vals["eps"] == "-INFINITY" and vals["beta"] == "0.5", vals
+
+
+def test_python_m_asc_cli_runs_the_command():
+    """`python -m asc.cli` is the same command as `python -m asc` (it did nothing: no __main__ guard)."""
+    for mod in ("asc", "asc.cli"):
+        r = subprocess.run([sys.executable, "-m", mod, "--help"], capture_output=True, text=True)
+        assert r.returncode == 0 and "usage: asc" in r.stdout and "compile" in r.stdout, (mod, r.stderr)

@@ -21,6 +21,10 @@ FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b
         "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "eq": lambda a, b: a == b,
         "ne": lambda a, b: a != b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 
+# the operators whose Python meaning on two Python numbers differs from NumPy's (ZeroDivisionError, a complex
+# result, an int ** negative int that is a float)
+WEAK_OPS = ("truediv", "floordiv", "mod", "pow")
+
 
 # ------------------------------------------------------------------ constants
 
@@ -122,9 +126,13 @@ def binary(op, a, b, loc):
     if op in ("add", "sub", "mul", "pow") and t.dtype == ir.bool_ and not t.weak:
         t = ir.ScalarType(ir.int64) if op != "mul" else t
     if isinstance(a, ir.Const) and isinstance(b, ir.Const) and t.weak:
+        if op == "pow" and t.dtype.kind in "biu" and b.value < 0:
+            raise KernelTypeError(f"an integer to a negative integer power ({a.value!r} ** {b.value!r}) is not "
+                                  f"allowed (NumPy's rule); write {float(a.value)!r} ** {b.value!r} for a float", loc)
         try:
             r = FOLD[op](a.value, b.value)
-            return ir.Const(convert(r, t.dtype), t, loc)
+            if not isinstance(r, complex):      # Python's (-2.0) ** 0.5; NumPy's float64 gives nan: not folded
+                return ir.Const(convert(r, t.dtype), t, loc)
         except (ZeroDivisionError, OverflowError, ValueError):
             pass
     return ir.Binary(op, cast(a, t, loc), cast(b, t, loc) if op not in ("lshift", "rshift") else b, t, loc)
@@ -180,7 +188,13 @@ class ScalarMixin:
         return cast(v, t, self.loc(node), explicit)
 
     def binary(self, op, a, b, node):
-        return binary(op, a, b, self.loc(node))
+        r = binary(op, a, b, self.loc(node))
+        if op in WEAK_OPS and a.type != UNKNOWN and b.type != UNKNOWN and a.type.weak and b.type.weak \
+                and not isinstance(r, ir.Const):
+            # two Python numbers: the interpreter must compute as NumPy does (7 // 0 is 0, 0.0 ** -1.0 is inf,
+            # (-2.0) ** 0.5 is nan), not as Python (an exception, a complex number)
+            self.conversions[node_span(node)] = ir.WeakOp(op)
+        return r
 
     def compare(self, op, a, b, node):
         return compare(op, a, b, self.loc(node))

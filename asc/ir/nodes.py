@@ -292,8 +292,16 @@ class Kernel:
     file: str = ""
     # values the interpreter must convert to match the typing: ((line, col, end line, end col), ScalarType) for each
     # ternary or Python min/max whose chosen operand can differ in type from the result (Python returns it
-    # unchanged)
+    # unchanged); (span, WeakOp) for an operator of two Python numbers it must compute as NumPy does
     conversions: tuple = ()
+
+
+@dataclass(frozen=True)
+class WeakOp:
+    """In Kernel.conversions: `a / b`, `a // b`, `a % b` or `a ** b` of two Python numbers, which the interpreter
+    computes with NumPy's meaning (as float64 / int64: 7 // 0 is 0, 1.0 / 0.0 is inf, (-2.0) ** 0.5 is nan) as the
+    compiled code does, where Python would raise or give a complex number."""
+    op: str
 
 
 def walk_stmts(stmts):

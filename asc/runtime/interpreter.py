@@ -51,7 +51,33 @@ def _from_numpy(arr, use_torch: bool):
     return torch.from_numpy(np.ascontiguousarray(arr))
 
 
-def _converter(t: ir.ScalarType):
+_NP_OPS = {"truediv": np.true_divide, "floordiv": np.floor_divide, "mod": np.mod, "pow": np.power}
+
+
+def _weak_op(op: str):
+    """`a op b` as NumPy computes it when a and b are Python numbers (float64, or int64 for two ints); anything
+    else (an array element, a NumPy scalar) already has NumPy's meaning and is left to Python's operator."""
+    f = _NP_OPS[op]
+    py = {"truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
+          "pow": lambda a, b: a ** b}[op]
+
+    def run(a, b):
+        if type(a) not in (int, float, bool) or type(b) not in (int, float, bool):
+            return py(a, b)
+        if op != "truediv" and type(a) is not float and type(b) is not float:
+            if op == "pow" and b < 0:
+                raise ValueError("Integers to negative integer powers are not allowed.")
+            if b != 0:
+                return py(a, b)                       # Python's int // and % are NumPy's (floor, sign of b)
+            return 0                                  # NumPy: an integer // or % by zero is 0
+        with np.errstate(all="ignore"):
+            return float(f(np.float64(a), np.float64(b)))
+    return run
+
+
+def _converter(t):
+    if isinstance(t, ir.WeakOp):
+        return _weak_op(t.op)
     if t.weak:
         return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind]
     npt = np.float32 if t.dtype.is_16bit_float else HANDLES[t.dtype].np.type   # 16-bit: carried in float32
@@ -130,11 +156,21 @@ class _Wrap(ast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         k = self._target_key(node.target)
-        if k is None:
+        w = self.keys.get(_span(node))                # `s /= n` of two Python numbers
+        if (k is None and w is None) or not isinstance(node.target, ast.Name):
             return node
         cur = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
-        value = ast.copy_location(ast.BinOp(cur, node.op, node.value), node)
-        return ast.copy_location(ast.Assign([node.target], self._call(value, k)), node)
+        value = ast.copy_location(ast.BinOp(cur, node.op, node.value) if w is None else
+                                  self._weak(cur, node.value, w), node)
+        return ast.copy_location(ast.Assign([node.target], value if k is None else self._call(value, k)), node)
+
+    def _weak(self, left, right, k):
+        return ast.Call(ast.Name("__asc_weak", ast.Load()), [left, right, ast.Constant(k)], [])
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        k = self.keys.get(_span(node))
+        return node if k is None else ast.copy_location(self._weak(node.left, node.right, k), node)
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
@@ -171,6 +207,7 @@ def _converting_function(fn, conversions, g):
     convs = [_converter(t) for _, t in conversions]
     ns = g
     ns["__asc_as"] = lambda v, k: convs[k](v)
+    ns["__asc_weak"] = lambda a, b, k: convs[k](a, b)
     ns["__asc_bind"] = drop_wide
     exec(code, ns)  # noqa: S102 - the user's own kernel source
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
