@@ -14,6 +14,8 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
   every tile of C loads its A and B panels again: where A and B fit the L2 cache, those loads hit it (L2_BYTES_PER_CYCLE
   per core) and HBM sees each byte once (the product takes at least its unique bytes over the HBM bandwidth);
   otherwise every panel load comes from HBM;
+- a sum of the loop split over the cores (window plans): each block's ReduceSum, SYNC_ALL_US for the SyncAll, then
+  block 0's combine (its copy of the partials at 32 B per cycle, one Add per SUM_LANES of them, a ReduceSum);
 - scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
 - a launch costs LAUNCH_US.
 """
@@ -28,7 +30,7 @@ from .budget import tiling
 from .emitter import AscendSource
 from .ops import OPS
 from .plans import Instr
-from .window_budget import loads_of
+from .window_budget import SUM_COMBINE, SUM_LANES, SUM_PARTS, loads_of
 from .soc import DEFAULT_SOC, soc_info
 
 ISSUE = 8                 # cycles to issue a vector instruction
@@ -38,6 +40,7 @@ SCALAR_GM = 40            # cycles of a scalar GM access through the data cache
 GM_BYTES_PER_CYCLE = 32   # per core (platform ini ddr_rate)
 L2_BYTES_PER_CYCLE = 110  # per core, on L2 hits (platform ini l2_rate, reads)
 LAUNCH_US = 3.0
+SYNC_ALL_US = 1.0         # the hard SyncAll of every vector core (an assumption of the model, not a measured figure)
 
 
 @dataclass
@@ -72,6 +75,8 @@ def _vec_cycles(ins: Instr, n: int) -> float:
         return SYNC * (3 if ins.mode == "tile" else 1)
     if ins.api == "Patch":
         return repeats + ISSUE + 3 * SYNC
+    if ins.api == "SumLanes":       # one Add of SUM_LANES float32 lanes per SUM_LANES elements
+        return math.ceil(n / SUM_LANES) * (SUM_LANES * 4 // 256 + ISSUE)
     return repeats + ISSUE
 
 
@@ -140,6 +145,9 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
             if once:
                 copy = [c + once * busiest / max(steps, 1) for c in copy]
             vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * steps
+            if p.sum_of is not None:      # each block's ReduceSum, the partials' copies out
+                red = 2 * (SUM_LANES * 4 // 256) + 4 * ISSUE + SYNC
+                vec = [v + (red + 2 * SYNC / SUM_PARTS) / clock for v in vec]
         elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
             chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])
@@ -157,7 +165,18 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         steady = sum(max(c, v) for c, v in zip(copy, vec))
         fill = copy[0] if copy else 0.0
         total = steady + fill
+        if p.kind == "window" and p.sum_of is not None:
+            # SyncAll, then block 0 alone reads the partials and adds them: one Add per SUM_LANES of them, a
+            # ReduceSum, the store of the total and the epilogue (a few syncs)
+            units = t["units"]
+            tiles = max(1, math.ceil(units / SUM_COMBINE))
+            combine = (units * 4 / (GM_BYTES_PER_CYCLE * clock) + tiles * 2 * SYNC / clock +
+                       math.ceil(units / SUM_LANES) * (SUM_LANES * 4 // 256 + ISSUE) / clock +
+                       (2 * (SUM_LANES * 4 // 256) + 4 * ISSUE + 4 * SYNC) / clock)
+            total += SYNC_ALL_US * 1e-6 + combine
         parts = {"GM": sum(copy), "vector": sum(vec)}
+        if p.kind == "window" and p.sum_of is not None:
+            parts["combine"] = combine
         bound = "GM" if parts["GM"] >= parts["vector"] else "vector"
     total = total * waves + LAUNCH_US * 1e-6
     return Estimate(total, bound, soc, block_dim, parts, p.kind)

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -201,7 +202,8 @@ struct Launch {
     // KERNEL_TYPE_MIX_AIV_1_0 launches (a vector kernel with the hard SyncAll): every AIV at once, and the block and
     // phase of each GM byte a UB->GM copy wrote (another block may read it only after a SyncAll)
     bool aivSync = false;
-    std::unordered_map<uintptr_t, std::pair<int64_t, uint32_t>> aivWrote;
+    struct GmRange { uintptr_t a, b; uint32_t phase; };
+    std::map<int64_t, std::vector<GmRange>> aivWrites, aivReads;     // per block
     uint32_t cores = 0, arrived = 0, ended = 0, generation = 0;
     bool aborted = false;
     std::condition_variable cv;
@@ -260,33 +262,31 @@ inline void cube_write(const void* p, uint64_t bytes, const char* api, int line)
     }
 }
 
-// KERNEL_TYPE_MIX_AIV_1_0: a UB->GM copy by this block of [p, p + bytes) in its current phase
-inline void aiv_wrote(const void* p, uint64_t bytes) {
-    Launch* L = launch;
-    if (!L || !L->aivSync || !bytes || !cur) return;
-    uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    std::lock_guard<std::mutex> g(L->mu);
-    for (uintptr_t b = a; b < a + bytes; ++b) L->aivWrote[b] = {cur->idx, cur->phase};
-}
-
-// KERNEL_TYPE_MIX_AIV_1_0: a GM->UB copy of [p, p + bytes): refused when another block wrote one of the bytes in
-// this same phase (no SyncAll between the write and the read: the read may come first on the NPU)
-inline void aiv_read(const void* p, uint64_t bytes, const char* api, int line);
+// KERNEL_TYPE_MIX_AIV_1_0: GM ranges copied UB->GM / GM->UB by each block, with the phase (SyncAll barriers passed):
+// a block reading what another block wrote in the same phase, or writing what another block read in it, has no
+// SyncAll between the two (either may come first on the NPU); checked in both orders, so whichever way the threads
+// run, the race is refused
+inline void aiv_access(const void* p, uint64_t bytes, bool write, const char* api, int line);
 
 inline std::string str(uint64_t v) { return std::to_string(v); }
 
-inline void aiv_read(const void* p, uint64_t bytes, const char* api, int line) {
+inline void aiv_access(const void* p, uint64_t bytes, bool write, const char* api, int line) {
     Launch* L = launch;
     if (!L || !L->aivSync || !bytes || !cur) return;
-    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p), e = a + bytes;
     std::lock_guard<std::mutex> g(L->mu);
-    for (uintptr_t b = a; b < a + bytes; ++b) {
-        auto it = L->aivWrote.find(b);
-        if (it != L->aivWrote.end() && it->second.first != cur->idx && it->second.second == cur->phase)
-            fail(api, line, "reads GM at address " + str(uint64_t(b)) + " that block " + str(uint64_t(it->second.first)) +
-                 " wrote in the same phase: without SyncAll() between the write and the read this block may read it "
-                 "before the other one wrote it");
+    for (auto& [blk, ranges] : (write ? L->aivReads : L->aivWrites)) {
+        if (blk == cur->idx) continue;
+        for (auto& r : ranges)
+            if (r.phase == cur->phase && r.a < e && a < r.b)
+                fail(api, line, std::string(write ? "writes" : "reads") + " GM at address " +
+                     str(uint64_t(std::max(a, r.a))) + " that block " + str(uint64_t(blk)) +
+                     (write ? " read" : " wrote") + " in the same phase: without SyncAll() between the two, either "
+                     "may come first on the NPU");
     }
+    auto& mine = (write ? L->aivWrites : L->aivReads)[cur->idx];
+    if (!mine.empty() && mine.back().phase == cur->phase && mine.back().b == a) mine.back().b = e;
+    else mine.push_back({a, e, cur->phase});
 }
 
 // ------------------------------------------------------------------ 16-bit float formats and rounding
@@ -1013,7 +1013,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     src.check("DataCopy", 0, count, line);
     detail::gm_read_after_write(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     ascend_sim::read_after_cube(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
-    ascend_sim::aiv_read(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
+    ascend_sim::aiv_access(src.base_, uint64_t(count) * sizeof(T), false, "DataCopy", line);
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
     ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
@@ -1029,7 +1029,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     dst.check("DataCopy", 0, count, line);
     detail::own(dst.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     ascend_sim::gm_wrote(dst.base_, uint64_t(count) * sizeof(T));
-    ascend_sim::aiv_wrote(dst.base_, uint64_t(count) * sizeof(T));
+    ascend_sim::aiv_access(dst.base_, uint64_t(count) * sizeof(T), true, "DataCopy", line);
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
 }
 
@@ -1061,7 +1061,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         src.check(api, goff / sizeof(T), n, line);
         detail::gm_read_after_write(g + goff, p.blockLen, api, line);
         ascend_sim::read_after_cube(g + goff, p.blockLen, api, line);
-        ascend_sim::aiv_read(g + goff, p.blockLen, api, line);
+        ascend_sim::aiv_access(g + goff, p.blockLen, false, api, line);
         uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
         std::memcpy(u + uoff, g + goff, p.blockLen);
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
@@ -1093,7 +1093,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         // only the blockLen valid bytes reach GM (the padding is dropped, as its docs say): unlike DataCopy, whose
         // whole 32-byte blocks are owned per core (detail::own), two cores may write the two halves of one block
         ascend_sim::gm_wrote(g + goff, p.blockLen);
-        ascend_sim::aiv_wrote(g + goff, p.blockLen);
+        ascend_sim::aiv_access(g + goff, p.blockLen, true, api, line);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
