@@ -152,3 +152,15 @@ def test_the_estimate_is_within_twice_the_gm_bound():
     est = sq_mean.estimate("ascend", a, a, soc="Ascend910B1")
     bound = 2 * n * 4 / (soc_info("Ascend910B1")["hbm_gbs"] * 1e9)     # a and b read once
     assert est.block_dim == 48 and est.seconds < 2 * bound
+
+
+def test_the_project_allocates_the_workspace(tmp_path):
+    """`asc compile`'s host program allocates the partials' workspace and passes it before the tiling."""
+    from asc.backends.ascend.project import write_project
+    n = SUM_BLOCK * 3 + 1
+    src = _source(n)
+    write_project(src, {"N": n}, {}, str(tmp_path))
+    main = (tmp_path / "main.cpp").read_text()
+    assert "CHECK_ACL(aclrtMalloc(&sumPartsDev, 32, ACL_MEM_MALLOC_HUGE_FIRST));" in main     # 4 partials: 16 B
+    assert "static_cast<uint8_t*>(sumPartsDev), static_cast<uint8_t*>(tilingDev));" in main
+    assert "CHECK_ACL(aclrtFree(sumPartsDev));" in main
