@@ -164,3 +164,26 @@ def test_the_project_allocates_the_workspace(tmp_path):
     assert "CHECK_ACL(aclrtMalloc(&sumPartsDev, 32, ACL_MEM_MALLOC_HUGE_FIRST));" in main     # 4 partials: 16 B
     assert "static_cast<uint8_t*>(sumPartsDev), static_cast<uint8_t*>(tilingDev));" in main
     assert "CHECK_ACL(aclrtFree(sumPartsDev));" in main
+
+
+@lang.kernel
+def tail_sum(a: lang.float32[N]) -> lang.float32[1]:
+    out = lang.zeros(1, dtype=lang.float32)
+    for i in range(3, N - 1):
+        out[0] += a[i] * 2.0
+    return out
+
+
+@pytest.mark.parametrize("n", [4, 4100, SUM_BLOCK * 9 + 11])
+def test_a_sum_over_a_sub_range_with_dynamic_shapes(n):
+    """The blocks count from the loop's first index; the workspace is sized from the sizes at the call."""
+    a = _rand(n, 9)
+    k = lang.kernel(target="ascend-sim", dynamic_shape=True)(tail_sum.pyfunc)
+    part = (a[3:n - 1] * np.float32(2.0)).astype(np.float32)
+    blocks = np.array([_lanes_sum(part[i:i + SUM_BLOCK]) for i in range(0, len(part), SUM_BLOCK)], np.float32)
+    want = _lanes_sum(blocks) if len(blocks) else np.float32(0)
+    for s in ({"cores": 4}, {"cores": 3, "tile_cap": 256}):
+        with ascend_sim.configured(**s):
+            got = k(a)
+        assert got[0] == want, s
+    close(got, interpreted(tail_sum)(a), np.float32, ulps=16)
