@@ -145,6 +145,11 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             else:
                 types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
                 argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
+        elif pname in dict(getattr(src, "workspaces", ())):     # a GM workspace: its bytes (or their tiling value)
+            nbytes = dict(src.workspaces)[pname]
+            nbytes = int(values[nbytes]) if isinstance(nbytes, str) else int(nbytes)
+            types.append("gm")
+            argv.append(f"out:{max(nbytes, 32)}:{d}/{pname}.ws")
         elif pname in params:
             types.append("gm")
             np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")

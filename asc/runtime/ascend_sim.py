@@ -57,9 +57,10 @@ def _arg_ctype(kind: str, ct: str) -> str:
     return f"*(const {ct}*)"
 
 
-def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False) -> str:
+def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False, aiv_sync: bool = False) -> str:
     """The extern "C" runner of a kernel: its blocks on worker threads, or (mix: a KERNEL_TYPE_MIX_AIC_1_2 kernel)
-    blockDim AICs and 2 * blockDim AIVs all at once."""
+    blockDim AICs and 2 * blockDim AIVs all at once, or (aiv_sync: a KERNEL_TYPE_MIX_AIV_1_0 kernel, a vector kernel
+    with the hard SyncAll) its blockDim AIVs all at once."""
     args = []
     k = 0
     for kind, pname, ct in params:
@@ -74,6 +75,8 @@ def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False)
             f'  (void)args;\n' +
             (f'  (void)threads;\n  return ascend_sim::run_mix_blocks(blockDim, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
              f'err, errLen, errLine, errBlock);\n}}\n' if mix else
+             f'  (void)threads;\n  return ascend_sim::run_mix_blocks(blockDim, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
+             f'err, errLen, errLine, errBlock, true);\n}}\n' if aiv_sync else
              f'  return ascend_sim::run_blocks(blockDim, threads, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
              f'err, errLen, errLine, errBlock);\n}}\n'))
 
@@ -94,7 +97,8 @@ def build(kernel_text: str, name: str, params: list):
         kpath, wpath = base + ".cpp", base + "_sim.cpp"
         seal.write_atomic(kpath, kernel_text.encode())
         mix = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)" in kernel_text
-        seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix).encode())
+        aiv_sync = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)" in kernel_text
+        seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix, aiv_sync).encode())
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
         os.close(fd)
         cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
@@ -205,12 +209,14 @@ def run_spec(spec, bound, symbols):
         _poison(arr)
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
-    for _name, nbytes in getattr(src, "workspaces", ()):     # GM workspaces between the phases of a kernel
+    block_dim, values, words = tiling_words(src, symbols)
+    for _name, nbytes in getattr(src, "workspaces", ()):     # GM workspaces (between the phases of a kernel, a sum's
+        if isinstance(nbytes, str):                          # partials: their bytes a tiling value of that name)
+            nbytes = int(values[nbytes])
         ws = device_empty(nbytes)
         ws[:] = 0xFF                                            # NaN in every float type, as outputs are poisoned
         keep.append(ws)
         ptrs.append(ws.ctypes.data)
-    block_dim, _, words = tiling_words(src, symbols)
     names = {}
     for p, a, ptr in zip(k.entry.params, bound, ptrs):
         if a.kind != "scalar" and ptr:

@@ -214,8 +214,11 @@ def _launch(src, text, n):
     a, b = _rand(n, np.float32, 10), _rand(n, np.float32, 11)
     out = np.full(37, np.nan, np.float32)
     lib, _, _ = ascend_sim.build(text, src.name, src.entry_params)
-    block_dim, _, words = ascend_sim.tiling_words(src, {})
-    ascend_sim.launch(lib, [a.ctypes.data, b.ctypes.data, out.ctypes.data], words, block_dim, src, src.name)
+    block_dim, values, words = ascend_sim.tiling_words(src, {})
+    (_, key), = src.workspaces                         # the partials of the sum
+    parts = ascend_sim.device_empty(values[key])
+    ascend_sim.launch(lib, [a.ctypes.data, b.ctypes.data, out.ctypes.data, parts.ctypes.data], words, block_dim,
+                      src, src.name)
     return out
 
 
@@ -223,8 +226,8 @@ def test_ascend_sim_refuses_a_gm_read_back_without_the_mte3_mte2_sync():
     """The epilogue reads the sum back from GM after the UB->GM copy wrote it: without the MTE3 -> MTE2 sync the
     copy engine may read the old bytes on the NPU, and ascend-sim refuses it."""
     src = _mse_source(300)
-    sync = ("    {\n      int32_t eventId = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_MTE2));\n"
-            "      SetFlag<HardEvent::MTE3_MTE2>(eventId);\n      WaitFlag<HardEvent::MTE3_MTE2>(eventId);\n    }\n")
+    sync = ("      {\n        int32_t eventId = static_cast<int32_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_MTE2));\n"
+            "        SetFlag<HardEvent::MTE3_MTE2>(eventId);\n        WaitFlag<HardEvent::MTE3_MTE2>(eventId);\n      }\n")
     assert src.text.count(sync) == 1
     _launch(src, src.text, 300)                              # as rendered: runs
     broken = src.text.replace(sync, "")

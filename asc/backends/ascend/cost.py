@@ -8,12 +8,16 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
 - a count-form vector instruction takes one cycle per 256-byte repeat plus ISSUE cycles; a math API costs as many
   basic instructions as its op table entry says (ops.OPS "cost"); a reduction costs two passes over its input plus
   a tail;
+- the windows of a stencil (window plans) are one copy each; a copy of a tensor overlapping an earlier copy of the
+  same unit hits the L2 (L2_BYTES_PER_CYCLE) for the bytes the first of them brought in: HBM moves each byte once;
 - double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
   drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
 - the cube unit does one 16x16x16 fractal product per cycle (Mmad), overlapped with the copies of the next K step;
   every tile of C loads its A and B panels again: where A and B fit the L2 cache, those loads hit it (L2_BYTES_PER_CYCLE
   per core) and HBM sees each byte once (the product takes at least its unique bytes over the HBM bandwidth);
   otherwise every panel load comes from HBM;
+- a sum of the loop split over the cores (window plans): each block's ReduceSum, SYNC_ALL_US for the SyncAll, then
+  block 0's combine (its copy of the partials at 32 B per cycle, one Add per SUM_LANES of them, a ReduceSum);
 - scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
 - a launch costs LAUNCH_US.
 """
@@ -28,7 +32,7 @@ from .budget import tiling
 from .emitter import AscendSource
 from .ops import OPS
 from .plans import Instr
-from .window_budget import loads_of
+from .window_budget import SUM_COMBINE, SUM_LANES, SUM_PARTS, loads_of
 from .soc import DEFAULT_SOC, soc_info
 
 ISSUE = 8                 # cycles to issue a vector instruction
@@ -38,6 +42,7 @@ SCALAR_GM = 40            # cycles of a scalar GM access through the data cache
 GM_BYTES_PER_CYCLE = 32   # per core (platform ini ddr_rate)
 L2_BYTES_PER_CYCLE = 110  # per core, on L2 hits (platform ini l2_rate, reads)
 LAUNCH_US = 3.0
+SYNC_ALL_US = 1.0         # the hard SyncAll of every vector core (an assumption of the model, not a measured figure)
 
 
 @dataclass
@@ -72,6 +77,8 @@ def _vec_cycles(ins: Instr, n: int) -> float:
         return SYNC * (3 if ins.mode == "tile" else 1)
     if ins.api == "Patch":
         return repeats + ISSUE + 3 * SYNC
+    if ins.api == "SumLanes":       # one Add of SUM_LANES float32 lanes per SUM_LANES elements
+        return math.ceil(n / SUM_LANES) * (SUM_LANES * 4 // 256 + ISSUE)
     return repeats + ISSUE
 
 
@@ -125,21 +132,18 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
             busiest = t["perCore"] + (1 if t["rem"] else 0)
             w = -(-t["cols"] // max(t["chunks"], 1)) if t["units"] else 0
             # a column reduction walks every row per unit and writes its sums once per unit
-            bytes_per_elem = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key not in p.acc_keys)
-            if getattr(p, "row_blocks", False):     # windows at one column offset share one copy of their rows
-                h = t["hrows"]
-                ins = [(k, a) for k, a in enumerate(p.accesses) if a.role == "in"]
-                rows_read = sum(h + span - 1 for tn in {a.tensor for _, a in ins}
-                                for _, span, _ in loads_of(p, [(k, a) for k, a in ins if a.tensor == tn]))
-                outs = sum(1 for a in p.accesses if a.role == "out")
-                bytes_per_elem = p.tensor(p.accesses[0].tensor).itemsize * (rows_read / h + outs)
-                w = w * h
+            hbm, l2 = _window_bytes(p, t, w)
+            if getattr(p, "row_blocks", False):
+                w = w * t["hrows"]
             once = sum(p.tensor(a.tensor).itemsize for a in p.accesses if a.key in p.acc_keys) * w / bw
             steps = busiest * (t["rows"] if p.acc_keys else 1)
-            copy = [w * bytes_per_elem / bw] * steps
+            copy = [w * (hbm / bw + l2 / (L2_BYTES_PER_CYCLE * clock))] * steps
             if once:
                 copy = [c + once * busiest / max(steps, 1) for c in copy]
             vec = [sum(_vec_cycles(i, w) for i in p.instrs) / clock] * steps
+            if p.sum_of is not None:      # each block's ReduceSum, the partials' copies out
+                red = 2 * (SUM_LANES * 4 // 256) + 4 * ISSUE + SYNC
+                vec = [v + (red + 2 * SYNC / SUM_PARTS) / clock for v in vec]
         elif p.kind == "map":
             per, tile = t["perCore"], t["tile"]
             chunks = [tile] * (per // tile) + ([per % tile] if per % tile else [])
@@ -157,10 +161,54 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         steady = sum(max(c, v) for c, v in zip(copy, vec))
         fill = copy[0] if copy else 0.0
         total = steady + fill
+        if p.kind == "window" and p.sum_of is not None:
+            # SyncAll, then block 0 alone reads the partials and adds them: one Add per SUM_LANES of them, a
+            # ReduceSum, the store of the total and the epilogue (a few syncs)
+            units = t["units"]
+            tiles = max(1, math.ceil(units / SUM_COMBINE))
+            combine = (units * 4 / (GM_BYTES_PER_CYCLE * clock) + tiles * 2 * SYNC / clock +
+                       math.ceil(units / SUM_LANES) * (SUM_LANES * 4 // 256 + ISSUE) / clock +
+                       (2 * (SUM_LANES * 4 // 256) + 4 * ISSUE + 4 * SYNC) / clock)
+            total += SYNC_ALL_US * 1e-6 + combine
         parts = {"GM": sum(copy), "vector": sum(vec)}
+        if p.kind == "window" and p.sum_of is not None:
+            parts["combine"] = combine
         bound = "GM" if parts["GM"] >= parts["vector"] else "vector"
     total = total * waves + LAUNCH_US * 1e-6
     return Estimate(total, bound, soc, block_dim, parts, p.kind)
+
+
+def _window_bytes(p, t: dict, w: int) -> tuple:
+    """(bytes from HBM, bytes from L2) per element of a window plan's unit. Each window is its own copy; a copy of a
+    tensor whose rows and columns overlap an earlier copy's in the same unit (a stencil's u[i - 1], u[i], u[i + 1],
+    or u[i, j - 1] next to the rows of u[i - 1..i + 1, j]) reads the bytes that copy just brought in, an element or a
+    few apart: an L2 hit; HBM moves the bytes once. Stores and the windows of a column reduction's accumulator are
+    HBM traffic."""
+    h = t["hrows"] if getattr(p, "row_blocks", False) else 1
+    hbm = l2 = 0.0
+    by_tensor: dict = {}
+    for k, a in enumerate(p.accesses):
+        if a.key in p.acc_keys:
+            continue
+        if a.role == "out":
+            hbm += p.tensor(a.tensor).itemsize
+        else:
+            by_tensor.setdefault(a.tensor, []).append((k, a))
+    for name, ws in by_tensor.items():
+        size = p.tensor(name).itemsize
+        loads = loads_of(p, ws)        # (first window k, rows spanned, views): one copy each
+        seen = []                      # (first row, rows, first column) of the copies so far
+        for k0, span, _ in loads:
+            nbytes = size * (h + span - 1) / h
+            pitch, base = t[f"p{k0}"], t[f"b{k0}"]
+            row, col = divmod(base, pitch) if pitch else (0, base)
+            box = (row, h + span - 1, col)
+            if any(abs(col - c) < w and row < r + n and r < row + h + span - 1 for r, n, c in seen):
+                l2 += nbytes
+            else:
+                hbm += nbytes
+            seen.append(box)
+    return hbm, l2
 
 
 def _scalar_work(k: ir.Kernel, symbols: dict):

@@ -109,8 +109,15 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
     lines.append("    CHECK_ACL(aclrtCreateStream(&stream));")
     written = ir.written_params(k)[k.entry.name]
     gm_names = []
+    workspaces = dict(getattr(src, "workspaces", ()))
     for kind, n, ct in src.entry_params:
         if kind != "gm":
+            continue
+        if n in workspaces:          # a GM workspace of the kernel (its bytes, or the tiling value that gives them)
+            nbytes = workspaces[n] if isinstance(workspaces[n], int) else int(values[workspaces[n]])
+            lines.append(f"    // {n}: a GM workspace of the kernel ({nbytes} bytes, written before it is read)")
+            lines.append(f"    void* {cname(n)}Dev = nullptr;")
+            lines.append(f"    CHECK_ACL(aclrtMalloc(&{cname(n)}Dev, {max(nbytes, 32)}, ACL_MEM_MALLOC_HUGE_FIRST));")
             continue
         t = gm[n]
         c = cname(n)
@@ -150,7 +157,7 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
             lines.append(f'    std::ofstream("output_{n}.bin", std::ios::binary).write('
                          f"reinterpret_cast<const char*>({c}Host.data()), {nbytes});")
             lines.append(f'    std::printf("wrote output_{n}.bin ({nbytes} bytes)\\n");')
-    for n, t in gm_names:
+    for n in [n for n, _ in gm_names] + list(workspaces):
         lines.append(f"    CHECK_ACL(aclrtFree({cname(n)}Dev));")
     lines.append("    CHECK_ACL(aclrtFree(tilingDev));")
     lines.append("    CHECK_ACL(aclrtDestroyStream(stream));")

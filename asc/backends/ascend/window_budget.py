@@ -7,17 +7,28 @@ from ...passes.cost import static_value
 from .soc import ADV_FIXED_BYTES, BUFFER_NUM, DEFAULT_SOC, UB_BYTES, UB_RESERVED, soc_info
 
 SUM_LANES = 256       # a sum of the loop: element k is added into lane k % SUM_LANES, whatever the tiling
+SUM_BLOCK = 4096      # ... and block k // SUM_BLOCK of the index space is summed into its own partial (the cpu
+                      # target's fixed blocks): the partials do not depend on the core count or the tile size
+SUM_PARTS = 64        # partials a core keeps in UB (one 32-byte slot each) before it copies them to the workspace
+SUM_COMBINE = 2048    # partials the combine brings into UB at a time (a multiple of SUM_LANES)
 QUANTUM = 16          # a chunk is a multiple of 16 elements: 32 B of 16-bit data, 64 B of float32
 
 WINDOW_DOC = {"rows": "rows of the loop's index space (1 for a 1-D loop)", "cols": "columns of the index space",
               "chunk": "columns per unit (UB tile length, a multiple of 16)", "chunks": "units per row",
               "hrows": "rows per unit", "units": "units in all (row blocks x chunks)", "perCore": "units per block (the first `rem` take one more)",
-              "rem": "blocks with one more unit"}
+              "rem": "blocks with one more unit",
+              "sumBlock": "elements per partial of a sum of the loop (units are these blocks)"}
 
 
 def sum_work_elems() -> int:
     """ReduceSum's work tensor for the SUM_LANES float32 lanes (as budget.work_elems: the documented size, x2)."""
     return 2 * (-(-max(1, SUM_LANES // 64) // 8) * 8)
+
+
+def sum_fixed_bytes() -> int:
+    """UB of a sum of the loop: the lanes, the total, ReduceSum's work tensor, the partials' slots, the combine's
+    tile."""
+    return 4 * SUM_LANES + 32 + 4 * sum_work_elems() + 32 * SUM_PARTS + 4 * SUM_COMBINE
 
 
 def loads_of(p, ws: list) -> list:
@@ -44,7 +55,7 @@ def window_fields(p) -> list:
     for m in range(sum(len(b.points) for b in p.boundary)):
         f.append((f"q{m}", "uint32_t"))
     if p.sum_of is not None:
-        f.append(("qsum", "uint32_t"))
+        f += [("qsum", "uint32_t"), ("sumBlock", "uint32_t")]
     for k in range(len(p.fills)):
         f += [(f"ftop{k}", "uint32_t"), (f"fgap{k}", "uint32_t"), (f"fbot{k}", "uint32_t"), (f"fend{k}", "uint32_t")]
     return f
@@ -57,7 +68,7 @@ def _per_elem(p) -> int:
 
 
 def _fixed(p) -> int:
-    lanes = 4 * SUM_LANES + 32 + 4 * sum_work_elems() if p.sum_of is not None else 0
+    lanes = sum_fixed_bytes() if p.sum_of is not None else 0
     return UB_RESERVED + (ADV_FIXED_BYTES if p.adv else 0) + 32 * sum(len(b.points) for b in p.boundary) + 512 + lanes
 
 
@@ -97,10 +108,18 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
     if tile_cap:
         chunk = max(QUANTUM, min(chunk, tile_cap // QUANTUM * QUANTUM))
     if p.sum_of is not None:
-        # a sum of the whole loop on one core (the vector cores have no combine of partial sums without a GM
-        # workspace and SyncAll): tiles of whole SUM_LANES, element k always into lane k % SUM_LANES
-        ncores = 1
-        chunk = max(SUM_LANES, min(max_chunk(p), tile_cap or max_chunk(p)) // SUM_LANES * SUM_LANES)
+        # a sum of the whole loop: units are fixed blocks of SUM_BLOCK elements, each summed into its own partial
+        # (element k into lane k % SUM_LANES, then ReduceSum); tiles of SUM_LANES x 2^k elements, which divide a
+        # block; the partials go to a GM workspace, and block 0 adds them in order after SyncAll
+        chunk = SUM_LANES
+        while chunk * 2 <= min(SUM_BLOCK, max_chunk(p), tile_cap or SUM_BLOCK):
+            chunk *= 2
+        units = -(-cols // SUM_BLOCK)
+        block_dim = max(1, min(ncores, units))
+        values = {"rows": 1, "cols": cols, "chunk": chunk, "chunks": units, "hrows": 1, "units": units,
+                  "perCore": units // block_dim, "rem": units % block_dim, "sumBlock": SUM_BLOCK,
+                  "ws_sumParts": 4 * max(units, 8)}
+        return block_dim, _window_fields(p, values, symbols, dim, rows, cols, r0, c0, r1, c1, units)
     chunks = -(-cols // chunk) if cols else 0
     hrows = 1
     if p.row_blocks and chunks:
@@ -113,6 +132,11 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
     block_dim = max(1, min(ncores, units))
     values = {"rows": rows, "cols": cols, "chunk": chunk, "chunks": chunks, "hrows": hrows, "units": units,
               "perCore": units // block_dim, "rem": units % block_dim}
+    return block_dim, _window_fields(p, values, symbols, dim, rows, cols, r0, c0, r1, c1, units)
+
+
+def _window_fields(p, values, symbols, dim, rows, cols, r0, c0, r1, c1, units) -> dict:
+    """`values` with the offsets and pitches of the windows, the boundary elements and the fills."""
     windows = {}
     for k, a in enumerate(p.accesses):
         t = p.tensor(a.tensor)
@@ -168,7 +192,7 @@ def window_tiling(p, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap
         else:
             values.update({f"ftop{k}": total, f"fgap{k}": 0, f"fbot{k}": total, f"fend{k}": total})
     values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
-    return block_dim, values
+    return values
 
 
 def window_transfer(p, values) -> tuple:

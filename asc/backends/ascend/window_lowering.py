@@ -25,7 +25,7 @@ from .ctext import FLOATS, STORAGE_ROUND, cname
 from .lowering import Lowerer, assigned_names, is_var
 from .plans import Plan, S, Unsupported, V, format_instr
 from .regalloc import finalize
-from .window_budget import SUM_LANES, check_window
+from .window_budget import SUM_BLOCK, SUM_LANES, check_window
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,10 @@ class WindowPlan(Plan):
             lines.append(f"sums across the rows into {', '.join(self.acc_keys)}: a unit is a chunk of columns over "
                          f"all rows")
         if self.sum_of is not None:
-            lines.append(f"sum of the loop into {self.sum_of[0]}[{format_expr(self.sum_of[1])}]: {SUM_LANES} lanes "
-                         f"(element k into lane k % {SUM_LANES}), then ReduceSum, on one core")
+            lines.append(f"sum of the loop into {self.sum_of[0]}[{format_expr(self.sum_of[1])}]: blocks of "
+                         f"{SUM_BLOCK} elements over the cores, each into {SUM_LANES} lanes (element k into lane k % "
+                         f"{SUM_LANES}), then ReduceSum into its partial in a GM workspace; SyncAll; block 0 adds the "
+                         f"partials in block order")
         for name, _, v in self.fills:
             lines.append(f"fill {name} outside the window with {v}")
         lines += _program(self.instrs, self.slot_of)

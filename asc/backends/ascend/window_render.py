@@ -8,7 +8,10 @@ from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
 from .instructions import emit_instr, ref, sync
 from .soc import BUFFER_NUM
-from .window_budget import SUM_LANES, WINDOW_DOC, loads_of, sum_work_elems, window_fields
+from .window_budget import SUM_COMBINE, SUM_LANES, SUM_PARTS, WINDOW_DOC, loads_of, sum_fixed_bytes, sum_work_elems, \
+    window_fields
+
+WORKSPACE = "sumParts"      # the GM workspace of a sum's partials (a kernel argument before the tiling)
 from .budget import sym_fields
 
 
@@ -26,7 +29,9 @@ def render_window(p) -> AscendSource:
     name, cls, sname = names(kernel)
     out = Out()
     header(out, kernel, "element-wise map over windows of the tensors (shifted tiles, sub-ranges, column offsets), "
-                        + ("with a sum of the loop on one vector core (256 lanes, then ReduceSum) and its epilogue"
+                        + ("with a sum of the loop: fixed blocks of elements split across vector cores, each summed "
+                           "into its own partial (256 lanes, then ReduceSum) in a GM workspace; after SyncAll, block "
+                           "0 adds the partials in order and runs the epilogue"
                            if p.sum_of is not None else
                            "with sums across the rows (a column reduction): chunks of columns split across vector "
                            "cores, each summed over the rows with vector Add into a UB accumulator" if p.acc_keys else
@@ -34,6 +39,8 @@ def render_window(p) -> AscendSource:
     fields = window_fields(p) + sym_fields(kernel)
     tiling_struct(out, sname, fields, WINDOW_DOC)
     params = entry_params(p)
+    if p.sum_of is not None:
+        params = params[:-1] + [("gm", WORKSPACE, "GM_ADDR")] + params[-1:]
     st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
     used = [t for t in p.tensors if t.reads or t.writes]
     ins = [(k, a) for k, a in enumerate(p.accesses) if a.role == "in"]
@@ -65,6 +72,10 @@ def render_window(p) -> AscendSource:
                           for d in t.shape) or "1"
         out.emit(f"{cname(t.name)}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ {st[t.name]}*>({cname(t.name)}), "
                  f"{size});")
+    if p.sum_of is not None:
+        out.comment(p.sum_of[2])
+        out.emit(f"{WORKSPACE}Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>({cname(WORKSPACE)}), "
+                 f"(t.units > 8 ? t.units : 8));  // the partials of the sum, one per block of t.sumBlock elements")
     out.comment(p.loop_loc)
     for tn, ws in groups(ins):
         size = _load_offsets(loads_of(p, ws))[-1].replace("t_.", "t.")
@@ -86,8 +97,8 @@ def render_window(p) -> AscendSource:
     if points:
         out.emit(f"pipe->InitBuffer(pointBuf_, {32 * len(points)});  // one 32-byte block per boundary element")
     if p.sum_of is not None:
-        out.emit(f"pipe->InitBuffer(sumBuf_, {4 * SUM_LANES + 32 + 4 * sum_work_elems()});  // the {SUM_LANES} "
-                 f"lanes of the sum, its total, ReduceSum's work tensor")
+        out.emit(f"pipe->InitBuffer(sumBuf_, {sum_fixed_bytes()});  // the {SUM_LANES} lanes of the sum, its "
+                 f"total, ReduceSum's work tensor, {SUM_PARTS} partials, the combine's tile")
     for pname, _ in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in kernel.symbols:
@@ -116,13 +127,11 @@ def render_window(p) -> AscendSource:
             out.emit(f"Fill{k}(t_.fbot{k}, t_.fend{k} - t_.fbot{k});")
         out.depth -= 1
         out.emit("}")
-    if p.sum_of is not None:
-        out.comment(p.sum_of[2])
-        out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, 0);")
-        out.emit(f"Duplicate(lanes, 0.0f, {SUM_LANES});")
     for loc in p.loop_locs:
         out.comment(loc)
-    if accs:
+    if p.sum_of is not None:
+        _sum_units(out, p)
+    elif accs:
         out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // a chunk of columns, all rows")
         out.depth += 1
         out.emit("const uint32_t col0 = unit * t_.chunk;")
@@ -164,16 +173,8 @@ def render_window(p) -> AscendSource:
         out.emit("  CopyOut(r, col0, n, h, chunkIdx);")
         out.emit("}")
     if p.sum_of is not None:
-        name_s = p.sum_of[0]
-        out.comment(p.sum_of[2])
-        out.emit(f"LocalTensor<float> sumTotal = sumBuf_.GetWithOffset<float>(8, {4 * SUM_LANES});")
-        out.emit(f"LocalTensor<float> sumWork = sumBuf_.GetWithOffset<float>({sum_work_elems()}, "
-                 f"{4 * SUM_LANES + 32});")
-        out.emit(f"ReduceSum(sumTotal, lanes, sumWork, {SUM_LANES});")
-        sync(out, "V_MTE3")
-        _pad_out(out, f"{cname(name_s)}Gm_[t_.qsum]", "sumTotal", "float", "1")
-        sync(out, "MTE3_MTE2")   # the epilogue reads the sum back from GM
-    if p.boundary:
+        _sum_combine(out, p)
+    if p.boundary and p.sum_of is None:
         out.emit("if (GetBlockIdx() == 0) {")
         out.emit("  Boundary();")
         out.emit("}")
@@ -248,7 +249,7 @@ def render_window(p) -> AscendSource:
             out.emit(f"LocalTensor<float> {cname(a.key)}Out = {accn[tn]}_[{w} * t_.chunk];")
     _slots(out, p)
     if p.sum_of is not None:
-        out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, 0);")
+        out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, {_sum_offsets()['lanes']});")
     last = object()
     for i in p.instrs:
         if i.loc is not last:
@@ -351,6 +352,7 @@ def render_window(p) -> AscendSource:
         out.emit("TBuf<TPosition::VECCALC> pointBuf_;")
     if p.sum_of is not None:
         out.emit("TBuf<TPosition::VECCALC> sumBuf_;")
+        out.emit(f"GlobalTensor<float> {WORKSPACE}Gm_;")
     for pname, t in p.scalars:
         out.emit(f"{scalar_ctype(t)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
@@ -363,8 +365,98 @@ def render_window(p) -> AscendSource:
     out.depth -= 1
     out.emit("};")
     out.emit()
-    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k != "tiling"])
-    return AscendSource(name, out.text(), p, out.locs, fields, params)
+    class_entry(out, name, cls, params, sname, [n for k, n, _ in params if k != "tiling"],
+                "KERNEL_TYPE_AIV_ONLY" if p.sum_of is None else "KERNEL_TYPE_MIX_AIV_1_0")   # SyncAll: MIX AIV 1:0
+    src = AscendSource(name, out.text(), p, out.locs, fields, params)
+    if p.sum_of is not None:
+        src.workspaces = [(WORKSPACE, "ws_sumParts")]       # its bytes: the tiling value of that name
+    return src
+
+
+def _sum_offsets() -> dict:
+    """Byte offsets in sumBuf_: the lanes, the total, ReduceSum's work tensor, the partials, the combine's tile."""
+    off, at = {}, 0
+    for key, nbytes in (("lanes", 4 * SUM_LANES), ("total", 32), ("work", 4 * sum_work_elems()),
+                        ("parts", 32 * SUM_PARTS), ("combine", 4 * SUM_COMBINE)):
+        off[key] = at
+        at += nbytes
+    return off
+
+
+def _sum_tensors(out: Out):
+    o = _sum_offsets()
+    out.emit(f"LocalTensor<float> lanes = sumBuf_.GetWithOffset<float>({SUM_LANES}, {o['lanes']});")
+    out.emit(f"LocalTensor<float> sumTotal = sumBuf_.GetWithOffset<float>(8, {o['total']});")
+    out.emit(f"LocalTensor<float> sumWork = sumBuf_.GetWithOffset<float>({sum_work_elems()}, {o['work']});")
+
+
+def _sum_units(out: Out, p):
+    """Each core's blocks of t_.sumBlock elements: a block's elements into the lanes (element k into lane k % 256),
+    ReduceSum into the block's partial (a 32-byte slot), the partials copied to the workspace SUM_PARTS at a time."""
+    o = _sum_offsets()
+    out.comment(p.sum_of[2])
+    _sum_tensors(out)
+    out.emit(f"LocalTensor<float> parts = sumBuf_.GetWithOffset<float>({8 * SUM_PARTS}, {o['parts']});")
+    out.emit("uint32_t nPart = 0;")
+    out.comment(p.loop_loc)
+    out.emit("for (uint32_t unit = first_; unit < first_ + count_; ++unit) {  // a block of t_.sumBlock elements")
+    out.depth += 1
+    out.emit(f"Duplicate(lanes, 0.0f, {SUM_LANES});")
+    out.emit("const uint32_t b0 = unit * t_.sumBlock;")
+    out.emit("const uint32_t bn = (t_.cols - b0 < t_.sumBlock) ? t_.cols - b0 : t_.sumBlock;")
+    out.emit("for (uint32_t c = 0; c < bn; c += t_.chunk) {")
+    out.emit("  const uint32_t n = (bn - c < t_.chunk) ? bn - c : t_.chunk;")
+    out.emit("  CopyIn(0, b0 + c, n, 1);")
+    out.emit("  Compute(n, 1);")
+    out.emit("}")
+    out.comment(p.sum_of[2])
+    out.emit(f"ReduceSum(parts[8 * nPart], lanes, sumWork, {SUM_LANES});  // the block's partial")
+    out.emit("++nPart;")
+    out.emit(f"if (nPart == {SUM_PARTS} || unit + 1 == first_ + count_) {{")
+    out.depth += 1
+    sync(out, "V_MTE3")
+    out.emit(f"DataCopyPad({WORKSPACE}Gm_[unit + 1 - nPart], parts, DataCopyExtParams(static_cast<uint16_t>(nPart), "
+             f"4, 0, 0, 0));  // one float from each 32-byte slot")
+    sync(out, "MTE3_V")    # the next partials overwrite the slots the copy reads
+    out.emit("nPart = 0;")
+    out.depth -= 1
+    out.emit("}")
+    out.depth -= 1
+    out.emit("}")
+
+
+def _sum_combine(out: Out, p):
+    """After SyncAll, block 0 adds the partials in block order (partial b into lane b % 256, then ReduceSum), stores
+    the total and runs the epilogue (the boundary statements)."""
+    o = _sum_offsets()
+    name_s = p.sum_of[0]
+    out.comment(p.sum_of[2])
+    out.emit("SyncAll();  // every vector core's partials are in the workspace")
+    out.emit("if (GetBlockIdx() == 0) {")
+    out.depth += 1
+    _sum_tensors(out)
+    out.emit(f"LocalTensor<float> comb = sumBuf_.GetWithOffset<float>({SUM_COMBINE}, {o['combine']});")
+    out.emit(f"Duplicate(lanes, 0.0f, {SUM_LANES});")
+    out.emit(f"for (uint32_t c = 0; c < t_.units; c += {SUM_COMBINE}) {{")
+    out.depth += 1
+    out.emit(f"const uint32_t m = (t_.units - c < {SUM_COMBINE}) ? t_.units - c : {SUM_COMBINE};")
+    out.emit(f"DataCopyPad(comb, {WORKSPACE}Gm_[c], DataCopyExtParams(1, static_cast<uint32_t>(m * sizeof(float)), "
+             f"0, 0, 0), DataCopyPadExtParams<float>(false, 0, 0, 0));")
+    sync(out, "MTE2_V")
+    out.emit(f"for (uint32_t l = 0; l < m; l += {SUM_LANES}) {{  // partial b into lane b % {SUM_LANES}")
+    out.emit(f"  Add(lanes, lanes, comb[l], (m - l < {SUM_LANES}) ? m - l : {SUM_LANES});")
+    out.emit("}")
+    sync(out, "V_MTE2")    # the next copy overwrites the tile the Adds read
+    out.depth -= 1
+    out.emit("}")
+    out.emit(f"ReduceSum(sumTotal, lanes, sumWork, {SUM_LANES});")
+    sync(out, "V_MTE3")
+    _pad_out(out, f"{cname(name_s)}Gm_[t_.qsum]", "sumTotal", "float", "1")
+    sync(out, "MTE3_MTE2")   # the epilogue reads the sum back from GM
+    if p.boundary:
+        out.emit("Boundary();")
+    out.depth -= 1
+    out.emit("}")
 
 
 def _load_offsets(loads) -> list:

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -104,6 +105,16 @@ struct BlockCtx {
     uint64_t maskLo = 0, maskHi = 0;
     int64_t maskCont = -1;             // >= 0: set in continuous mode (the first maskCont elements of a repeat)
     bool maskSet = false;
+    void pipe_all() {                  // every pipe is done (PipeBarrier<PIPE_ALL>, SyncAll)
+        gmMte3.clear();
+        pendingV.clear();
+        pendingMte2.clear();
+        pendingS = false;
+        sWrites.clear();
+        mte2V.clear();
+        vMte3.clear();
+        sMte3.clear();
+    }
     void reset(int64_t i, int64_t n, int type = 0) {
         idx = i; num = n; pipes = 0; coreType = type; phase = 0;
         maskLo = maskHi = 0; maskCont = -1; maskSet = false;
@@ -188,6 +199,11 @@ struct Launch {
     // MIX 1:2 launches: the SyncAll<false> barrier over every AIC and AIV, and the phase in which the AIC wrote each
     // GM byte through Fixpipe (an AIV reading it in the same phase has no barrier between the write and the read)
     bool mix = false;
+    // KERNEL_TYPE_MIX_AIV_1_0 launches (a vector kernel with the hard SyncAll): every AIV at once, and the block and
+    // phase of each GM byte a UB->GM copy wrote (another block may read it only after a SyncAll)
+    bool aivSync = false;
+    struct GmRange { uintptr_t a, b; uint32_t phase; };
+    std::map<int64_t, std::vector<GmRange>> aivWrites, aivReads;     // per block
     uint32_t cores = 0, arrived = 0, ended = 0, generation = 0;
     bool aborted = false;
     std::condition_variable cv;
@@ -246,7 +262,32 @@ inline void cube_write(const void* p, uint64_t bytes, const char* api, int line)
     }
 }
 
+// KERNEL_TYPE_MIX_AIV_1_0: GM ranges copied UB->GM / GM->UB by each block, with the phase (SyncAll barriers passed):
+// a block reading what another block wrote in the same phase, or writing what another block read in it, has no
+// SyncAll between the two (either may come first on the NPU); checked in both orders, so whichever way the threads
+// run, the race is refused
+inline void aiv_access(const void* p, uint64_t bytes, bool write, const char* api, int line);
+
 inline std::string str(uint64_t v) { return std::to_string(v); }
+
+inline void aiv_access(const void* p, uint64_t bytes, bool write, const char* api, int line) {
+    Launch* L = launch;
+    if (!L || !L->aivSync || !bytes || !cur) return;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p), e = a + bytes;
+    std::lock_guard<std::mutex> g(L->mu);
+    for (auto& [blk, ranges] : (write ? L->aivReads : L->aivWrites)) {
+        if (blk == cur->idx) continue;
+        for (auto& r : ranges)
+            if (r.phase == cur->phase && r.a < e && a < r.b)
+                fail(api, line, std::string(write ? "writes" : "reads") + " GM at address " +
+                     str(uint64_t(std::max(a, r.a))) + " that block " + str(uint64_t(blk)) +
+                     (write ? " read" : " wrote") + " in the same phase: without SyncAll() between the two, either "
+                     "may come first on the NPU");
+    }
+    auto& mine = (write ? L->aivWrites : L->aivReads)[cur->idx];
+    if (!mine.empty() && mine.back().phase == cur->phase && mine.back().b == a) mine.back().b = e;
+    else mine.push_back({a, e, cur->phase});
+}
 
 // ------------------------------------------------------------------ 16-bit float formats and rounding
 
@@ -381,15 +422,25 @@ inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
 inline int64_t GetBlockNum() { return ascend_sim::ctx("GetBlockNum", 0).num; }
 inline int64_t GetTaskRatio() { return ascend_sim::ctx("GetTaskRatio", 0).coreType == 2 ? 2 : 1; }
 
-// SyncAll<false>(): the hard all-core barrier of a MIX kernel (every AIV and AIC of the launch); the AIV-only form
-// and the soft (GM workspace) form are not emulated
+// The hard SyncAll: SyncAll<false>() is the all-core barrier of a MIX kernel (every AIV and AIC of the launch);
+// SyncAll<true>() (the default) the barrier of every AIV of a vector kernel, which must be KERNEL_TYPE_MIX_AIV_1_0
+// (its docs: a pure vector kernel with the hard sync is a mix kernel of vector cores only). Its default config
+// triggers and waits on every pipe: the block's copies and vector instructions are done, as after
+// PipeBarrier<PIPE_ALL>. The soft (GM workspace) form is not emulated.
 template <bool isAIVOnly = true>
 inline void SyncAll(int line = __builtin_LINE()) {
     const char* api = "SyncAll";
     ascend_sim::Launch* L = ascend_sim::launch;
     ascend_sim::BlockCtx& c = ascend_sim::ctx(api, line);
-    if (!L || !L->mix) ascend_sim::fail(api, line, "asc-sim emulates the hard SyncAll only in a KERNEL_TYPE_MIX_AIC_1_2 launch");
-    if (isAIVOnly) ascend_sim::fail(api, line, "SyncAll<true> in a MIX kernel syncs only the vector cores: use SyncAll<false>");
+    if (!L || (!L->mix && !L->aivSync))
+        ascend_sim::fail(api, line, "the hard SyncAll needs a KERNEL_TYPE_MIX_AIV_1_0 (vector cores) or "
+                         "KERNEL_TYPE_MIX_AIC_1_2 launch (KERNEL_TASK_TYPE_DEFAULT): in an AIV_ONLY kernel the "
+                         "cores are not started together");
+    if (L->mix && isAIVOnly) ascend_sim::fail(api, line, "SyncAll<true> in a MIX kernel syncs only the vector cores: use SyncAll<false>");
+    if (L->aivSync && !isAIVOnly)
+        ascend_sim::fail(api, line, "SyncAll<false> in a vector kernel (KERNEL_TYPE_MIX_AIV_1_0) waits for cube cores "
+                         "that do not run: the NPU hangs (isAIVOnly must be true)");
+    c.pipe_all();
     std::unique_lock<std::mutex> g(L->mu);
     const uint32_t gen = L->generation;
     if (++L->arrived + L->ended == L->cores) {
@@ -860,16 +911,7 @@ inline TPipe* GetTPipePtr() { return ascend_sim::cur ? static_cast<TPipe*>(ascen
 template <pipe_t P> inline void PipeBarrier(int line = __builtin_LINE()) {
     auto& c = ascend_sim::ctx("PipeBarrier", line);
     if (P == PIPE_S) fail("PipeBarrier", line, "PipeBarrier<PIPE_S> is a hardware error");
-    if (P == PIPE_ALL) {
-        c.gmMte3.clear();
-        c.pendingV.clear();
-        c.pendingMte2.clear();
-        c.pendingS = false;
-        c.sWrites.clear();
-        c.mte2V.clear();
-        c.vMte3.clear();
-        c.sMte3.clear();
-    }
+    if (P == PIPE_ALL) c.pipe_all();
 }
 
 template <HardEvent E> inline void SetFlag(int32_t eventID, int line = __builtin_LINE()) {
@@ -971,6 +1013,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint
     src.check("DataCopy", 0, count, line);
     detail::gm_read_after_write(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     ascend_sim::read_after_cube(src.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
+    ascend_sim::aiv_access(src.base_, uint64_t(count) * sizeof(T), false, "DataCopy", line);
     std::memcpy(dst.ptr(), src.base_, size_t(count) * sizeof(T));
     dst.mark_written(0, count);
     ascend_sim::note(ascend_sim::cur->pendingMte2, dst.addr_, uint64_t(count) * sizeof(T));
@@ -986,6 +1029,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     dst.check("DataCopy", 0, count, line);
     detail::own(dst.base_, uint64_t(count) * sizeof(T), "DataCopy", line);
     ascend_sim::gm_wrote(dst.base_, uint64_t(count) * sizeof(T));
+    ascend_sim::aiv_access(dst.base_, uint64_t(count) * sizeof(T), true, "DataCopy", line);
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
 }
 
@@ -1017,6 +1061,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
         src.check(api, goff / sizeof(T), n, line);
         detail::gm_read_after_write(g + goff, p.blockLen, api, line);
         ascend_sim::read_after_cube(g + goff, p.blockLen, api, line);
+        ascend_sim::aiv_access(g + goff, p.blockLen, false, api, line);
         uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
         std::memcpy(u + uoff, g + goff, p.blockLen);
         T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
@@ -1048,6 +1093,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         // only the blockLen valid bytes reach GM (the padding is dropped, as its docs say): unlike DataCopy, whose
         // whole 32-byte blocks are owned per core (detail::own), two cores may write the two halves of one block
         ascend_sim::gm_wrote(g + goff, p.blockLen);
+        ascend_sim::aiv_access(g + goff, p.blockLen, true, api, line);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
 }
@@ -2303,19 +2349,23 @@ inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, in
 // A KERNEL_TYPE_MIX_AIC_1_2 launch of blockDim logical cores: blockDim AICs (GetBlockIdx in [0, blockDim)) and
 // 2 * blockDim AIVs (GetBlockIdx in [0, 2 * blockDim)), GetBlockNum() = blockDim on both; all of them run at once
 // (one thread each) so that SyncAll<false>() can hold them at its barrier.
+// aivOnly: a KERNEL_TYPE_MIX_AIV_1_0 launch instead, blockDim AIVs all at once (SyncAll<true>() holds them).
 template <class F>
-inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int* errLine, int* errBlock) {
+inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int* errLine, int* errBlock,
+                          bool aivOnly = false) {
     Launch L;
-    L.mix = true;
-    L.cores = 3 * blockDim;
+    L.mix = !aivOnly;
+    L.aivSync = aivOnly;
+    L.cores = aivOnly ? blockDim : 3 * blockDim;
     launch = &L;
     std::string msg;
     int line = 0, blk = -1;
     bool failed = false;
     auto worker = [&](uint32_t i) {
         BlockCtx* c = new BlockCtx();
-        const bool aic = i < blockDim;
-        c->reset(aic ? i : i - blockDim, blockDim, aic ? 1 : 2);
+        const bool aic = !aivOnly && i < blockDim;
+        if (aivOnly) c->reset(i, blockDim, 0);
+        else c->reset(aic ? i : i - blockDim, blockDim, aic ? 1 : 2);
         cur = c;
         try {
             body(i);
@@ -2324,7 +2374,7 @@ inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int*
             std::lock_guard<std::mutex> g(L.mu);
             if (!failed) {
                 failed = true;
-                msg = v.api + ": " + v.msg + (aic ? " (on AIC " : " (on AIV ") + std::to_string(c->idx) + ")";
+                msg = v.api + ": " + v.msg + (aivOnly ? "" : (aic ? " (on AIC " : " (on AIV ") + std::to_string(c->idx) + ")");
                 line = v.line;
                 blk = int(c->idx);
             }
