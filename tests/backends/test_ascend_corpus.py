@@ -49,11 +49,11 @@ PLAN = {
     "rope_llama2c": "scalar",
     "topk_softmax": "scalar",
     "attention_llama2c": "scalar",
-    "attention_tensor_f16": "scalar",
+    "attention_tensor_f16": "cube",      # MIX: Q K^T (a transposed B) on the AICs, scale and softmax on the AIVs, P V
     "matmul_f16": "cube",
-    "matmul_tail": "scalar",
+    "matmul_tail": "cube",               # float32, tails in M, N and K padded in L1
     "matmul_bias_relu_f16": "cube",
-    "matmul_bt_gelu": "scalar",
+    "matmul_bt_gelu": "cube",            # MIX: x @ w^T (float32, tails) on the AICs, GELU on the AIVs
     "matmul_batched_f16": "cube",
 }
 
@@ -66,12 +66,6 @@ SCALAR_FALLBACK = {
     "topk_softmax": "temporary tensors have no vector lowering yet",
     # the scores att[T] of llama2.c's attention: a temporary tensor, a causal (triangular) inner loop
     "attention_llama2c": "temporary tensors have no vector lowering yet",
-    # QK^T, softmax and PV: products next to other statements (no cube + vector split yet)
-    "attention_tensor_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
-    # float32 operands: the cube path takes float16/bfloat16 only
-    "matmul_tail": "the cube path multiplies float16 or bfloat16 matrices",
-    # gelu(x @ w^T): a fused epilogue after a product with a transposed operand
-    "matmul_bt_gelu": "a matrix product next to other statements has no lowering on the ascend target yet",
 }
 
 # Refused by the ascend target (a CompileError): the ascend-sim run is a strict xfail, so a fix shows.
