@@ -144,3 +144,18 @@ def test_the_sim_refuses_k_padding_that_is_not_zeroed():
         _launch(broken, src, (a, b), 17 * 19 * 4)
     out = _launch(src.text, src, (a, b), 17 * 19 * 4)
     close(out.view(np.float32).reshape(17, 19), interpreted(mm)(a, b), np.float32, ulps=16)
+
+
+def test_the_sim_refuses_the_16bit_fractal_transpose_of_float():
+    """LoadData's ifTranspose transposes 16-bit fractals only (A2): a float B needs LoadDataWithTranspose."""
+    from asc import compiler
+    a, b = _rand((16, 16), np.float32, 14), _rand((16, 16), np.float32, 15)
+    spec = _sim(mm).specialization((a, b), {})[0]
+    src = compiler.render(spec.ir, "ascend")
+    lines = src.text.split("\n")
+    at = next(i for i, ln in enumerate(lines) if "LoadDataWithTranspose(" in ln)
+    assert "LoadData2dTransposeParams params(" in lines[at - 1]
+    lines[at - 1] = "  LoadData2DParams params(0, np / 16, 1, 0, 0, true, 0);"
+    lines[at] = "  LoadData(b2[kb * np * 16], b1[kb * 16 * np], params);"
+    with pytest.raises(AscendSimError, match="LoadData: ifTranspose transposes fractals of 16-bit data only"):
+        _launch("\n".join(lines), src, (a, b), 16 * 16 * 4)
