@@ -156,9 +156,10 @@ ARITY = {
     "Exp": 3, "Ln": 3, "Sqrt": 3, "Rsqrt": 3, "Abs": 3, "Duplicate": 3, "Cast": 4, "Tanh": 4, "Erf": 4,
     "Sigmoid": 4, "Sin": 4, "Cos": 4, "Floor": 4, "Ceil": 4, "ReduceSum": 4, "ReduceMax": 4, "ReduceMin": 4,
     "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,
-    "GetBlockNum": 0, "SyncAll": 0, "PipeBarrier": 0, "GetTaskRatio": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
-    "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "LoadDataWithTranspose": 3, "Fill": 2, "Mmad": 4, "Fixpipe": 3,
-    "Nd2NzParams": 8, "Compare": 5, "CompareScalar": 5, "Select": 6, "LoadData2DParams": 7, "LoadData2dTransposeParams": 6, "InitConstValueParams": 4, "MmadParams": 6, "FixpipeParamsV220": 5,
+    "GetBlockNum": 0, "SyncAll": 0, "GetTaskRatio": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
+    "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "Mmad": 4, "Fixpipe": 3,
+    "Nd2NzParams": 8, "Compare": 5, "CompareScalar": 5, "Select": 6, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
+    "PipeBarrier": 0, "LoadDataWithTranspose": 3, "LoadData2dTransposeParams": 6, "Fill": 2, "InitConstValueParams": 4,
 }
 
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)

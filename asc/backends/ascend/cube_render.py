@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from .budget import CUBE_DOC, cube_fields
 from .ctext import STORAGE, cname
-from .cube_lowering import QUANT
-from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
 from .cube_stages import cube_stages
+from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
 from .plans import CubePlan
 
 

@@ -57,7 +57,7 @@ def cube_stages(out, p, ab: str, A: str, B: str, C: str, cur: str):
                   "}"]
         if f32:
             copy_b += [f"const uint32_t np = {PAD16 % 'n'};",
-                       "for (uint32_t kb = 0; kb * 16 < k; ++kb) {    // 16 rows at a time: a block's strips side by side",
+                       "for (uint32_t kb = 0; kb * 16 < k; ++kb) {   // 16 rows at a time: the strips side by side",
                        "  const uint32_t rows = (k - kb * 16 < 16) ? k - kb * 16 : 16;",
                        "  Nd2NzParams bParams(1, rows, n, 0, t_.N, 16, 1, 0);",
                        f"  DataCopy(b1[kb * 16 * np], {B}{cur}[static_cast<uint64_t>(k0 + kb * 16) * t_.N + n0], "
@@ -68,7 +68,7 @@ def cube_stages(out, p, ab: str, A: str, B: str, C: str, cur: str):
                        f"DataCopy(b1, {B}{cur}[static_cast<uint64_t>(k0) * t_.N + n0], bParams);"]
     member("CopyIn(uint32_t m0, uint32_t n0, uint32_t k0, uint32_t m, uint32_t n, uint32_t k)", [
         f"LocalTensor<{ab}> a1 = a1Que_.AllocTensor<{ab}>();",
-        f"Nd2NzParams aParams(1, m, k, 0, t_.K, {PAD16 % 'm'}, 1, 0);   // m rows of k, NZ strips of m rows padded to 16",
+        f"Nd2NzParams aParams(1, m, k, 0, t_.K, {PAD16 % 'm'}, 1, 0);   // m rows of k, strips of m rows padded",
         f"DataCopy(a1, {A}{cur}[static_cast<uint64_t>(m0) * t_.K + k0], aParams);",
         "a1Que_.EnQue(a1);",
         f"LocalTensor<{ab}> b1 = b1Que_.AllocTensor<{ab}>();",
