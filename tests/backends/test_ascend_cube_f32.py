@@ -159,3 +159,17 @@ def test_the_sim_refuses_the_16bit_fractal_transpose_of_float():
     lines[at] = "  LoadData(b2[kb * np * 16], b1[kb * 16 * np], params);"
     with pytest.raises(AscendSimError, match="LoadData: ifTranspose transposes fractals of 16-bit data only"):
         _launch("\n".join(lines), src, (a, b), 16 * 16 * 4)
+
+
+@pytest.mark.parametrize("shape, dtype, fractals", [((16, 16, 16), np.float16, 1), ((16, 16, 16), np.float32, 2),
+                                                    ((17, 17, 17), np.float16, 8), ((17, 17, 17), np.float32, 16)],
+                         ids=["f16", "f32", "f16-tails", "f32-tails"])
+def test_the_cost_model_counts_whole_fractals_and_float32_at_half_rate(shape, dtype, fractals):
+    """One tile and one K step: the cube part is the fractal products (tails padded to whole fractals; a float32
+    product takes two cycles, its 16 x 8 fractals halving the rate) plus the issue cost."""
+    from asc.backends.ascend.cost import ISSUE
+    from asc.backends.ascend.soc import soc_info
+    m, k, n = shape
+    est = mm.estimate("ascend", _rand((m, k), dtype, 16), _rand((k, n), dtype, 17), soc="Ascend910B1")
+    clock = soc_info("Ascend910B1")["clock_ghz"] * 1e9
+    assert est.parts["cube"] == pytest.approx((fractals + ISSUE) / clock, rel=1e-12)
