@@ -154,9 +154,11 @@ class TensorOpsMixin:
             st = [ir.Assign(m, ir.Const(float("-inf"), ct), loc)]
 
             def pmax(iv):
+                # numpy.maximum (NaN-propagating, so a max reduction every target may reorder): softmax's result is
+                # the same as with a NaN-skipping max, since a NaN element makes its exp, the sum and so every
+                # element of the row NaN either way
                 e = self.elem(x, full(iv[0]))
-                return [ir.Assign(m, ir.Select(ir.Compare("gt", e, m, ir.ScalarType(ir.bool_), loc), e, m, ct,
-                                               loc), loc)]
+                return [ir.Assign(m, ir.Call("maximum", (m, e), ct, loc), loc)]
             st += self.loops([x.extents[ax]], pmax)
             st.append(ir.Assign(s, ir.Const(0.0, ct), loc))
 

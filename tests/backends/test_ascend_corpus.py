@@ -49,11 +49,11 @@ PLAN = {
     "rope_llama2c": "scalar",
     "topk_softmax": "scalar",
     "attention_llama2c": "scalar",
-    "attention_tensor_f16": "scalar",
+    "attention_tensor_f16": "cube",      # MIX: Q K^T (a transposed B) on the AICs, scale and softmax on the AIVs, P V
     "matmul_f16": "cube",
-    "matmul_tail": "scalar",
+    "matmul_tail": "cube",               # float32, tails in M, N and K padded in L1
     "matmul_bias_relu_f16": "cube",
-    "matmul_bt_gelu": "scalar",
+    "matmul_bt_gelu": "cube",            # MIX: x @ w^T (float32, tails) on the AICs, GELU on the AIVs
     "matmul_batched_f16": "cube",
 }
 
@@ -66,12 +66,6 @@ SCALAR_FALLBACK = {
     "topk_softmax": "temporary tensors have no vector lowering yet",
     # the scores att[T] of llama2.c's attention: a temporary tensor, a causal (triangular) inner loop
     "attention_llama2c": "temporary tensors have no vector lowering yet",
-    # QK^T, softmax and PV: products next to other statements (no cube + vector split yet)
-    "attention_tensor_f16": "a matrix product next to other statements has no lowering on the ascend target yet",
-    # float32 operands: the cube path takes float16/bfloat16 only
-    "matmul_tail": "the cube path multiplies float16 or bfloat16 matrices",
-    # gelu(x @ w^T): a fused epilogue after a product with a transposed operand
-    "matmul_bt_gelu": "a matrix product next to other statements has no lowering on the ascend target yet",
 }
 
 # Refused by the ascend target (a CompileError): the ascend-sim run is a strict xfail, so a fix shows.
@@ -193,14 +187,15 @@ def _compare(name, got, want):
 # others' size-1 runs are left to ascend_corpus's users (every factory has a "one" case).
 SIZE_ONE = {"vector_add", "swiglu_ffn_bf16", "bias_gelu_fwd_f16", "leaky_relu_clamp_f16", "gelu_vectorize_bf16",
             "softmax_fused_f16", "rmsnorm_f16", "layernorm_fwd", "cross_entropy_fwd_bwd", "heat_1d",
-            "attention_llama2c", "matmul_f16", "matmul_tail", "topk_softmax", "adam_step"}
+            "attention_llama2c", "matmul_f16", "matmul_tail", "topk_softmax", "adam_step", "attention_tensor_f16",
+            "matmul_bt_gelu"}
 
 PARAMS = []
 for _name, (_kernel, _factory) in CORPUS.items():
     for _case in CASES:
         if _case == "one" and _name not in SIZE_ONE:
             continue
-        if _factory(_case) is None:      # no such size for this operator (the cube products need multiples of 16)
+        if _factory(_case) is None:      # no such size for this operator
             continue
         marks = [pytest.mark.xfail(strict=True, raises=CompileError, reason=REFUSED[_name])] \
             if _name in REFUSED else []

@@ -332,15 +332,17 @@ def test_matmul_any_on_the_cube(mkn, dtype):
     close(C, (A.astype(np.float64) @ B.astype(np.float64)).astype(dtype), dtype, ulps=max(4, k // 16))
 
 
-def test_matmul_cube_needs_whole_fractals():
-    """Sizes that are not whole fractals leave the cube path: element loops in the scalar fallback, with a warning
-    that says why (tests/backends/test_ascend_matmul_fallback.py runs them)."""
-    A, B = np.zeros((20, 16), np.float16), np.zeros((16, 16), np.float16)
+def test_matmul_cube_takes_tails():
+    """Sizes that are not whole fractals stay on the cube path (padded in L1, the valid part written back:
+    tests/backends/test_ascend_cube_f32.py has the rest), with no fallback warning."""
+    A, B = rand((20, 16), np.float16, 34, 0.5), rand((16, 16), np.float16, 35, 0.5)
     from asc.backends.ascend import AscendFallbackWarning
-    with pytest.warns(AscendFallbackWarning, match=r"seed_tensor\.py:\d+:\d+: .*the cube path needs M, N and K "
-                                                   r"multiples of 16.*M=20.*element loops"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AscendFallbackWarning)
         src = skt.matmul_any.source("ascend", A, B)
-    assert "Mmad" not in src and "GetValue" in src
+        C = sim(skt.matmul_any)(A, B)
+    assert "Mmad" in src and "GetValue" not in src
+    close(C, (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16), np.float16, ulps=4)
 
 
 def lang_errors():

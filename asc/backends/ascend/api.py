@@ -16,6 +16,7 @@ API = {
     "GetTaskRatio": "int64_t GetTaskRatio() (2 on an AIV of a MIX 1:2 kernel, else 1)",
     "ASCEND_IS_AIC": "macro: `if ASCEND_IS_AIC { ... }` runs on the cube cores of a MIX kernel",
     "ASCEND_IS_AIV": "macro: `if ASCEND_IS_AIV { ... }` runs on the vector cores of a MIX kernel",
+    "PipeBarrier": "template <pipe_t pipe> void PipeBarrier() (PIPE_ALL: every queued instruction of the core done)",
     "SyncAll": "template <bool isAIVOnly = true> void SyncAll() (hard all-core barrier; isAIVOnly = false in a MIX "
                "kernel: every AIC and AIV)",
     # tensors and buffers
@@ -114,6 +115,14 @@ API = {
                 "const LoadData2DParams& loadDataParams)",
     "LoadData2DParams": "struct LoadData2DParams (startIndex, repeatTimes, srcStride, sid, dstGap, ifTranspose, "
                         "addrMode)",
+    "LoadDataWithTranspose": "template <class T> void LoadDataWithTranspose(const LocalTensor<T>& dst, "
+                             "const LocalTensor<T>& src, const LoadData2dTransposeParams& loadDataParams)",
+    "LoadData2dTransposeParams": "struct LoadData2dTransposeParams (startIndex, repeatTimes, srcStride, dstGap, "
+                                 "dstFracGap, addrMode)",
+    "Fill": "template <class T, class U = T> void Fill(const LocalTensor<T>& dst, "
+            "const InitConstValueParams<U>& initConstValueParams) (L1 / L0A / L0B)",
+    "InitConstValueParams": "template <class T> struct InitConstValueParams (repeatTimes, blockNum, dstGap, "
+                            "initValue)",
     "Mmad": "template <class T, class U, class S> void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, "
             "const LocalTensor<S>& filter, const MmadParams& mmadParams)",
     "MmadParams": "struct MmadParams (m, n, k, unitFlag, cmatrixSource, cmatrixInitVal)",
@@ -150,6 +159,7 @@ ARITY = {
     "GetBlockNum": 0, "SyncAll": 0, "GetTaskRatio": 0, "GetTPipePtr": 0, "FetchEventID": 1, "EnQue": 1, "FreeTensor": 1, "AllocTensor": 0,
     "DeQue": 0, "SetGlobalBuffer": 2, "GetWithOffset": 2, "Get": 0, "LoadData": 3, "Mmad": 4, "Fixpipe": 3,
     "Nd2NzParams": 8, "Compare": 5, "CompareScalar": 5, "Select": 6, "LoadData2DParams": 7, "MmadParams": 6, "FixpipeParamsV220": 5,
+    "PipeBarrier": 0, "LoadDataWithTranspose": 3, "LoadData2dTransposeParams": 6, "Fill": 2, "InitConstValueParams": 4,
 }
 
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)

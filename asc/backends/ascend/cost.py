@@ -12,7 +12,8 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
   same unit hits the L2 (L2_BYTES_PER_CYCLE) for the bytes the first of them brought in: HBM moves each byte once;
 - double buffering overlaps copies and vector work: a tile costs max(copy, vector), plus one tile's copy to fill and
   drain the pipeline; a row kernel's scalar statements and syncs add SYNC cycles each;
-- the cube unit does one 16x16x16 fractal product per cycle (Mmad), overlapped with the copies of the next K step;
+- the cube unit does one 16x16x16 fractal product per cycle (Mmad; float32 one per two cycles, tails padded to whole
+  fractals), overlapped with the copies of the next K step;
   every tile of C loads its A and B panels again: where A and B fit the L2 cache, those loads hit it (L2_BYTES_PER_CYCLE
   per core) and HBM sees each byte once (the product takes at least its unique bytes over the HBM bandwidth);
   otherwise every panel load comes from HBM;
@@ -115,7 +116,8 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
         for k0 in range(0, K, t["baseK"]):
             k = min(t["baseK"], K - k0)
             c = (m * k + k * n) * isz / panel_bw
-            q = (m // 16) * (n // 16) * (k // 16) / clock + ISSUE / clock
+            # whole 16 x 16 x 16 fractal products (tails padded); float32 at half the rate (16 x 8 fractals)
+            q = -(-m // 16) * -(-n // 16) * -(-k // 16) * (2 if isz == 4 else 1) / clock + ISSUE / clock
             copy, cube, steady = copy + c, cube + q, steady + max(c, q)
         out = m * n * osz / bw
         parts = {"GM": (copy + out) * per_block, "cube": cube * per_block}

@@ -42,7 +42,7 @@ GENERATED = frozenset("""
     maskBuf_ a1 a2 b1 b2 c1 a1Que_ a2Que_ b1Que_ b2Que_ c1Que_ baseM baseN baseK
     main argc argv argi arg stream blockDim tilingDev aclrtStream aclError err_ std ReadInput f path buf call
     static_cast reinterpret_cast mask nv __FILE__ __LINE__ stderr INT32_MIN INT64_MIN
-    rowBase rowsPad_ pIdx pIn pVal padded bt
+    rowBase rowsPad_ pIdx pIn pVal padded bt mp np kp kf
     blk unit chunkIdx col0 lane lanes sumTotal sumWork fillAt fillN fillTile pointBuf_ sumBuf_ first_ count_ Boundary
 """.split())
 

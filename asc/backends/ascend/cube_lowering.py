@@ -1,10 +1,11 @@
 """Matrix products on the ascend target: the cube plan of `A @ B` (`@lang.cube_kernel`, `lang.matmul`), and the
 element-loop form of a product the cube path does not take, for the scalar fallback.
 
-The cube path takes one product of whole 2-D float16/bfloat16 tensors into float16, bfloat16 or float32, with
-static M, N and K multiples of 16 (one fractal) up to 65535, and nothing else in the kernel; or a batch of such
-products over whole 3-D tensors with the same leading (batch) dimension, each [M, K] @ [K, N] -> [M, N] (the tiles
-of every product of the batch share the cube cores)."""
+The cube path takes one product of whole 2-D float16/bfloat16 (or float32) tensors into float16, bfloat16 or
+float32, with static M, N and K up to 65535 (tails that are not whole fractals are padded in L1: cube_stages.py),
+B stored as it is or transposed (`x @ lang.transpose(w)`, w [N, K]), and nothing else in the kernel; or a batch of
+such products over whole 3-D tensors with the same leading (batch) dimension, each [M, K] @ [K, N] -> [M, N] (the
+tiles of every product of the batch share the cube cores)."""
 from __future__ import annotations
 
 from ... import ir
@@ -34,13 +35,24 @@ def _prod(xs) -> int:
     return n
 
 
+def _transposed(view: ir.View) -> bool:
+    """Whether `view` is the transpose of a whole, row-major 2-D tensor of static shape."""
+    t = view.tensor.type
+    if not (isinstance(view.offset, ir.Const) and view.offset.value == 0) or len(view.shape) != 2 or t.ndim != 2:
+        return False
+    shape = tuple(s.value if isinstance(s, ir.Const) else None for s in view.shape)
+    strides = tuple(s.value if isinstance(s, ir.Const) else None for s in view.strides)
+    return all(isinstance(d, int) for d in t.shape) and shape == tuple(t.shape)[::-1] and strides == (1, t.shape[1])
+
+
 def _batch(mm: ir.MatMul):
-    """The batch count of a product of whole tensors: 0 for 2-D operands, B for [B, M, K] @ [B, K, N] -> [B, M, N];
-    None for anything else."""
+    """The batch count of a product of whole tensors: 0 for 2-D operands (B whole or transposed), B for
+    [B, M, K] @ [B, K, N] -> [B, M, N]; None for anything else."""
     views = (mm.dst, mm.a, mm.b)
     if not all(isinstance(v.tensor.type, ir.TensorType) for v in views):
         return None
-    if all(v.tensor.type.ndim == 2 and _whole(v) for v in views):
+    if all(v.tensor.type.ndim == 2 for v in views) and _whole(mm.dst) and _whole(mm.a) and \
+            (_whole(mm.b) or _transposed(mm.b)):
         return 0
     if all(v.tensor.type.ndim == 3 and _whole(v, 3) for v in views):
         lead = {v.tensor.type.shape[0] for v in views}
@@ -63,24 +75,25 @@ def cube_plan(base: Plan, mm: ir.MatMul) -> CubePlan:
                            "lowering yet", loc)
     batch = _batch(mm)
     if batch is None:
-        raise CompileError("ascend target: the cube path takes products of whole 2-D tensors, or batches of them "
-                           "over whole 3-D tensors of one batch size (no slices, no broadcast batches) in this "
-                           "version of asc", loc)
+        raise CompileError("ascend target: the cube path takes products of whole 2-D tensors (B possibly "
+                           "transposed), or batches of them over whole 3-D tensors of one batch size (no slices, no "
+                           "broadcast batches, no transposed A) in this version of asc", loc)
     a, b, c = mm.a.tensor.type, mm.b.tensor.type, mm.dst.tensor.type
-    if a.dtype != b.dtype or a.dtype.name not in ("float16", "bfloat16") or c.dtype.name not in QUANT:
-        raise CompileError(f"ascend target: the cube path multiplies float16 or bfloat16 matrices into float16, "
-                           f"bfloat16 or float32 (got {a.dtype.name} @ {b.dtype.name} -> {c.dtype.name})", loc)
-    dims = (a.shape[-2], b.shape[-1], a.shape[-1])
+    b_trans = batch == 0 and not _whole(mm.b)
+    if a.dtype != b.dtype or a.dtype.name not in ("float16", "bfloat16", "float32") or c.dtype.name not in QUANT:
+        raise CompileError(f"ascend target: the cube path multiplies float16, bfloat16 or float32 matrices into "
+                           f"float16, bfloat16 or float32 (got {a.dtype.name} @ {b.dtype.name} -> {c.dtype.name})",
+                           loc)
+    dims = (a.shape[-2], b.shape[-2] if b_trans else b.shape[-1], a.shape[-1])
     if not all(isinstance(d, int) for d in dims):
         raise CompileError("ascend target: the cube path needs static shapes (dynamic_shape=False)", loc)
-    if any(d % 16 for d in dims) or any(d > 65535 for d in dims):
-        raise CompileError(f"ascend target: the cube path needs M, N and K multiples of 16 (one fractal) up to "
-                           f"65535; got M={dims[0]}, N={dims[1]}, K={dims[2]}", loc,
-                           ("pad the matrices to multiples of 16",))
+    if any(d > 65535 for d in dims):
+        raise CompileError(f"ascend target: the cube path needs M, N and K up to 65535 (the ND -> NZ copy's "
+                           f"16-bit sizes); got M={dims[0]}, N={dims[1]}, K={dims[2]}", loc)
     for t in base.tensors:
         t.reads = t.name in (mm.a.tensor.name, mm.b.tensor.name)
         t.writes = t.name == mm.dst.tensor.name
-    return CubePlan(**base.interface(), mm=mm, dims=dims, batch=batch, loop_loc=loc)
+    return CubePlan(**base.interface(), mm=mm, dims=dims, batch=batch, b_trans=b_trans, loop_loc=loc)
 
 
 # ------------------------------------------------------------------ products as element loops

@@ -1,13 +1,12 @@
 """The kernel .cpp of a cube plan: each block computes baseM x baseN tiles of C (block-cyclic over the tiles);
-for each tile it walks K in baseK steps: GM -> L1 with the ND -> NZ DataCopy (Nd2NzParams), L1 -> L0A (LoadData,
-"Zz") and L1 -> L0B (LoadData with the fractal transpose, "Zn"), Mmad into L0C (float32 accumulation, initialised on
-the first K step), then Fixpipe L0C -> GM with NZ -> ND and the float32 -> float16/bfloat16 conversion. Queues on
-A1/B1/A2/B2/CO1 carry the pipe syncs."""
+for each tile it walks K in baseK steps (the stages of one step: cube_stages.py), Mmad accumulating into L0C in
+float32, then Fixpipe L0C -> GM with NZ -> ND and the float32 -> C conversion. Queues on A1/B1/A2/B2/CO1 carry the
+pipe syncs."""
 from __future__ import annotations
 
 from .budget import CUBE_DOC, cube_fields
 from .ctext import STORAGE, cname
-from .cube_lowering import QUANT
+from .cube_stages import cube_stages
 from .emitter import AscendSource, Out, class_entry, entry_params, header, names, tiling_struct
 from .plans import CubePlan
 
@@ -97,77 +96,7 @@ def render_cube(p: CubePlan) -> AscendSource:
         out.depth -= 1
         e("}")
         e()
-    e("__aicore__ inline void CopyIn(uint32_t m0, uint32_t n0, uint32_t k0, uint32_t m, uint32_t n, uint32_t k)")
-    e("{")
-    out.depth += 1
-    out.comment(mm.loc)
-    e(f"LocalTensor<{ab}> a1 = a1Que_.AllocTensor<{ab}>();")
-    e("Nd2NzParams aParams(1, m, k, 0, t_.K, m, 1, 0);      // m rows of k, NZ strips of m rows")
-    e(f"DataCopy(a1, {A}{cur}[static_cast<uint64_t>(m0) * t_.K + k0], aParams);")
-    e("a1Que_.EnQue(a1);")
-    e(f"LocalTensor<{ab}> b1 = b1Que_.AllocTensor<{ab}>();")
-    e("Nd2NzParams bParams(1, k, n, 0, t_.N, k, 1, 0);")
-    e(f"DataCopy(b1, {B}{cur}[static_cast<uint64_t>(k0) * t_.N + n0], bParams);")
-    e("b1Que_.EnQue(b1);")
-    out.depth -= 1
-    e("}")
-    e()
-    e("__aicore__ inline void SplitA(uint32_t m, uint32_t k)")
-    e("{")
-    out.depth += 1
-    out.comment(mm.loc)
-    e(f"LocalTensor<{ab}> a1 = a1Que_.DeQue<{ab}>();")
-    e(f"LocalTensor<{ab}> a2 = a2Que_.AllocTensor<{ab}>();")
-    e("for (uint32_t mb = 0; mb < m / 16; ++mb) {       // one 16-row strip of A: k/16 fractals, Zz order")
-    e("  LoadData2DParams params(0, k / 16, m / 16, 0, 0, false, 0);")
-    e("  LoadData(a2[mb * k * 16], a1[mb * 256], params);")
-    e("}")
-    e("a2Que_.EnQue(a2);")
-    e("a1Que_.FreeTensor(a1);")
-    out.depth -= 1
-    e("}")
-    e()
-    e("__aicore__ inline void SplitB(uint32_t k, uint32_t n)")
-    e("{")
-    out.depth += 1
-    out.comment(mm.loc)
-    e(f"LocalTensor<{ab}> b1 = b1Que_.DeQue<{ab}>();")
-    e(f"LocalTensor<{ab}> b2 = b2Que_.AllocTensor<{ab}>();")
-    e("for (uint32_t kb = 0; kb < k / 16; ++kb) {       // one 16-row strip of B: n/16 fractals, transposed (Zn)")
-    e("  LoadData2DParams params(0, n / 16, k / 16, 0, 0, true, 0);")
-    e("  LoadData(b2[kb * n * 16], b1[kb * 256], params);")
-    e("}")
-    e("b2Que_.EnQue(b2);")
-    e("b1Que_.FreeTensor(b1);")
-    out.depth -= 1
-    e("}")
-    e()
-    e("__aicore__ inline void Compute(const LocalTensor<float>& c1, uint32_t m, uint32_t n, uint32_t k, bool first)")
-    e("{")
-    out.depth += 1
-    out.comment(mm.loc)
-    e(f"LocalTensor<{ab}> a2 = a2Que_.DeQue<{ab}>();")
-    e(f"LocalTensor<{ab}> b2 = b2Que_.DeQue<{ab}>();")
-    e("MmadParams params(m, n, k, 0, false, first);        // C = A*B on the first K step, C += A*B after")
-    e("Mmad(c1, a2, b2, params);")
-    e("a2Que_.FreeTensor(a2);")
-    e("b2Que_.FreeTensor(b2);")
-    out.depth -= 1
-    e("}")
-    e()
-    e("__aicore__ inline void CopyOut(uint32_t m0, uint32_t n0, uint32_t m, uint32_t n)")
-    e("{")
-    out.depth += 1
-    if p.return_loc is not None:
-        out.comment(p.return_loc)
-    e("LocalTensor<float> c1 = c1Que_.DeQue<float>();")
-    e("FixpipeParamsV220 params(n, m, m, t_.N, false);       // NZ -> ND, rows of N")
-    e(f"params.quantPre = QuantMode_t::{QUANT[tc.type.dtype.name]};")
-    e(f"Fixpipe<{ct}, float, CFG_ROW_MAJOR>({C}{cur}[static_cast<uint64_t>(m0) * t_.N + n0], c1, params);")
-    e("c1Que_.FreeTensor(c1);")
-    out.depth -= 1
-    e("}")
-    e()
+    cube_stages(out, p, ab, A, B, C, cur)
     e(f"GlobalTensor<{ab}> {A}Gm_;")
     e(f"GlobalTensor<{ab}> {B}Gm_;")
     e(f"GlobalTensor<{ct}> {C}Gm_;")

@@ -56,6 +56,7 @@ class Lowerer:
     def __init__(self, tensors: dict, indices: tuple, scalar_names: dict):
         self.tensors = tensors
         self.indices = indices                 # the loop variables, outermost first, for element access
+        self.unit: set = set()                 # loop variables of loops that run once: index 0 is their own index
         self.scalar_names = scalar_names       # python name -> C++ text of a loop-invariant scalar
         self.env: dict = {}                    # locals of the body -> value
         self.stored: dict = {}                 # tensor -> value stored this iteration
@@ -259,9 +260,14 @@ class Lowerer:
         if not (t.dtype.name in FLOATS or (t.weak and t.dtype.kind == "f")):
             raise Unsupported(f"{t!r} arithmetic (vector code computes float32, float16 and bfloat16 only)", e.loc)
 
+    def own(self, index, var: str) -> bool:
+        """Whether `index` is the loop variable `var`'s own index (or 0, where that loop runs once: the tensor
+        lowering indexes a dimension of size 1 by 0)."""
+        return is_var(index, var) or (var in self.unit and isinstance(index, ir.Const) and index.value == 0)
+
     def load(self, e: ir.Load):
         t = e.tensor
-        if not all(is_var(i, v) for i, v in zip(e.indices, self.indices[-len(e.indices):])) or \
+        if not all(self.own(i, v) for i, v in zip(e.indices, self.indices[-len(e.indices):])) or \
                 len(e.indices) > len(self.indices):
             raise Unsupported(f"the access {t.name}[...] is not at the loop's own index", e.loc)
         return self.load_stored(t) or self.load_tensor(t, e)
@@ -469,7 +475,7 @@ class Lowerer:
     def store(self, s: ir.Store):
         """Puts the stored value into the output tile of s.tensor."""
         name = s.tensor.name
-        if not all(is_var(i, v) for i, v in zip(s.indices, self.indices)) or len(s.indices) != len(self.indices):
+        if not all(self.own(i, v) for i, v in zip(s.indices, self.indices)) or len(s.indices) != len(self.indices):
             raise Unsupported(f"the store to {name}[...] is not at the loop's own index", s.loc)
         gm = self.tensors[name]
         gm.writes = True

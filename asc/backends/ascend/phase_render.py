@@ -59,6 +59,8 @@ def render_phased(p, renderers: dict) -> AscendSource:
         calls.append(f"    {sname} t;")
         calls.extend("    " + ln for ln in body if not ln.startswith(f"{sname} t;"))
         calls.append("  }")
+        if q.kind != "cube" and i + 1 < len(p.phases):
+            calls.append("  PipeBarrier<PIPE_ALL>();      // its UB->GM copies are done before a later phase reads GM")
         calls.append("}")
         if i + 1 < len(p.phases):
             calls.append("SyncAll<false>();              // every AIC and AIV: the phase's GM writes are done")

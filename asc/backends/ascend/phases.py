@@ -1,9 +1,10 @@
 """Kernels of several phases: matrix products next to element code (a fused epilogue `relu(a @ b + bias)`, attention
 `softmax(q @ k^T) @ v`). The kernel body is cut at each product: a product is a cube phase (the cube plan of
 cube_lowering), each run of the other statements a vector phase (a map or row plan, as if it were a kernel of its
-own). A temporary tensor that one phase writes and a later one reads lives in a GM workspace (an extra kernel
-argument, allocated by the host); the product is rounded into it exactly as the interpreter rounds it into the
-temporary (Fixpipe's float32 -> dtype conversion), and the epilogue reads the rounded value, as the interpreter does.
+own; a run of several loop nests is one vector phase per nest). A temporary tensor that one phase writes and a later
+one reads lives in a GM workspace (an extra kernel argument, allocated by the host); the product is rounded into it
+exactly as the interpreter rounds it into the temporary (Fixpipe's float32 -> dtype conversion), and the epilogue
+reads the rounded value, as the interpreter does.
 
 The kernel is KERNEL_TYPE_MIX_AIC_1_2: blockDim logical cores = blockDim AICs + 2 * blockDim AIVs. Cube phases run
 on the AICs (`if ASCEND_IS_AIC`), vector phases on the AIVs (`if ASCEND_IS_AIV`), each tiled for its own number of
@@ -67,6 +68,9 @@ def phased_plan(k: ir.Kernel, base: Plan, vector_plan, cube_plan, gm_interface) 
         else:
             if any(isinstance(x, ir.MatMul) for x in ir.walk_stmts((s,))):
                 raise Unsupported("a matrix product inside a loop has no lowering on the ascend target yet", s.loc)
+            if isinstance(s, ir.For) and any(isinstance(x, ir.For) for x in cur):
+                groups.append(cur)             # one loop nest per vector phase: the next starts after a barrier
+                cur = []
             cur.append(s)
     if cur:
         groups.append(cur)

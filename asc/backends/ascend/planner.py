@@ -151,6 +151,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
                 return _with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop)
             raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
     low = Lowerer(tensors, indices, scalar_names)
+    low.unit = {lp.var.name for lp in nest_loops if isinstance(lp.stop, ir.Const) and lp.stop.value == 1}
     low.carried = assigned_names(body)
     low.block(body)
     for t in base.tensors:

@@ -149,17 +149,21 @@ class RowPlan(Plan):
 
 @dataclass(kw_only=True)
 class CubePlan(Plan):
-    """A product of whole 2-D float16/bfloat16 matrices on the cube units (or a batch of them: 3-D operands)."""
+    """A product of whole 2-D float16/bfloat16/float32 matrices on the cube units (B possibly transposed), or a batch
+    of them (3-D operands)."""
     kind: ClassVar[str] = "cube"
     mm: ir.MatMul = field(repr=False)
     dims: tuple = ()                                  # (M, N, K) of one product
     batch: int = 0                                    # 0: one 2-D product; B: B products of [B, M, K] @ [B, K, N]
+    b_trans: bool = False                             # B is the transpose of a [N, K] tensor (x @ w^T)
     loop_loc: object = None
 
     def details(self) -> list:
         m, n, k = self.dims
         b = f"batch={self.batch} " if self.batch else ""
-        return [f"{self.mm.dst.tensor.name} = {self.mm.a.tensor.name} @ {self.mm.b.tensor.name}: {b}M={m} N={n} K={k}"]
+        bt = "^T" if self.b_trans else ""
+        return [f"{self.mm.dst.tensor.name} = {self.mm.a.tensor.name} @ {self.mm.b.tensor.name}{bt}: {b}M={m} N={n} "
+                f"K={k}"]
 
 
 @dataclass(kw_only=True)

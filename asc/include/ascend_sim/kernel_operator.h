@@ -648,7 +648,8 @@ public:
         if (addr_ % ascend_sim::UB_BLOCK)
             fail(api, line, "UB operand start address " + str(addr_) + " is not 32-byte aligned");
         if (mem_ != 0 && std::strncmp(api, "DataCopy", 8) != 0 && std::strncmp(api, "LoadData", 8) != 0 &&
-            std::strncmp(api, "Mmad", 4) != 0 && std::strncmp(api, "Fixpipe", 7) != 0)
+            std::strncmp(api, "Mmad", 4) != 0 && std::strncmp(api, "Fixpipe", 7) != 0 &&
+            std::strncmp(api, "Fill", 4) != 0)
             fail(api, line, std::string("the operand is in the ") + ascend_sim::MEM_NAME[mem_] +
                  ", not the Unified Buffer (vector instructions work on VECIN/VECOUT/VECCALC tensors)");
         if (count > size_)
@@ -2124,9 +2125,14 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 // ------------------------------------------------------------------ cube path (AIC): GM -> L1 (ND -> NZ) -> L0A / L0B -> Mmad -> L0C -> Fixpipe -> GM
-// Layouts (16 x 16 fractals of 16-bit data, 512 B): NZ in L1, element (r, c) of a matrix with R (padded) rows at
-// ((c / 16) * R + r) * 16 + c % 16; L0A "Zz": fractals row-major, inside row-major; L0B "Zn": fractals row-major,
-// inside column-major; L0C "Nz": fractals column-major, inside row-major.
+// Fractals are 512 B: 16 x C0 elements with C0 = 32 B / sizeof(T) (16 for 16-bit data, 8 for float). NZ in L1:
+// element (r, c) of a matrix with R (padded) rows at ((c / C0) * R + r) * C0 + c % C0; L0A "Zz": 16 x C0 fractals
+// (rows of M, columns of K) row-major, inside row-major; L0B "Zn": C0 x 16 fractals (K x N) row-major, inside
+// column-major (element (k, n) of a fractal at n * C0 + k); L0C "Nz": 16 x 16 float fractals column-major, inside
+// row-major. The cube computes whole fractals: Mmad reads M and N rounded up to 16 and K rounded up to C0 (A2,
+// kDirectionAlign = false), so the K padding must hold zeros; a result element is valid (written) only where every
+// element it read was, and Fixpipe refuses to move an invalid one (so padding garbage may sit in rows and columns
+// whose results are never written back).
 
 struct Nd2NzParams {
     uint16_t ndNum = 1, nValue = 0, dValue = 0, srcNdMatrixStride = 0, srcDValue = 0, dstNzC0Stride = 0,
@@ -2144,6 +2150,28 @@ struct LoadData2DParams {
     LoadData2DParams() = default;
     LoadData2DParams(uint16_t start, uint8_t rep, uint16_t srcS, uint8_t sid_, uint16_t gap, bool tr, uint8_t mode)
         : startIndex(start), dstGap(gap), srcStride(srcS), ifTranspose(tr), repeatTimes(rep), sid(sid_), addrMode(mode) {}
+};
+
+// LoadDataWithTranspose (A2): each repeat takes a 16 x 16 square (for float: two consecutive 16 x 8 fractals, side by
+// side), transposes it and splits it into two 16 x 8 fractals; srcStride in squares, dstGap / dstFracGap in 512 B
+struct LoadData2dTransposeParams {
+    uint16_t startIndex = 0;
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0, dstGap = 0, dstFracGap = 0;
+    uint8_t addrMode = 0;
+    LoadData2dTransposeParams() = default;
+    LoadData2dTransposeParams(uint16_t start, uint8_t rep, uint16_t srcS, uint16_t gap, uint16_t fracGap, uint8_t mode)
+        : startIndex(start), repeatTimes(rep), srcStride(srcS), dstGap(gap), dstFracGap(fracGap), addrMode(mode) {}
+};
+
+// Fill (InitConstValue): repeatTimes x blockNum blocks of 32 B (L1) or 512 B (L0A / L0B), dstGap blocks apart
+template <class T>
+struct InitConstValueParams {
+    uint16_t repeatTimes = 0, blockNum = 0, dstGap = 0;
+    T initValue = T(0.0f);
+    InitConstValueParams() = default;
+    InitConstValueParams(uint16_t rep, uint16_t blocks, uint16_t gap, T value)
+        : repeatTimes(rep), blockNum(blocks), dstGap(gap), initValue(value) {}
 };
 
 struct MmadParams {
@@ -2178,47 +2206,107 @@ struct FixpipeConfig { bool rowMajor; };
 constexpr FixpipeConfig CFG_ROW_MAJOR = {true};
 constexpr FixpipeConfig CFG_NZ = {false};
 
+namespace detail {
+// the cube operand types asc-sim emulates: 16-bit (half, bfloat16) and float
+template <class T> constexpr bool cube_type() { return sizeof(T) == 2 || std::is_same<T, float>::value; }
+template <class T> constexpr uint32_t cube_c0() { return 32 / sizeof(T); }
+// element i of tensor t holds written data (the shadow marks every byte)
+template <class T> inline bool elem_written(const LocalTensor<T>& t, uint64_t i) {
+    const uint8_t* w = t.shadow() + i * sizeof(T);
+    for (size_t b = 0; b < sizeof(T); ++b)
+        if (!w[b]) return false;
+    return true;
+}
+// dst[d] = src[s] with its written state (LoadData moves whole fractals, garbage included)
+template <class T> inline void move_elem(const LocalTensor<T>& dst, uint64_t d, const LocalTensor<T>& src, uint64_t s) {
+    dst.ptr()[d] = src.ptr()[s];
+    std::memcpy(dst.shadow() + d * sizeof(T), src.shadow() + s * sizeof(T), sizeof(T));
+}
+}  // namespace detail
+
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
                      int line = __builtin_LINE()) {
     const char* api = "DataCopy(Nd2Nz)";
-    static_assert(sizeof(T) == 2, "asc-sim emulates ND->NZ copies of 16-bit data");
+    static_assert(detail::cube_type<T>(), "asc-sim emulates ND->NZ copies of 16-bit data and float");
+    constexpr uint32_t C0 = detail::cube_c0<T>();
     if (dst.mem_ != 1) fail(api, line, "the destination of an ND->NZ copy must be in L1 (A1/B1)");
     if (p.ndNum != 1) fail(api, line, "ndNum != 1 is not emulated");
     if (p.dstNzNStride != 1) fail(api, line, "dstNzNStride != 1 is not emulated");
     if (p.dstNzC0Stride < p.nValue) fail(api, line, "dstNzC0Stride is smaller than nValue (strips would overlap)");
-    const uint32_t strips = (p.dValue + 15) / 16;
-    dst.use(api, uint64_t(strips) * p.dstNzC0Stride * 16, line);
+    const uint32_t strips = (p.dValue + C0 - 1) / C0;
+    dst.use(api, uint64_t(strips) * p.dstNzC0Stride * C0, line);
     src.check(api, 0, p.nValue ? uint64_t(p.nValue - 1) * p.srcDValue + p.dValue : 0, line);
     T* d = dst.ptr();
     for (uint32_t r = 0; r < p.nValue; ++r)
-        for (uint32_t c = 0; c < strips * 16; ++c) {
-            uint64_t at = (uint64_t(c / 16) * p.dstNzC0Stride + r) * 16 + c % 16;
+        for (uint32_t c = 0; c < strips * C0; ++c) {
+            uint64_t at = (uint64_t(c / C0) * p.dstNzC0Stride + r) * C0 + c % C0;
             d[at] = c < p.dValue ? src.base_[uint64_t(r) * p.srcDValue + c] : T(0.0f);   // columns zero padded
             dst.mark_written(at, 1);
         }
 }
 
 template <class T>
+inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<T>& p, int line = __builtin_LINE()) {
+    const char* api = "Fill";
+    ascend_sim::ctx(api, line);
+    if (dst.mem_ < 1 || dst.mem_ > 3) fail(api, line, "Fill initialises L1 (A1/B1), L0A (A2) or L0B (B2) tensors");
+    const uint32_t block = dst.mem_ == 1 ? 32 : 512;
+    if (dst.addr_ % block) fail(api, line, "the destination is not " + str(block) + "-byte aligned");
+    const uint64_t per = block / sizeof(T);
+    for (uint32_t i = 0; i < p.repeatTimes; ++i) {
+        const uint64_t at = uint64_t(i) * (uint64_t(p.blockNum) + p.dstGap) * per;
+        dst.use(api, at + p.blockNum * per, line);
+        for (uint64_t e = 0; e < p.blockNum * per; ++e) dst.ptr()[at + e] = p.initValue;
+        dst.mark_written(at, p.blockNum * per);
+    }
+}
+
+template <class T>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p,
                      int line = __builtin_LINE()) {
     const char* api = "LoadData";
-    static_assert(sizeof(T) == 2, "asc-sim emulates LoadData of 16-bit fractals");
+    static_assert(detail::cube_type<T>(), "asc-sim emulates LoadData of 16-bit and float fractals");
+    constexpr uint32_t FE = 512 / sizeof(T);       // elements of one fractal
     if (src.mem_ != 1 || (dst.mem_ != 2 && dst.mem_ != 3))
         fail(api, line, "LoadData2D moves fractals from L1 (A1/B1) to L0A/L0B (A2/B2)");
     if (p.repeatTimes == 0) fail(api, line, "repeatTimes must be in [1, 255]");
     if (dst.addr_ % 512) fail(api, line, "the L0 destination is not 512-byte aligned");
+    if (p.ifTranspose && sizeof(T) != 2)
+        fail(api, line, "ifTranspose transposes fractals of 16-bit data only (float: LoadDataWithTranspose)");
     for (uint32_t i = 0; i < p.repeatTimes; ++i) {
         const uint64_t sf = uint64_t(p.startIndex) + uint64_t(i) * p.srcStride;
         const uint64_t df = uint64_t(i) * (1u + p.dstGap);
-        src.use(api, (sf + 1) * 256, line);
-        dst.use(api, (df + 1) * 256, line);
-        src.check_written(api, sf * 256, 256, line);
-        const T* s = src.ptr() + sf * 256;
-        T* d = dst.ptr() + df * 256;
-        for (int r = 0; r < 16; ++r)
-            for (int c = 0; c < 16; ++c) d[r * 16 + c] = p.ifTranspose ? s[c * 16 + r] : s[r * 16 + c];
-        dst.mark_written(df * 256, 256);
+        src.use(api, (sf + 1) * FE, line);
+        dst.use(api, (df + 1) * FE, line);
+        for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t c = 0; c < FE / 16; ++c)
+                detail::move_elem(dst, df * FE + r * (FE / 16) + c, src,
+                                  sf * FE + (p.ifTranspose ? c * 16 + r : r * (FE / 16) + c));
+    }
+}
+
+template <class T>
+inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                  const LoadData2dTransposeParams& p, int line = __builtin_LINE()) {
+    const char* api = "LoadDataWithTranspose";
+    static_assert(std::is_same<T, float>::value, "asc-sim emulates LoadDataWithTranspose of float");
+    if (src.mem_ != 1 || (dst.mem_ != 2 && dst.mem_ != 3))
+        fail(api, line, "LoadDataWithTranspose moves fractals from L1 (A1/B1) to L0A/L0B (A2/B2)");
+    if (dst.addr_ % 512) fail(api, line, "the L0 destination is not 512-byte aligned");
+    for (uint32_t i = 0; i < p.repeatTimes; ++i) {
+        const uint64_t sq = (uint64_t(p.startIndex) + uint64_t(i) * p.srcStride) * 256;   // 16 x 16 floats
+        const uint64_t d0 = uint64_t(i) * (1u + p.dstGap) * 128;
+        const uint64_t d1 = d0 + (1u + p.dstFracGap) * 128;
+        src.use(api, sq + 256, line);
+        dst.use(api, d1 + 128, line);
+        // square element (r, c): fractal c / 8 of the pair, (r, c % 8) inside; the result is its transpose
+        for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t c = 0; c < 16; ++c) {
+                const uint64_t from = sq + (c / 8) * 128 + r * 8 + c % 8;     // S(r, c)
+                const uint64_t to = (r / 8 ? d1 : d0) + c * 8 + r % 8;       // T(c, r) = S(r, c)
+                detail::move_elem(dst, to, src, from);
+            }
     }
 }
 
@@ -2226,34 +2314,42 @@ template <class T, class U, class S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                  const MmadParams& p, int line = __builtin_LINE()) {
     const char* api = "Mmad";
+    static_assert(std::is_same<U, S>::value && detail::cube_type<U>() && std::is_same<T, float>::value,
+                  "asc-sim emulates Mmad of half x half, bfloat16 x bfloat16 and float x float into float");
+    constexpr uint32_t C0 = detail::cube_c0<U>();
     if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Mmad runs on the cube core (AIC), not on an AIV");
     if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
         fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
     if (p.m == 0 || p.n == 0 || p.k == 0) return;
     if (p.m == 1) fail(api, line, "m == 1 switches Mmad to GEMV (A read as ND): pad m to 16");
-    if (p.m % 16 || p.n % 16 || p.k % 16) fail(api, line, "asc-sim emulates Mmad with m, n, k multiples of 16");
-    const uint32_t M = p.m, N = p.n, K = p.k;
+    // whole fractals: M and N up to 16, K up to C0 (16-bit: 16; float: 8, kDirectionAlign = false)
+    const uint32_t M = (p.m + 15u) / 16u * 16u, N = (p.n + 15u) / 16u * 16u, K = (p.k + C0 - 1) / C0 * C0;
+    const uint32_t KF = K / C0;
     fm.use(api, uint64_t(M) * K, line);
     filter.use(api, uint64_t(K) * N, line);
     dst.use(api, uint64_t(M) * N, line);
-    fm.check_written(api, 0, uint64_t(M) * K, line);
-    filter.check_written(api, 0, uint64_t(K) * N, line);
-    if (!p.cmatrixInitVal) dst.check_written(api, 0, uint64_t(M) * N, line);
     const U* a = fm.ptr();
     const S* b = filter.ptr();
     T* c = dst.ptr();
     for (uint32_t mi = 0; mi < M; ++mi)
         for (uint32_t ni = 0; ni < N; ++ni) {
+            const uint64_t at = (((ni / 16) * (M / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
+            bool ok = p.cmatrixInitVal || detail::elem_written(dst, at);
             float acc = 0.0f;
-            for (uint32_t ki = 0; ki < K; ++ki) {
-                float av = float(a[(((mi / 16) * (K / 16) + ki / 16) * 16 + mi % 16) * 16 + ki % 16]);
-                float bv = float(b[(((ki / 16) * (N / 16) + ni / 16) * 16 + ni % 16) * 16 + ki % 16]);
-                acc += av * bv;
+            for (uint32_t ki = 0; ki < K && ok; ++ki) {
+                const uint64_t ai = ((uint64_t(mi / 16) * KF + ki / C0) * 16 + mi % 16) * C0 + ki % C0;
+                const uint64_t bi = ((uint64_t(ki / C0) * (N / 16) + ni / 16) * 16 + ni % 16) * C0 + ki % C0;
+                ok = detail::elem_written(fm, ai) && detail::elem_written(filter, bi);
+                acc += float(a[ai]) * float(b[bi]);
             }
-            uint64_t at = (((ni / 16) * (M / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
-            c[at] = p.cmatrixInitVal ? T(acc) : T(float(c[at]) + acc);
+            if (ok) {
+                c[at] = p.cmatrixInitVal ? T(acc) : T(float(c[at]) + acc);
+                dst.mark_written(at, 1);
+            } else {                     // read padding garbage: an invalid result (Fixpipe refuses to move it)
+                c[at] = T(std::numeric_limits<float>::quiet_NaN());
+                std::memset(dst.shadow() + at * sizeof(T), 0, sizeof(T));
+            }
         }
-    dst.mark_written(0, uint64_t(M) * N);
 }
 
 template <class T, class U, const FixpipeConfig& cfg = CFG_ROW_MAJOR>
