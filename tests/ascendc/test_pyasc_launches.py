@@ -7,6 +7,11 @@
   generalization/basic tests (whole tiles of 512 from a share of ceil(total / 16) elements), and CANN's own
   checker refuses it too (asc-tools npuchk, "GM memory multi-core overlap": the GM ranges cores write may not
   overlap, except with atomic add).
+- a GlobalTensor set without a size (pyasc's `set_global_buffer(x + offset)`) is bounded by the tensor argument
+  its buffer lies in: a read or write past the end names the argument, the index and the line. That is the first
+  violation of pyasc's failing generalization cases (their last block copies a whole tile past the end of x, y and
+  z); the overlap of two blocks' writes is reported at the end of the launch, when nothing else failed, so the
+  report does not depend on the order the threads ran the blocks in.
 - a TQue at VECCALC is a valid scratch queue: CANN's API docs use `TQue<TPosition::VECCALC, 1> tmpQue` (Fma,
   Hypot, IsInf, ...) and its TQueBind accepts VECCALC, so ascend-sim does not refuse it.
 - `asc.adv.SoftmaxTiling()` is emitted as `SoftMaxTiling`, the name CANN gives it at global scope (its generated
@@ -23,6 +28,7 @@ import pytest
 import asc
 import asc.runtime.config as config
 from asc.runtime import ascend_sim, toolchain
+from asc.errors import MemoryCheckError
 from asc.runtime.ascend_sim import AscendSimError
 
 import pyasc_api_kernels as KA
@@ -114,6 +120,34 @@ def test_same_values_on_overlapping_shares_are_still_refused():
     z = np.zeros_like(x)
     with pytest.raises(AscendSimError, match=r"DataCopy: blocks \d+ and \d+ both write the 32-byte GM block"):
         scale_shift[16](x, z, 64, share, 2.0)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_whole_tiles_past_the_end_are_reported_as_out_of_bounds_first(threads):
+    """The failing pattern of pyasc's generalization/basic tests: 1000 floats on 16 blocks, a share of 63 and a
+    whole tile of 64 per block. The last block reads past the end of x: that is reported (GlobalTensors set without
+    a size are bounded by their argument), at the data_copy line, before the overlap of the shares, whatever the
+    order the threads run the blocks in."""
+    x = np.arange(1000, dtype=np.float32)
+    z = np.zeros_like(x)
+    with ascend_sim.configured(threads=threads):
+        with pytest.raises(MemoryCheckError) as e:
+            scale_shift[16](x, z, 64, 63, 2.0)
+    msg = str(e.value)
+    assert f"{os.path.basename(__file__)}:{_line('asc.data_copy(t, xg, n)')}" in msg, msg
+    assert "index 1000 is out of bounds for axis 0 of 'x' with shape (1000,)" in msg, msg
+    assert "DataCopy: GM access of elements [945, 1009) of a tensor argument of 1000 elements" in msg, msg
+    assert "(block 15 of 16)" in msg, msg
+
+
+def test_a_read_past_the_end_is_refused():
+    """Reads past an argument (never seen by the guard zones, which catch writes) are refused too: block 1's
+    share of x starts at its end."""
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros(128, np.float32)
+    with pytest.raises(MemoryCheckError, match=r"index 64 is out of bounds for axis 0 of 'x' with shape \(64,\)"):
+        scale_shift[2](x, z, 64, 64, 2.0)
+    assert (z == 0).all()
 
 
 # ------------------------------------------------------------------ SoftMaxTiling's name
