@@ -28,11 +28,17 @@ if [ -n "${ASC_CANN_TWIN:-}" ]; then
     mkdir -p "$ASC_PYASC_CAPTURE"; CAPTURED=$ASC_PYASC_CAPTURE
 fi
 rows=()
+reasons=()
 run_pytest() {   # dir file
     local dir=$1 file=$2 out rc summary
-    out=$(cd "$dir" && python -m pytest -q -n 0 -p no:cacheprovider -p no:randomly "$file" 2>&1)
+    out=$(cd "$dir" && python -m pytest -q -n 0 -p no:cacheprovider -p no:randomly --tb=line "$file" 2>&1)
     rc=$?
     summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ (passed|failed)|^[0-9]+ failed|passed|failed|error' | tail -1)
+    # --tb=line: one "PATH:LINE: Error: message" line per failing case (PATH is where it was raised), in order
+    while IFS= read -r l; do
+        l=${l#*: }                                   # the error and its message
+        reasons+=("${file}: $(printf '%s' "${l//$WORK\/python\//}" | cut -c1-400)")
+    done < <(printf '%s\n' "$out" | grep -E "^/[^ ]*:[0-9]+: [A-Za-z_.]*(Error|Exception)")
     rows+=("$(printf '%-55s %-6s %s' "${dir#$WORK/python/}/$file" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$summary")")
 }
 for t in 01_add/add.py 02_add_framework/add_framework.py; do
@@ -51,6 +57,11 @@ for f in "$WORK"/python/test/generalization/basic/*.py; do
 done
 printf '%-55s %-6s %s\n' "test" "result" "pytest summary"
 printf '%s\n' "${rows[@]}"
+if [ ${#reasons[@]} -gt 0 ]; then
+    echo
+    echo "each failing case, in order (the first line of its error):"
+    printf '  %s\n' "${reasons[@]}"
+fi
 if [ -n "${ASC_CANN_TWIN:-}" ]; then
     echo
     echo "the emitted Ascend C of these kernels on the CANN twin (each distinct source, its first launch):"

@@ -166,7 +166,8 @@ def run(jf, core_num, stream, args, kwargs):
             keep.append(c)
             ptrs.append(ctypes.addressof(c))
     before = [d.data.copy() for d in devs] if asc_config.config.pyasc_capture else None
-    ascend_sim.launch(k.lib, ptrs, np.zeros(1, np.uint32), core_num, k, k.name, names)
+    ascend_sim.launch(k.lib, ptrs, np.zeros(1, np.uint32), core_num, k, k.name, names,
+                      [(d.ptr, d.nbytes, GUARD) for d in devs if d.nbytes])
     for d in devs:
         if not d.guards_intact():
             raise MemoryCheckError(f"kernel {k.name!r} wrote global memory outside argument {d.name!r} "

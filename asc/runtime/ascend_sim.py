@@ -70,6 +70,7 @@ def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False,
             args.append(f"{_arg_ctype(kind, ct)}args[{k}]")
             k += 1
     return (f'#include "kernel_operator.h"\n#include "{os.path.basename(kernel_path)}"\n'
+            f'extern "C" void asc_sim_gm_extents(const uint64_t* v, int n) {{ ascend_sim::set_gm_extents(v, n); }}\n'
             f'extern "C" int asc_sim_run(void* const* args, const uint8_t* tiling, uint32_t blockDim, '
             f'unsigned threads, char* err, int errLen, int* errLine, int* errBlock) {{\n'
             f'  (void)args;\n' +
@@ -119,10 +120,14 @@ def build(kernel_text: str, name: str, params: list):
 
 
 def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, kernel_name: str = "kernel",
-           tensors: dict | None = None):
+           tensors: dict | None = None, extents: list | None = None):
     """Runs the kernel; args are pointers (ints) in kernel parameter order without the tiling. Raises
     AscendSimError on a violation, and MemoryCheckError (an IndexError) for a GM access outside a tensor, naming
-    the tensor and its shape when `tensors` (device address -> (name, shape)) knows it."""
+    the tensor and its shape when `tensors` (device address -> (name, shape)) knows it. `extents`, (address,
+    bytes, guard bytes after it) of each tensor argument, bounds the GlobalTensors a kernel sets without a size
+    (pyasc's)."""
+    lohi = np.array([v for a, n, g in (extents or []) for v in (a, a + n, a + n + g)] or [0], np.uint64)
+    lib.asc_sim_gm_extents(ctypes.c_void_p(lohi.ctypes.data), ctypes.c_int(len(extents or [])))
     fn = lib.asc_sim_run
     fn.restype = ctypes.c_int
     arr = (ctypes.c_void_p * max(len(args), 1))(*args)

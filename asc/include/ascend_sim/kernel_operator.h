@@ -196,6 +196,13 @@ inline bool gm_unsynced(const void* gm, uint64_t bytes) {
 struct Launch {
     std::mutex mu;
     std::unordered_map<uintptr_t, int64_t> owner;   // 32-byte GM block -> block that wrote it with DataCopy
+    // the first cross-core write of one 32-byte block (detail::own): reported when the launch ends without another
+    // violation, so that a block reading or writing past the end of a tensor (the usual cause: whole tiles from
+    // a share that is not a multiple of the tile) is reported first, whichever order the threads ran the blocks in
+    bool raced = false;
+    std::string raceApi, raceMsg;
+    int raceLine = 0;
+    int64_t raceBlock = -1;
     // MIX 1:2 launches: the SyncAll<false> barrier over every AIC and AIV, and the phase in which the AIC wrote each
     // GM byte through Fixpipe (an AIV reading it in the same phase has no barrier between the write and the read)
     bool mix = false;
@@ -211,6 +218,25 @@ struct Launch {
     std::unordered_map<uintptr_t, uint32_t> vecRead;     // GM byte address -> last phase an AIV copied it in
 };
 inline Launch* launch = nullptr;
+
+// The GM extents [lo, hi) of the launch's tensor arguments, and how far past hi a pointer still belongs to the
+// argument (the launcher's guard zone), set by the launcher before each launch (empty: not known). A GlobalTensor
+// set without a size (SetGlobalBuffer(p), as pyasc kernels do) is bounds-checked against the extent its buffer
+// pointer falls in: x + offset of a block whose share starts past the end of x still names x.
+struct GmExtent { uintptr_t lo, hi, reach; };
+inline std::vector<GmExtent> gm_extents;
+
+inline void set_gm_extents(const uint64_t* v, int n) {
+    gm_extents.clear();
+    for (int i = 0; i < n; ++i) gm_extents.push_back({uintptr_t(v[3 * i]), uintptr_t(v[3 * i + 1]), uintptr_t(v[3 * i + 2])});
+}
+
+inline const GmExtent* gm_extent_of(const void* p) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    for (auto& e : gm_extents)
+        if (e.lo <= a && a < e.reach) return &e;
+    return nullptr;
+}
 
 [[noreturn]] inline void fail(const char* api, int line, const std::string& msg) {
     throw Violation{api, msg, line};
@@ -517,6 +543,22 @@ public:
                      ", before the start of the GlobalTensor of " + str(size_) + " elements" + tag);
             fail(api, line, "GM access of elements [" + str(offset) + ", " + str(offset + count) +
                  ") is outside the GlobalTensor of " + str(size_) + " elements" + tag);
+        }
+        if (!sized_ && count) {
+            // no size given: the access must stay inside the tensor argument that holds the buffer
+            const auto* e = ascend_sim::gm_extent_of(root_);
+            if (!e) return;
+            const uintptr_t a = reinterpret_cast<uintptr_t>(base_) + offset * sizeof(T), b = a + count * sizeof(T);
+            if (offset >> 63 || a < e->lo || b > e->hi) {
+                const T* arg = reinterpret_cast<const T*>(e->lo);
+                const uint64_t len = (e->hi - e->lo) / sizeof(T);
+                const int64_t first = (int64_t)((base_ - arg) + (int64_t)offset);
+                const int64_t bad = a < e->lo ? first : std::max<int64_t>(first, (int64_t)len);
+                fail(api, line, "GM access of elements [" + std::to_string(first) + ", " +
+                     std::to_string(first + (int64_t)count) + ") of a tensor argument of " + str(len) +
+                     " elements (a GlobalTensor set without a size reaches past its argument)" + " [gm " +
+                     std::to_string(e->lo) + " " + std::to_string(bad) + "]");
+            }
         }
     }
 };
@@ -998,11 +1040,17 @@ inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
     for (uintptr_t b = a / 32; b <= (a + bytes - 1) / 32; ++b) {
         auto it = L->owner.find(b);
         if (it == L->owner.end()) L->owner.emplace(b, me);
-        else if (it->second != me)
-            fail(api, line, "blocks " + str(uint64_t(it->second)) + " and " + str(uint64_t(me)) +
+        else if (it->second != me && !L->raced) {
+            L->raced = true;
+            L->raceApi = api;
+            L->raceLine = line;
+            L->raceBlock = me;
+            L->raceMsg = "blocks " + str(uint64_t(it->second)) + " and " + str(uint64_t(me)) +
                  " both write the 32-byte GM block at address " + str(uint64_t(b * 32)) +
                  " (UB->GM copies of two cores into one 32-byte block race on the NPU: split the work on 32-byte "
-                 "boundaries of GM)");
+                 "boundaries of GM)";
+            return;
+        }
     }
 }
 }  // namespace detail
@@ -1799,12 +1847,19 @@ inline void SetAippFunctions(const GlobalTensor<T>& src0, const GlobalTensor<T>&
 // exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
 // over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
 // zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
-// internal split is not used here (the result does not depend on it).
+// internal split is not used here (the result does not depend on it). CANN declares it where its generated
+// kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope (`SoftMaxTiling`, the name
+// kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
+namespace tiling {
 struct SoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
              splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
              tailReduceSize = 0;
 };
+}  // namespace tiling
+}  // namespace AscendC
+using AscendC::tiling::SoftMaxTiling;
+namespace AscendC {
 struct SoftMaxShapeInfo {
     uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
 };
@@ -2432,6 +2487,13 @@ inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, in
     worker();
     for (auto& t : pool) t.join();
     launch = nullptr;
+    gm_extents.clear();          // they were this launch's
+    if (!failed && L.raced) {
+        failed = true;
+        msg = L.raceApi + ": " + L.raceMsg;
+        line = L.raceLine;
+        blk = int(L.raceBlock);
+    }
     if (failed) {
         std::snprintf(err, size_t(errLen), "%s", msg.c_str());
         *errLine = line;
@@ -2493,6 +2555,13 @@ inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int*
     worker(0);
     for (auto& t : pool) t.join();
     launch = nullptr;
+    gm_extents.clear();          // they were this launch's
+    if (!failed && L.raced) {
+        failed = true;
+        msg = L.raceApi + ": " + L.raceMsg;
+        line = L.raceLine;
+        blk = int(L.raceBlock);
+    }
     if (failed) {
         std::snprintf(err, size_t(errLen), "%s", msg.c_str());
         *errLine = line;
