@@ -8,7 +8,7 @@ import inspect
 
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
-from . import dtypes, enums, objects, struct
+from . import dtypes, enums, matmul, objects, struct
 from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
@@ -351,8 +351,14 @@ def sp_trans_5hd(tr, node, a, args, kwargs):
     return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, {ptext})")
 
 
+def sp_coretype(tr, node, a, args, kwargs):
+    bind(tr, node, a, args, kwargs)
+    return scalar(f"({a.cname})", dtypes.bool_)
+
+
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
-            "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd}
+            "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd, "regist": matmul.register,
+            "coretype": sp_coretype}
 
 
 # ------------------------------------------------------------------ constructors
@@ -388,6 +394,8 @@ def _args(tr, node, name, names, args, kwargs, defaults=None):
 
 def construct(tr, node, cls, args, kwargs):
     name = cls._asc_name
+    if name == "adv.Matmul":
+        return matmul.construct(tr, node, args, kwargs)
     if name == "GlobalTensor":
         _args(tr, node, name, [], args, kwargs)
         d = Deferred("")
@@ -560,6 +568,14 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
 
 def method(tr, node, obj: Val, name: str, args, kwargs):
     kind = obj.kind
+    if kind == "matmul":
+        return matmul.method(tr, node, obj, name, args, kwargs)
+    if kind == "scalar" and name == "ceildiv":         # pyasc's RuntimeInt.ceildiv(b): (a + b - 1) // b
+        if len(args) != 1 or kwargs:
+            raise tr.err(node, "ceildiv takes one argument: a.ceildiv(b)", KernelTypeError)
+        a0, b0 = obj.text, tr.int_text(args[0], node)
+        tr.prog.uses_prelude = True
+        return scalar(f"asc_floordiv({a0} + {b0} - 1, {b0})", dtypes.int64)
     cls = {"gtensor": "GlobalTensor", "ltensor": "LocalTensor", "que": "TQue", "pipe": "TPipe",
            "pipeptr": "TPipe", "buf": "TBuf"}.get(kind)
     a = api_mod.lookup(f"{cls}.{name}") if cls else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ArgumentError
-from . import dtypes, struct
+from . import dtypes, matmul, struct
 from .translate import PRELUDE, FuncTranslator, Program, ident
 from .values import Const, Deferred, Val, freeze, param_kind
 
@@ -142,8 +142,15 @@ def translate_kernel(jf, bound: list) -> Kernel:
     tr.translate_body()
     lines = [f"// Ascend C translated by asc from the pyasc kernel {name!r} "
              f"({os.path.basename(tr.file)}:{tr.first})",
-             "// specialized on: " + (", ".join(spec) or "(no parameters)"),
-             '#include "kernel_operator.h"', ""]
+             "// specialized on: " + (", ".join(spec) or "(no parameters)")]
+    if prog.uses_matmul and jf.options.matmul_cube_only:
+        lines.append("#define ASCENDC_CUBE_ONLY")
+    lines.append('#include "kernel_operator.h"')
+    for h in sorted({cls.__dict__["_asc_header"] for cls in prog.structs if cls.__dict__.get("_asc_header")}):
+        lines.append(f'#include "{h}"')
+    if prog.uses_matmul:
+        lines.append(matmul.INCLUDE)
+    lines.append("")
     if prog.uses_prelude:
         lines += PRELUDE.splitlines() + [""]
     seen: set = set()
@@ -158,6 +165,10 @@ def translate_kernel(jf, bound: list) -> Kernel:
     if jf.options.kernel_type is not None:
         from ..runtime.config import KernelType
         lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{KernelType(jf.options.kernel_type).name});")
+    elif prog.uses_matmul:
+        # as pyasc: a kernel with a Matmul runs on cube and vector cores (MIX 1:2), or on the cube cores only
+        kt = "AIC_ONLY" if jf.options.matmul_cube_only else "MIX_AIC_1_2"
+        lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{kt});")
     if prog.autos:
         lines.append("    // the Unified Buffer of the LocalTensorAuto tensors, one TBuf each (insert_sync)")
         lines.append("    AscendC::TPipe asc_pipe;")

@@ -362,6 +362,12 @@ using TEventID = int8_t;
 
 }  // namespace AscendC
 
+// the pipes are a global enum on the NPU (the compiler's pipe_t): PipeBarrier<PIPE_ALL>() as kernels write it
+using AscendC::pipe_t;
+using AscendC::PIPE_S; using AscendC::PIPE_V; using AscendC::PIPE_M; using AscendC::PIPE_MTE1;
+using AscendC::PIPE_MTE2; using AscendC::PIPE_MTE3; using AscendC::PIPE_ALL; using AscendC::PIPE_MTE4;
+using AscendC::PIPE_MTE5; using AscendC::PIPE_V2; using AscendC::PIPE_FIX;
+
 namespace ascend_sim {
 inline int mem_of(AscendC::TPosition p) {
     using AscendC::TPosition;
@@ -2247,9 +2253,11 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
 namespace ascend_sim {
 
 // Runs body(blockIdx) for every block on up to `threads` worker threads; the first violation stops the launch and
-// is written to err (message) / *errLine (kernel source line) / *errBlock. Returns 0 or 1.
+// is written to err (message) / *errLine (kernel source line) / *errBlock. Returns 0 or 1. coreType: 0 for the
+// blocks of an AIV-only launch, 1 for those of an AIC-only one (KERNEL_TYPE_AIC_ONLY: ASCEND_IS_AIC holds).
 template <class F>
-inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, int errLen, int* errLine, int* errBlock) {
+inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, int errLen, int* errLine, int* errBlock,
+                      int coreType = 0) {
     Launch L;
     launch = &L;
     std::mutex mu;
@@ -2266,7 +2274,7 @@ inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, in
                 std::lock_guard<std::mutex> g(mu);
                 if (failed) break;
             }
-            c->reset(b, blockDim);
+            c->reset(b, blockDim, coreType);
             cur = c;
             try {
                 body(b);
