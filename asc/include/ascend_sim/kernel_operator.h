@@ -995,6 +995,47 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
 }
 
+// DataCopy with DataCopyParams between GM and UB: blockCount blocks of blockLen x 32 B, srcStride / dstStride
+// 32-byte blocks between the end of one block and the start of the next, on either side
+template <class T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "DataCopy";
+    static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
+    const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        const uint64_t so = uint64_t(i) * (p.blockLen + p.srcStride) * 32 / sizeof(T);
+        const uint64_t dn = uint64_t(i) * (p.blockLen + p.dstStride) * 32 / sizeof(T);
+        src.use(api, so + blk, line);
+        src.check_written(api, so, blk, line);
+        src.mte3_reads(api, so * sizeof(T), blk * sizeof(T), line);
+        dst.check(api, dn, blk, line);
+        detail::own(dst.base_ + dn, blk * sizeof(T), api, line);
+        ascend_sim::gm_wrote(dst.base_ + dn, blk * sizeof(T));
+        std::memcpy(dst.base_ + dn, src.ptr() + so, size_t(blk * sizeof(T)));
+    }
+}
+
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "DataCopy";
+    static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
+    const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        const uint64_t so = uint64_t(i) * (p.blockLen + p.srcStride) * 32 / sizeof(T);
+        const uint64_t dn = uint64_t(i) * (p.blockLen + p.dstStride) * 32 / sizeof(T);
+        dst.use(api, dn + blk, line);
+        src.check(api, so, blk, line);
+        detail::gm_read_after_write(src.base_ + so, blk * sizeof(T), api, line);
+        ascend_sim::read_after_cube(src.base_ + so, blk * sizeof(T), api, line);
+        std::memcpy(dst.ptr() + dn, src.base_ + so, size_t(blk * sizeof(T)));
+        dst.mark_written(dn, blk);
+        ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + dn * sizeof(T)), blk * sizeof(T));
+        dst.mte2_writes(dn * sizeof(T), blk * sizeof(T));
+    }
+}
+
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
     detail::check_len<T>("DataCopy", count, line);
@@ -1163,6 +1204,16 @@ ASC_SIM_SCALAR(Muls, x * s)
 ASC_SIM_SCALAR(Maxs, detail::nan_of(x) || x > s ? x : s)
 ASC_SIM_SCALAR(Mins, detail::nan_of(x) || x < s ? x : s)
 #undef ASC_SIM_SCALAR
+
+// LeakyRelu (count form): x >= 0 ? x : x * scalarValue, of half or float
+template <class T, bool isSetMask = true>
+inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,
+                      const int32_t& count, int line = __builtin_LINE()) {
+    static_assert(ASC_SIM_TYPES_FLOAT(T), "LeakyRelu: this element type is not one the API takes on A2 (half, float)");
+    const auto s = detail::ld(scalarValue);
+    detail::unary("LeakyRelu", dst, src, count, line, [s](T x0) {
+        auto x = detail::ld(x0); return detail::st<T>(x >= 0 ? x : x * s); });
+}
 
 #define ASC_SIM_UNARY(NAME, TYPES, EXPR)                                                                        \
     template <class T>                                                                                          \
@@ -1402,6 +1453,7 @@ ASC_SIM_SCALAR_REP(Adds, x + s)
 ASC_SIM_SCALAR_REP(Muls, x * s)
 ASC_SIM_SCALAR_REP(Maxs, detail::nan_of(x) || x > s ? x : s)
 ASC_SIM_SCALAR_REP(Mins, detail::nan_of(x) || x < s ? x : s)
+ASC_SIM_SCALAR_REP(LeakyRelu, x >= 0 ? x : x * s)
 #undef ASC_SIM_SCALAR_REP
 
 // Duplicate(dst, scalar, mask[] / mask, repeatTime, dstBlockStride, dstRepeatStride)
