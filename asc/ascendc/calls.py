@@ -739,7 +739,7 @@ def helper_call(tr, node, jf, args, kwargs):
                 continue
             sub.env[pname] = v
             sub.declare(pname, v.ctype)
-            ref = "&" if v.kind in ("que", "pipe", "buf") else ""
+            ref = "&" if v.kind in ("que", "pipe", "buf", "matmul") else ""
             sig.append(f"{v.ctype}{ref} {v.text}")
         sub.translate_body()
         cname = tr.prog.helper_cname(ident(jf.fn.__name__))
