@@ -53,7 +53,7 @@ def call(tr, node):
     if isinstance(f, objects.Params):
         return params_ctor(tr, node, f, args, kwargs)
     if isinstance(f, type) and issubclass(f, struct.Struct):
-        raise tr.err(node, "structs are built on the host and passed to the kernel as an argument")
+        return struct_ctor(tr, node, f, args, kwargs)
     if f is objects.ceildiv and not all(isinstance(x, Const) for x in args):
         a0, b0 = (tr.int_text(x, node) for x in args)
         tr.prog.uses_prelude = True
@@ -87,6 +87,32 @@ def call(tr, node):
         except Exception as e:   # noqa: BLE001 -- the user's error, at the user's line
             raise tr.err(node, f"{type(e).__name__}: {e}", CompileError) from None
     raise tr.err(node, f"{getattr(f, '__name__', f)!r} cannot be called with runtime values in a kernel")
+
+
+def struct_ctor(tr, node, cls, args, kwargs) -> Val:
+    """A kernel struct built in the kernel (asc.adv.TCubeTiling(m=..., base_m=...)): a C variable of the struct,
+    value-initialized, then each field given or with a non-zero default assigned."""
+    if args:
+        raise tr.err(node, f"{cls.__name__}(...) in a kernel takes its fields by keyword", KernelTypeError)
+    sets = []
+    for k, v in kwargs.items():
+        fd = cls._asc_fields.get(k)
+        if fd is None:
+            raise tr.err(node, f"struct {cls.__name__} has no field {k!r}", KernelTypeError)
+        if isinstance(fd, struct.StructField):
+            raise tr.err(node, f"{cls.__name__}.{k} is a struct: build it on the host", KernelTypeError)
+        sets.append((k, scalar_as(tr, node, v, fd.dtype, f"{cls.__name__}: {k}")))
+    for k, fd in cls._asc_fields.items():
+        if k not in kwargs and isinstance(fd, struct.Field) and fd.default:
+            sets.append((k, scalar_as(tr, node, Const(fd.default), fd.dtype, f"{cls.__name__}: {k}")))
+        elif k not in kwargs and isinstance(fd, struct.StructField):
+            raise tr.err(node, f"{cls.__name__} holds a struct ({k}): build it on the host and pass it to the "
+                               f"kernel as an argument")
+    tr.prog.structs.setdefault(cls, None)
+    external = bool(cls.__dict__.get("_asc_header"))
+    after = " ".join(f"{{name}}.{(cls._asc_fields[k].name or k) if external else k} = {t};" for k, t in sets)
+    return Val("new", f"{cls.__name__} {{name}}{{}};", cls.__name__, None, None,
+               (("kind", "struct"), ("struct", cls), ("after", after)))
 
 
 # ------------------------------------------------------------------ overloads of the table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,13 +170,24 @@ def translate_kernel(jf, bound: list) -> Kernel:
         # as pyasc: a kernel with a Matmul runs on cube and vector cores (MIX 1:2), or on the cube cores only
         kt = "AIC_ONLY" if jf.options.matmul_cube_only else "MIX_AIC_1_2"
         lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{kt});")
+    body = [x.render() if isinstance(x, Deferred) else x for x in tr.out]
     if prog.autos:
+        # one TPipe per kernel: the kernel's own (constructed in its body, not in a branch or loop) where it has
+        # one, the buffers given right after it; else asc's
+        own = next((i for i, x in enumerate(body) if re.fullmatch(r"    AscendC::TPipe \w+;", x)), None)
+        pipe = body[own].split()[1].rstrip(";") if own is not None else "asc_pipe"
         lines.append("    // the Unified Buffer of the LocalTensorAuto tensors, one TBuf each (insert_sync)")
-        lines.append("    AscendC::TPipe asc_pipe;")
+        if own is None:
+            lines.append("    AscendC::TPipe asc_pipe;")
+        inits = []
         for bid, nbytes in prog.autos:
             lines.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> asc_auto_buf_{bid};")
-            lines.append(f"    asc_pipe.InitBuffer(asc_auto_buf_{bid}, {nbytes});")
-    lines += [x.render() if isinstance(x, Deferred) else x for x in tr.out]
+            inits.append(f"    {pipe}.InitBuffer(asc_auto_buf_{bid}, {nbytes});")
+        if own is None:
+            lines += inits
+        else:
+            body[own + 1:own + 1] = inits
+    lines += body
     lines.append("}")
     text = "\n".join(lines) + "\n"
     if jf.options.strip_loc:
