@@ -43,7 +43,8 @@ def run_all(mm, ga, gb, gc, gbias, tiling: asc.adv.TCubeTiling, tail_m, tail_n, 
 @asc.jit
 def mm_gm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
           tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, trans_a: asc.ConstExpr[bool],
-          trans_b: asc.ConstExpr[bool], with_bias: asc.ConstExpr[bool]):
+          trans_b: asc.ConstExpr[bool], with_bias: asc.ConstExpr[bool], fmt_a: asc.ConstExpr = asc.CubeFormat.ND,
+          fmt_b: asc.ConstExpr = asc.CubeFormat.ND):
     """A MIX kernel (the default of a Matmul kernel): 1 AIC + 2 AIVs per block, each AIV one core's part of C."""
     off_a, off_b, off_c, off_bias, tail_m, tail_n = offsets(tiling, trans_a, trans_b)
     ga = asc.GlobalTensor()
@@ -55,8 +56,8 @@ def mm_gm(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias
     gc.set_global_buffer(c + off_c)
     gbias.set_global_buffer(bias + off_bias)
     pipe = asc.TPipe()
-    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype, trans_a),
-                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype, trans_b),
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, fmt_a, ga.dtype, trans_a),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, fmt_b, gb.dtype, trans_b),
                         c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype),
                         bias=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gbias.dtype))
     asc.adv.register_matmul(pipe, workspace, mm, tiling)
@@ -125,6 +126,45 @@ def mm_ub(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tili
                                         dst_stride=(tiling.n - tiling.base_n) * c.dtype.sizeof() // 32)
             asc.data_copy(gc[start:], t, repeat_params=params)
             que.free_tensor(t)
+        mm.end()
+
+
+@asc.jit
+def mm_auto(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, alpha: float,
+            size_m: asc.ConstExpr[int], size_n: asc.ConstExpr[int], size_k: asc.ConstExpr[int],
+            base: asc.ConstExpr, used: asc.ConstExpr[int], workspace: asc.GlobalAddress):
+    """pyasc's insert_sync matmul shape: the tiling built in the kernel, a bare ConstExpr, Matmul.init after
+    register_matmul, MatmulConfig(), each block into a LocalTensorAuto (on the kernel's own TPipe), LeakyRelu, and
+    DataCopy to C; one AIV per part of C (the others idle)."""
+    tiling = asc.adv.TCubeTiling(used_core_num=used, m=size_m, n=size_n, k_a=size_k, k_b=size_k, base_m=base,
+                                 base_n=base, base_k=base, single_core_m=base, single_core_n=base,
+                                 single_core_k=size_k, depth_a1=1, depth_b1=1, step_m=1, step_n=1)
+    idx = asc.get_block_idx()
+    m_index = idx % (size_m // base)
+    n_index = idx // (size_m // base)
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    ga.set_global_buffer(a + m_index * size_k * base)
+    gb.set_global_buffer(b + n_index * base)
+    gc.set_global_buffer(c + m_index * size_n * base + n_index * base)
+    pipe = asc.TPipe()
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.VECCALC, asc.CubeFormat.ND, gc.dtype),
+                        matmul_config=asc.adv.MatmulConfig())
+    asc.adv.register_matmul(pipe, workspace, mm)
+    if idx < used:
+        mm.init(tiling)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        with mm.iterate() as count:
+            out = asc.LocalTensorAuto(c.dtype, base * base)
+            mm.get_tensor_c(out, en_sequential_write=True)
+            asc.leaky_relu(out, out, alpha, count=base * base)
+            params = asc.DataCopyParams(block_count=base, block_len=base * c.dtype.sizeof() // 32, src_stride=0,
+                                        dst_stride=(size_n - base) * c.dtype.sizeof() // 32)
+            asc.data_copy(gc[count * base:], out, repeat_params=params)
         mm.end()
 
 

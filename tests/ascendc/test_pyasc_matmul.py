@@ -141,6 +141,41 @@ def test_blocks_into_ub_in_the_tilings_order(order):
     check(c, a, b)
 
 
+def nz(x):
+    """x (rows x cols, 16-bit) in NZ fractals: 16-element column strips, rows padded to 16, columns to 16."""
+    r, c = x.shape
+    p = np.zeros((-(-r // 16) * 16, -(-c // 16) * 16), x.dtype)
+    p[:r, :c] = x
+    return np.ascontiguousarray(p.reshape(p.shape[0], -1, 16).transpose(1, 0, 2)).reshape(-1)
+
+
+@pytest.mark.parametrize("fa,fb", [("NZ", "ND"), ("ND", "NZ"), ("NZ", "NZ")])
+def test_nz_operands(fa, fb):
+    m, n, k = 80, 96, 48
+    a, b, bias = operands(m, n, k, 7)
+    tl = tiling(m, n, k)
+    c = np.zeros((m, n), np.float32)
+    K.mm_gm[1, rt.current_stream()](nz(a) if fa == "NZ" else a, nz(b) if fb == "NZ" else b, c, bias, tl, WS,
+                                    False, False, False, getattr(asc.CubeFormat, fa), getattr(asc.CubeFormat, fb))
+    check(c, a, b)
+
+
+def test_insert_sync_shape_tiling_in_the_kernel_and_leaky_relu():
+    m = n = k = 128
+    rng = np.random.default_rng(5)
+    a = ((rng.random((m, k), dtype=np.float32) - .5) * 10)
+    b = ((rng.random((k, n), dtype=np.float32) - .5) * 10)
+    c = np.zeros((m, n), np.float32)
+    K.mm_auto[2, rt.current_stream()](a, b, c, 0.01, m, n, k, 64, 4, WS)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    lr = np.where(ref >= 0, ref, ref * np.float32(0.01))
+    tol = 2 * (k + 1) * 2.0 ** -24 * (np.abs(a).astype(np.float64) @ np.abs(b))
+    assert (np.abs(c - lr) <= tol).all()
+    src = K.mm_auto.source(a, b, c, 0.01, m, n, k, 64, 4, WS)
+    assert "TCubeTiling tiling{}; tiling.usedCoreNum = static_cast<int32_t>(4);" in src
+    assert "asc_pipe" not in src and "pipe.InitBuffer(asc_auto_buf_0, 16384);" in src
+
+
 # ------------------------------------------------------------------ the translation
 
 
