@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pyasc conformance: runs pyasc's own tests (tutorials 01 to 05, kernels/test_vadd.py and test_matmul*.py,
-# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py) against this checkout of asc, and prints a
-# pass/fail table.
+# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py) against this
+# checkout of asc, and prints a pass/fail table.
 #
 #   scripts/pyasc_conformance.sh PYASC_CHECKOUT      (a git checkout of hicann/pyasc, or its git dir)
 #
