@@ -243,8 +243,8 @@ public:
         if (C_TYPE::pos != TPosition::GM)
             fail(api, line, "IterateAll into a GlobalTensor needs C at TPosition::GM in its MatmulType");
         prepare(api, line);
-        reset_iteration();
-        prepare(api, line);
+        next_ = 0;                      // every block of the core's part, from the first
+        have_ = false;
         while (Iterate<sync>(false, line)) write_gm(api, gm, enAtomic, enSequentialWrite, line);
     }
 
