@@ -182,10 +182,9 @@ def translate_kernel(jf, bound: list) -> Kernel:
         inits = []
         for bid, nbytes in prog.autos:
             lines.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> asc_auto_buf_{bid};")
-            inits.append(f"    {pipe}.InitBuffer(asc_auto_buf_{bid}, {nbytes});")
-        if own is None:
-            lines += inits
-        else:
+            init = f"    {pipe}.InitBuffer(asc_auto_buf_{bid}, {nbytes});"
+            (lines if own is None else inits).append(init)
+        if own is not None:
             body[own + 1:own + 1] = inits
     lines += body
     lines.append("}")
