@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# pyasc conformance: runs pyasc's own tests (tutorials 01/02, kernels/test_vadd.py, kernels/insert_sync/test_vadd*.py
-# and test_softmax.py, generalization/basic/*.py) against this checkout of asc, and prints a pass/fail table.
+# pyasc conformance: runs pyasc's own tests (tutorials 01 to 05, kernels/test_vadd.py and test_matmul*.py,
+# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py) against this
+# checkout of asc, and prints a pass/fail table.
 #
 #   scripts/pyasc_conformance.sh PYASC_CHECKOUT      (a git checkout of hicann/pyasc, or its git dir)
 #
@@ -41,13 +42,16 @@ run_pytest() {   # dir file
     done < <(printf '%s\n' "$out" | grep -E "^/[^ ]*:[0-9]+: [A-Za-z_.]*(Error|Exception)")
     rows+=("$(printf '%-55s %-6s %s' "${dir#$WORK/python/}/$file" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$summary")")
 }
-for t in 01_add/add.py 02_add_framework/add_framework.py; do
+for t in 01_add/add.py 02_add_framework/add_framework.py 03_matmul_mix/matmul_mix.py \
+         04_matmul_cube_only/matmul_cube_only.py 05_matmul_leakyrelu/matmul_leakyrelu.py; do
     d="$WORK/python/tutorials/$(dirname "$t")"
     if (cd "$d" && python "$(basename "$t")" >/dev/null 2>&1); then r=PASS; else r=FAIL; fi
     rows+=("$(printf '%-55s %-6s %s' "tutorials/$t" "$r" "python $(basename "$t")")")
 done
-run_pytest "$WORK/python/test/kernels" test_vadd.py
-for f in test_vadd.py test_vadd_scalar.py test_softmax.py; do
+for f in test_vadd.py test_matmul.py test_matmul_torch.py; do
+    run_pytest "$WORK/python/test/kernels" "$f"
+done
+for f in test_vadd.py test_vadd_scalar.py test_softmax.py test_matmul.py; do
     # each file on its own: pyasc's two test_vadd.py have one basename (pytest's rootdir-less import mode clashes)
     cp "$WORK/python/test/kernels/conftest.py" "$WORK/python/test/kernels/insert_sync/conftest.py"
     run_pytest "$WORK/python/test/kernels/insert_sync" "$f"

@@ -210,18 +210,33 @@ not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_int
         "ListTensorDesc.get_data_ptr", "ListTensorDesc.get_desc", "ListTensorDesc.get_size", "ListTensorDesc.init",
         "TensorDesc.get_data_obj", "TensorDesc.get_data_ptr", "TensorDesc.get_dim", "TensorDesc.get_index",
         "TensorDesc.get_shape", "TensorDesc.set_shape_addr", note="vector path first; cube, atomics, sort later")
+api("adv.Matmul", "adv", "Matmul", special="ctor",
+    note="A and B in GM (ND or NZ, transposed or not) of float16, bfloat16 or float32; C float32 or the inputs' type "
+         "in GM or UB; bias")
+api("adv.register_matmul", "adv", "REGIST_MATMUL_OBJ", "pipe:p workspace:p matmul:p tiling:p=None", special="regist")
+for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", "tensor:p transpose:p=False"),
+                   ("set_tensor_b", "SetTensorB", "tensor:p transpose:p=False"), ("set_bias", "SetBias", "tensor:p"),
+                   ("disable_bias", "DisableBias", ""), ("set_tail", "SetTail", "tail_m:n=-1 tail_n:n=-1 tail_k:n=-1"),
+                   ("set_org_shape", "SetOrgShape", "org_m:n org_n:n org_ka:n org_kb:n=None org_kc:n=None"),
+                   ("set_single_shape", "SetSingleShape", "single_m:n single_n:n single_k:n"),
+                   ("iterate", "Iterate", "en_partial_sum:p=False sync:p=True local_c_matrix:p=None"),
+                   ("iterate_all", "IterateAll", "tensor:p en_atomic:n=0 sync:p=True en_sequential_write:p=None "
+                    "wait_iterate_all:p=None fake_msg:p=None"),
+                   ("get_tensor_c", "GetTensorC", "tensor:p en_atomic:n=0 en_sequential_write:p=False sync:p=True "
+                    "optional_tensor:p=None"), ("end", "End", "")):
+    api(f"adv.Matmul.{_n}", "adv", _c, _s, special="method",
+        note="`with mm.iterate() as count:` loops while Iterate() gives a block" if _n == "iterate" else "")
+api("ascend_is_aic", "basic", "ASCEND_IS_AIC", "", special="coretype")
+api("ascend_is_aiv", "basic", "ASCEND_IS_AIV", "", special="coretype")
 not_yet("adv", "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "concat", "cosh", "digamma", "erfc",
         "extract", "frac", "lgamma", "log", "power", "round", "sign", "sinh", "tan", "trunc", "xor",
         "get_basic_config", "get_ib_share_norm_config", "get_matmul_api_tiling", "get_mdl_config", "get_mm_config",
-        "get_normal_config", "get_special_basic_config", "get_special_mdl_config", "register_matmul", "Matmul",
-        "Matmul.async_get_tensor_c", "Matmul.disable_bias", "Matmul.end", "Matmul.get_batch_tensor_c",
-        "Matmul.get_offset_c", "Matmul.get_tensor_c", "Matmul.init", "Matmul.iterate", "Matmul.iterate_all",
-        "Matmul.iterate_batch", "Matmul.iterate_n_batch", "Matmul.set_batch_num", "Matmul.set_bias",
-        "Matmul.set_hf32", "Matmul.set_org_shape", "Matmul.set_quant_scalar", "Matmul.set_quant_vector",
-        "Matmul.set_self_define_data", "Matmul.set_single_shape", "Matmul.set_sparse_index", "Matmul.set_tail",
-        "Matmul.set_tensor_a", "Matmul.set_tensor_b", "Matmul.set_user_def_info", "Matmul.set_workspace",
+        "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
+        "Matmul.async_get_tensor_c", "Matmul.get_batch_tensor_c", "Matmul.get_offset_c", "Matmul.iterate_batch",
+        "Matmul.iterate_n_batch", "Matmul.set_batch_num", "Matmul.set_hf32", "Matmul.set_quant_scalar",
+        "Matmul.set_quant_vector", "Matmul.set_self_define_data", "Matmul.set_sparse_index", "Matmul.set_user_def_info", "Matmul.set_workspace",
         "Matmul.wait_get_tensor_c", "Matmul.wait_iterate_all", "Matmul.wait_iterate_batch",
-        note="the cube path (Matmul) and the rest of the advanced math come later")
+        note="the rest of the Matmul API and of the advanced math come later")
 
 BY_NAME = {a.name: a for a in TABLE}
 

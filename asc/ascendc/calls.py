@@ -8,7 +8,7 @@ import inspect
 
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
-from . import dtypes, enums, objects, struct
+from . import dtypes, enums, matmul, objects, struct
 from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
@@ -53,7 +53,7 @@ def call(tr, node):
     if isinstance(f, objects.Params):
         return params_ctor(tr, node, f, args, kwargs)
     if isinstance(f, type) and issubclass(f, struct.Struct):
-        raise tr.err(node, "structs are built on the host and passed to the kernel as an argument")
+        return struct_ctor(tr, node, f, args, kwargs)
     if f is objects.ceildiv and not all(isinstance(x, Const) for x in args):
         a0, b0 = (tr.int_text(x, node) for x in args)
         tr.prog.uses_prelude = True
@@ -87,6 +87,32 @@ def call(tr, node):
         except Exception as e:   # noqa: BLE001 -- the user's error, at the user's line
             raise tr.err(node, f"{type(e).__name__}: {e}", CompileError) from None
     raise tr.err(node, f"{getattr(f, '__name__', f)!r} cannot be called with runtime values in a kernel")
+
+
+def struct_ctor(tr, node, cls, args, kwargs) -> Val:
+    """A kernel struct built in the kernel (asc.adv.TCubeTiling(m=..., base_m=...)): a C variable of the struct,
+    value-initialized, then each field given or with a non-zero default assigned."""
+    if args:
+        raise tr.err(node, f"{cls.__name__}(...) in a kernel takes its fields by keyword", KernelTypeError)
+    sets = []
+    for k, v in kwargs.items():
+        fd = cls._asc_fields.get(k)
+        if fd is None:
+            raise tr.err(node, f"struct {cls.__name__} has no field {k!r}", KernelTypeError)
+        if isinstance(fd, struct.StructField):
+            raise tr.err(node, f"{cls.__name__}.{k} is a struct: build it on the host", KernelTypeError)
+        sets.append((k, scalar_as(tr, node, v, fd.dtype, f"{cls.__name__}: {k}")))
+    for k, fd in cls._asc_fields.items():
+        if k not in kwargs and isinstance(fd, struct.Field) and fd.default:
+            sets.append((k, scalar_as(tr, node, Const(fd.default), fd.dtype, f"{cls.__name__}: {k}")))
+        elif k not in kwargs and isinstance(fd, struct.StructField):
+            raise tr.err(node, f"{cls.__name__} holds a struct ({k}): build it on the host and pass it to the "
+                               f"kernel as an argument")
+    tr.prog.structs.setdefault(cls, None)
+    external = bool(cls.__dict__.get("_asc_header"))
+    after = " ".join(f"{{name}}.{(cls._asc_fields[k].name or k) if external else k} = {t};" for k, t in sets)
+    return Val("new", f"{cls.__name__} {{name}}{{}};", cls.__name__, None, None,
+               (("kind", "struct"), ("struct", cls), ("after", after)))
 
 
 # ------------------------------------------------------------------ overloads of the table
@@ -351,8 +377,14 @@ def sp_trans_5hd(tr, node, a, args, kwargs):
     return void(f"AscendC::TransDataTo5HD<{lists[0][1][0].dtype.cname}>({lists[0][0]}, {lists[1][0]}, {ptext})")
 
 
+def sp_coretype(tr, node, a, args, kwargs):
+    bind(tr, node, a, args, kwargs)
+    return scalar(f"({a.cname})", dtypes.bool_)
+
+
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
-            "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd}
+            "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd, "regist": matmul.register,
+            "coretype": sp_coretype}
 
 
 # ------------------------------------------------------------------ constructors
@@ -388,6 +420,8 @@ def _args(tr, node, name, names, args, kwargs, defaults=None):
 
 def construct(tr, node, cls, args, kwargs):
     name = cls._asc_name
+    if name == "adv.Matmul":
+        return matmul.construct(tr, node, args, kwargs)
     if name == "GlobalTensor":
         _args(tr, node, name, [], args, kwargs)
         d = Deferred("")
@@ -560,6 +594,14 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
 
 def method(tr, node, obj: Val, name: str, args, kwargs):
     kind = obj.kind
+    if kind == "matmul":
+        return matmul.method(tr, node, obj, name, args, kwargs)
+    if kind == "scalar" and name == "ceildiv":         # pyasc's RuntimeInt.ceildiv(b): (a + b - 1) // b
+        if len(args) != 1 or kwargs:
+            raise tr.err(node, "ceildiv takes one argument: a.ceildiv(b)", KernelTypeError)
+        a0, b0 = obj.text, tr.int_text(args[0], node)
+        tr.prog.uses_prelude = True
+        return scalar(f"asc_floordiv({a0} + {b0} - 1, {b0})", dtypes.int64)
     cls = {"gtensor": "GlobalTensor", "ltensor": "LocalTensor", "que": "TQue", "pipe": "TPipe",
            "pipeptr": "TPipe", "buf": "TBuf"}.get(kind)
     a = api_mod.lookup(f"{cls}.{name}") if cls else None
@@ -723,7 +765,7 @@ def helper_call(tr, node, jf, args, kwargs):
                 continue
             sub.env[pname] = v
             sub.declare(pname, v.ctype)
-            ref = "&" if v.kind in ("que", "pipe", "buf") else ""
+            ref = "&" if v.kind in ("que", "pipe", "buf", "matmul") else ""
             sig.append(f"{v.ctype}{ref} {v.text}")
         sub.translate_body()
         cname = tr.prog.helper_cname(ident(jf.fn.__name__))

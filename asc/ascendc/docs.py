@@ -32,12 +32,59 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
   Compare/Select, the reductions, TransDataTo5HD (16-bit elements; tensor lists, uint64_t address arrays and the
   address-tensor form, whose element type asc takes from the addresses stored with
   `set_value(i, t[k].get_phy_addr())`), SetAippFunctions (the configuration, checked as documented; LoadImageToLocal,
-  which applies it, is not yet) and SoftMax (ND, last axis, from the ShapeInfo), and is growing to LeakyRelu, AddRelu/SubRelu, the bitwise and shift APIs and the repeat form of
-  Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
+  which applies it, is not yet), SoftMax (ND, last axis, from the ShapeInfo), LeakyRelu, DataCopy with
+  DataCopyParams between GM and UB, and the Matmul high-level API (below), and is growing to AddRelu/SubRelu, the
+  bitwise and shift APIs and the repeat form of Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
 """
 
-TAIL = """## Host tiling (`asc.lib.host`)
+TAIL = """## The Matmul high-level API (`asc.adv.Matmul`)
+
+pyasc's tutorials 03 (matmul_mix), 04 (matmul_cube_only) and 05 (matmul_leakyrelu) run unmodified on the CPU
+twin. A kernel builds `asc.adv.Matmul(a=MatmulType(position, CubeFormat, dtype, is_trans), b=..., c=...,
+bias=None, matmul_config=None)`, registers it with `asc.adv.register_matmul(pipe, workspace, mm, tiling)` (or
+`register_matmul(pipe, workspace, mm)` and `mm.init(tiling)`), gives it its operands (`set_tensor_a/b(tensor,
+transpose)`, `set_bias`, `disable_bias`, `set_tail(tail_m, tail_n, tail_k)`, `set_org_shape`,
+`set_single_shape`) and computes C with `iterate_all(gm_tensor, en_atomic)` or block by block with
+`with mm.iterate() as count:` and `get_tensor_c(ub_tensor, en_sequential_write=True)` (or into GM), then
+`end()`. They are translated 1:1 to CANN's API: `#include "lib/matmul_intf.h"`,
+`AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, half, false>, ...> mm;`,
+`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling);`, `mm.SetTensorA(...)`, `mm.IterateAll(...)`, `while
+mm.Iterate()` as `for (int64_t count = 0; mm.Iterate(false); ++count)`, `mm.GetTensorC(...)`, `mm.End()`. The
+tiling is CANN's `TCubeTiling` (`#include "kernel_tiling/kernel_tiling.h"`; `tiling.base_m` is `tiling.baseM`).
+`MatmulConfig()` is CFG_NORM and `MatmulConfig(do_norm=False, do_multi_data_load=True)` CFG_MDL; other
+configurations, matmul policies, batch iteration and quantization are not yet.
+
+A kernel with a Matmul is, as in pyasc, a MIX kernel (`KERNEL_TYPE_MIX_AIC_1_2`: each of the launch's blocks is
+one AIC and two AIVs; `set_dim(48)` on the host counts the AIVs) or, with `@asc.jit(matmul_cube_only=True)`, a
+cube-only one (`#define ASCENDC_CUBE_ONLY`, `KERNEL_TYPE_AIC_ONLY`: one AIC per block, where
+`asc.ascend_is_aic()` holds). ascend-sim runs both with the launch model of kernel_operator.h: in a MIX launch
+`REGIST_MATMUL_OBJ` makes the AIC leave the kernel (on the NPU it serves the AIVs' Matmul messages through the
+workspace) and each AIV's Matmul computes what its cube core would; in a cube-only launch the AIC computes.
+ascend-sim's Matmul (asc/include/ascend_sim/lib/matmul_intf.h) takes A and B in GM, ND or NZ, transposed or
+not, of float16, bfloat16 or float32, C float32 or the inputs' type in GM or UB, a float32 (or input-typed)
+bias; it multiplies each base block (baseM x baseN over the whole K, in the tiling's iterate_order: 0 M first,
+1 N first) accumulating in float32 as L0C does, adds the bias row first, and rounds once to C's type; the core's
+part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. Its rules, each an error naming the call
+and the Python line:
+
+- a Matmul in a launch of vector cores only (`kernel_type=KERNEL_TYPE_AIV_ONLY`): there is no cube core;
+- a MIX kernel's `register_matmul` with a null workspace;
+- a method before the Matmul is initialized (register_matmul with a tiling, or `init`); `iterate` /
+  `iterate_all` before `set_tensor_a` and `set_tensor_b`; `get_tensor_c` without a block from `iterate`;
+- A and B of different types, C neither float32 nor the inputs' type, a bias of another type;
+- the tiling: non-positive shapes, base_m / base_n not multiples of 16 or base_k not of 32 bytes of the input
+  (whole fractals), L0A (base_m x base_k x size x db_l0a), L0B (base_k x base_n x size x db_l0b) over 64 KB,
+  L0C (base_m x base_n x 4 x db_l0c) over 128 KB, L1 (depth_a1 x base_m x base_k + depth_b1 x base_k x base_n
+  elements, plus the bias row) over 512 KB, an iterate_order other than 0 and 1;
+- GM accesses outside a sized GlobalTensor; `get_tensor_c` into a LocalTensor smaller than the block or outside
+  the UB; `iterate_all` into GM with C not at `TPosition.GM`, `get_tensor_c` into UB with C at GM.
+
+The emulation is fast enough to develop on: a 1024 x 1024 x 1024 float16 Matmul takes about 0.15 s per launch on
+the CPU twin of a 2-core machine (`python benchmarks/pyasc_matmul.py`; NumPy's float32 matmul: 0.03 s), the
+operands converted to float32 once per core and multiplied by a register-blocked kernel compiled -O3.
+
+## Host tiling (`asc.lib.host`)
 
 `import asc.lib.host as host` gives pyasc's Matmul tiling classes with asc's own tiling algorithm:
 `MatmulApiTiling` (one core), `MultiCoreMatmulTiling` (up to `set_dim(dim)` cores, all of the platform's by
@@ -113,9 +160,12 @@ def render() -> str:
         for a in rows:
             name = a.name if a.name.startswith("adv.") or module != "basic" else a.name
             cls = a.name.split(".")[0] if "." in a.name and not a.name.startswith("adv.") else None
+            parts = a.name.split(".")
+            if len(parts) == 3 and parts[1][:1].isupper():          # adv.Matmul.set_tensor_a
+                cls = parts[1]
             c = "" if not a.cname or a.status != api.SUPPORTED else \
                 (f"`{cls}::{a.cname}`" if cls else f"`{a.cname[2:]}` (global scope)" if a.cname.startswith("::")
-                 else f"`AscendC::{a.cname}`")
+                 else f"`{a.cname}`" if a.cname.isupper() else f"`AscendC::{a.cname}`")
             out.append(f"| `asc.{name}` | {c} | {a.status} | {a.note} |")
         out.append("")
     out.append(TAIL)

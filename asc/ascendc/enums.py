@@ -154,4 +154,27 @@ class AippInputFormat(_CEnum):
     YUV400_U8 = 9
 
 
-ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat, AippInputFormat)
+class CubeFormat(_CEnum):
+    """The layouts of a Matmul operand (MatmulType): ND row-major, NZ fractals, ..."""
+    ND = 0
+    NZ = 1
+    ZN = 2
+    ZZ = 3
+    NN = 4
+    ND_ALIGN = 5
+    SCALAR = 6
+    VECTOR = 7
+    COLUMN_MAJOR = 8
+
+
+class LayoutMode(_CEnum):
+    """The batch layouts of a Matmul operand (MatmulType)."""
+    NONE = 0
+    BSNGD = 1
+    SBNGD = 2
+    BNGS1S2 = 3
+    NORMAL = 4
+
+
+ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat, AippInputFormat,
+       CubeFormat, LayoutMode)

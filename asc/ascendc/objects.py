@@ -4,6 +4,8 @@ translator reads them; called from plain Python (outside a kernel) they are an e
 from __future__ import annotations
 
 from . import api as _api
+from .matmul import MatmulConfig as _MatmulConfig
+from .matmul import MatmulType as _MatmulType
 from .tiling import TCubeTiling as _TCubeTiling
 
 
@@ -31,6 +33,9 @@ TQue = _kclass("TQue", "TQue(position, depth): a queue of local buffers (AscendC
 TQueBind = _kclass("TQueBind", "TQueBind(src, dst, depth): a queue between two positions.")
 TBuf = _kclass("TBuf", "TBuf(position): a buffer without queue semantics (AscendC::TBuf<position>).")
 ShapeInfo = _kclass("ShapeInfo", "ShapeInfo(shape, original_shape=None, data_format=ND).")
+Matmul = _kclass("adv.Matmul", "asc.adv.Matmul(a=MatmulType, b=..., c=..., bias=None, matmul_config=None): the Matmul "
+                               "high-level API (AscendC::Matmul<...>): register_matmul, then set_tensor_a/b, "
+                               "iterate_all or iterate/get_tensor_c, end.")
 
 
 class Params:
@@ -120,6 +125,9 @@ class _Adv:
 
     SoftmaxTiling = SoftmaxTiling
     TCubeTiling = _TCubeTiling
+    Matmul = Matmul
+    MatmulType = _MatmulType
+    MatmulConfig = _MatmulConfig
 
     def __repr__(self) -> str:
         return "<module 'asc.adv'>"

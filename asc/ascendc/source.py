@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ArgumentError
-from . import dtypes, struct
+from . import dtypes, matmul, struct
 from .translate import PRELUDE, FuncTranslator, Program, ident
 from .values import Const, Deferred, Val, freeze, param_kind
 
@@ -142,8 +143,15 @@ def translate_kernel(jf, bound: list) -> Kernel:
     tr.translate_body()
     lines = [f"// Ascend C translated by asc from the pyasc kernel {name!r} "
              f"({os.path.basename(tr.file)}:{tr.first})",
-             "// specialized on: " + (", ".join(spec) or "(no parameters)"),
-             '#include "kernel_operator.h"', ""]
+             "// specialized on: " + (", ".join(spec) or "(no parameters)")]
+    if prog.uses_matmul and jf.options.matmul_cube_only:
+        lines.append("#define ASCENDC_CUBE_ONLY")
+    lines.append('#include "kernel_operator.h"')
+    for h in sorted({cls.__dict__["_asc_header"] for cls in prog.structs if cls.__dict__.get("_asc_header")}):
+        lines.append(f'#include "{h}"')
+    if prog.uses_matmul:
+        lines.append(matmul.INCLUDE)
+    lines.append("")
     if prog.uses_prelude:
         lines += PRELUDE.splitlines() + [""]
     seen: set = set()
@@ -158,13 +166,27 @@ def translate_kernel(jf, bound: list) -> Kernel:
     if jf.options.kernel_type is not None:
         from ..runtime.config import KernelType
         lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{KernelType(jf.options.kernel_type).name});")
+    elif prog.uses_matmul:
+        # as pyasc: a kernel with a Matmul runs on cube and vector cores (MIX 1:2), or on the cube cores only
+        kt = "AIC_ONLY" if jf.options.matmul_cube_only else "MIX_AIC_1_2"
+        lines.append(f"    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_{kt});")
+    body = [x.render() if isinstance(x, Deferred) else x for x in tr.out]
     if prog.autos:
+        # one TPipe per kernel: the kernel's own (constructed in its body, not in a branch or loop) where it has
+        # one, the buffers given right after it; else asc's
+        own = next((i for i, x in enumerate(body) if re.fullmatch(r"    AscendC::TPipe \w+;", x)), None)
+        pipe = body[own].split()[1].rstrip(";") if own is not None else "asc_pipe"
         lines.append("    // the Unified Buffer of the LocalTensorAuto tensors, one TBuf each (insert_sync)")
-        lines.append("    AscendC::TPipe asc_pipe;")
+        if own is None:
+            lines.append("    AscendC::TPipe asc_pipe;")
+        inits = []
         for bid, nbytes in prog.autos:
             lines.append(f"    AscendC::TBuf<AscendC::TPosition::VECCALC> asc_auto_buf_{bid};")
-            lines.append(f"    asc_pipe.InitBuffer(asc_auto_buf_{bid}, {nbytes});")
-    lines += [x.render() if isinstance(x, Deferred) else x for x in tr.out]
+            init = f"    {pipe}.InitBuffer(asc_auto_buf_{bid}, {nbytes});"
+            (lines if own is None else inits).append(init)
+        if own is not None:
+            body[own + 1:own + 1] = inits
+    lines += body
     lines.append("}")
     text = "\n".join(lines) + "\n"
     if jf.options.strip_loc:

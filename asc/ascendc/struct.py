@@ -81,6 +81,9 @@ class Struct(metaclass=_StructMeta):
         out = []
         if cls in seen:
             return out
+        if cls.__dict__.get("_asc_header"):       # declared by an Ascend C header (TCubeTiling): included instead
+            seen.add(cls)
+            return out
         for f in cls._asc_fields.values():
             if isinstance(f, StructField):
                 out += f.cls.c_declarations(seen)

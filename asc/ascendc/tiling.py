@@ -34,6 +34,9 @@ class TCubeTiling(Struct):
     layouts. Every field is an int32 and 0 until set: TCubeTiling(m=..., ...) or a host tiling's get_tiling."""
 
     locals().update({py: Field(dtypes.int32, 0, name=c) for py, c in TCUBE_FIELDS})
+    # the C struct is CANN's (kernel_tiling/kernel_tiling.h, global namespace): the source includes that header
+    # and a kernel's tiling.base_m is tiling.baseM there
+    _asc_header = "kernel_tiling/kernel_tiling.h"
 
     def c_name(self, field: str) -> str:
         """The Ascend C name of a field (`c_name("base_m")` is "baseM")."""

@@ -95,6 +95,7 @@ class Program:
         self.raw_count = 0
         self.uses_prelude = False
         self.addr_elem: dict = {}          # LocalTensor<uint64_t> text -> element types of the addresses stored
+        self.uses_matmul = False           # an asc.adv.Matmul: lib/matmul_intf.h, and a kernel with a cube core
 
     def snapshot(self):
         return (list(self.funcs), dict(self.helpers), dict(self.helper_names), self.sync.copy())
@@ -212,6 +213,8 @@ class FuncTranslator:
         self.parts = parts
         if isinstance(node, (ast.For, ast.While, ast.If)):
             return self.compound(node)
+        if isinstance(node, ast.With):
+            return self.with_stmt(node)
         if isinstance(node, ast.Pass):
             return
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -259,14 +262,41 @@ class FuncTranslator:
             self.parts.append("return;")
             return
         v = self.expr(node.value)
-        if isinstance(v, Const):
+        if isinstance(v, Const) and isinstance(v.value, tuple) and not self.is_kernel:
+            v = self.tuple_val(v.value, node)
+        elif isinstance(v, Const):
             if not is_num(v.value):
                 raise self.err(node, "a helper returns a number or a runtime value")
             v = self.scalar_val(v)
+        if self.ret is not None and self.ret.ctype != v.ctype and v.kind == "tuple" and self.ret.kind == "tuple" \
+                and self.ret.get("elems") == v.get("elems"):
+            v = Val("tuple", v.text.replace(v.ctype, self.ret.ctype, 1), self.ret.ctype, None, None, self.ret.info)
         if self.ret is not None and self.ret.ctype != v.ctype:
             raise self.err(node, f"the helper returns {self.ret.ctype} and {v.ctype}", KernelTypeError)
         self.ret = v
         self.parts.append(f"return {v.text};")
+
+    def tuple_val(self, items, node) -> Val:
+        """A helper's `return a, b, c` of scalars: a struct of the values (one C struct per helper and element
+        types), which the caller unpacks (x, y, z = helper(...))."""
+        vals = []
+        for x in items:
+            if isinstance(x, Const):
+                if not is_num(x.value):
+                    raise self.err(node, f"a helper returns a tuple of numbers or scalars, not {x.value!r}",
+                                   KernelTypeError)
+                x = self.scalar_val(x)
+            if not (isinstance(x, Val) and x.kind == "scalar"):
+                raise self.err(node, f"a helper returns a tuple of scalars, not of a {x.kind}", KernelTypeError)
+            vals.append(x)
+        elems = tuple((x.ctype, x.dtype) for x in vals)
+        if self.ret is not None and self.ret.kind == "tuple" and self.ret.get("elems") == elems:
+            name = self.ret.ctype
+        else:
+            name = self.prog.helper_cname(f"{ident(self.fn.__name__)}_ret")
+            fields = " ".join(f"{ct} v{i};" for i, (ct, _) in enumerate(elems))
+            self.prog.funcs.append([f"struct {name} {{ {fields} }};"])
+        return Val("tuple", f"{name}{{{', '.join(x.text for x in vals)}}}", name, None, None, (("elems", elems),))
 
     def compound(self, node):
         if isinstance(node, ast.If):
@@ -325,6 +355,23 @@ class FuncTranslator:
                   f"{inc}) {{")
         self.loop_body(node, header, node.body, (pyvar, var))
 
+    def with_stmt(self, node):
+        """`with mm.iterate() as count:` (pyasc's Matmul iterator): a loop while Iterate() gives the next block,
+        `count` counting the blocks from 0."""
+        if len(node.items) != 1:
+            raise self.err(node, "a kernel's with statement takes one context (with mm.iterate() as count:)")
+        item = node.items[0]
+        ctx = self.expr(item.context_expr)
+        if not (isinstance(ctx, Val) and ctx.kind == "mmiter"):
+            raise self.err(item.context_expr, "a kernel's with statement takes a Matmul's iterate() "
+                                              "(with mm.iterate() as count:)")
+        if item.optional_vars is not None and not isinstance(item.optional_vars, ast.Name):
+            raise self.err(item.optional_vars, "with ... as NAME: the block counter is one name")
+        pyvar = item.optional_vars.id if item.optional_vars is not None else self.fresh("asc_count")
+        var = ident(pyvar)
+        self.stmt_header(node)
+        self.loop_body(node, f"for (int64_t {var} = 0; {ctx.text}; ++{var}) {{", node.body, (pyvar, var))
+
     def loop_body(self, node, header, body, var=None):
         saved_env = dict(self.env)
         if self.prog.insert_sync:
@@ -367,9 +414,43 @@ class FuncTranslator:
 
     # ------------------------------------------------------------------ assignment
 
+    def unpack(self, target, v: Val, node):
+        elems = v.get("elems")
+        if len(target.elts) != len(elems):
+            raise self.err(node, f"the helper returns {len(elems)} values, {len(target.elts)} names take them")
+        tmp = self.fresh("asc_ret")
+        self.parts.append(f"{v.ctype} {tmp} = {v.text};")
+        for i, (t, (ct, dt)) in enumerate(zip(target.elts, elems)):
+            if not isinstance(t, ast.Name):
+                raise self.err(t, "assign to names")
+            self.bind_val(t.id, Val("scalar", f"{tmp}.v{i}", ct, dt), node)
+
+    def bind_val(self, name, v: Val, node):
+        """name = v, for a runtime value: a C variable declared at its first assignment, one type per name."""
+        cn = ident(name)
+        have = self.declared(name)
+        if have is not None:
+            if have != v.ctype and not self.widens(have, v):
+                raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
+                               KernelTypeError)
+            if v.text != cn:
+                self.parts.append(f"{cn} = {v.text};")
+        else:
+            self.declare(name, v.ctype)
+            self.parts.append(f"{v.ctype} {cn} = {v.text};")
+        self.env[name] = Val(v.kind, cn, v.ctype, v.dtype, v.root, v.info)
+
+    @staticmethod
+    def widens(have: str, v: Val) -> bool:
+        """An integer scalar stored in an int64_t variable (a struct's int32 field into a Python int)."""
+        return have == "int64_t" and v.kind == "scalar" and v.dtype is not None and v.dtype.is_int and \
+            v.dtype.name != "uint64"
+
     def assign(self, target, value_node, node):
         if isinstance(target, ast.Tuple):
             v = self.expr(value_node)
+            if isinstance(v, Val) and v.kind == "tuple":
+                return self.unpack(target, v, node)
             if not (isinstance(v, Const) and isinstance(v.value, (tuple, list))) or len(v.value) != len(target.elts):
                 raise self.err(node, "tuple assignment takes a compile-time tuple of the same length")
             for t, x in zip(target.elts, v.value):
@@ -381,7 +462,7 @@ class FuncTranslator:
             obj = self.expr(target.value)
             if isinstance(obj, Val) and obj.kind == "struct":
                 v = self.expr(value_node)
-                self.parts.append(f"{obj.text}.{target.attr} = {self.value_text(v, target)};")
+                self.parts.append(f"{obj.text}.{self.field_cname(obj, target.attr)} = {self.value_text(v, target)};")
                 return
             raise self.err(target, "assignment to an attribute of this value is not supported")
         if isinstance(target, ast.Subscript):
@@ -430,7 +511,7 @@ class FuncTranslator:
             raise self.err(value_node, "this value cannot be stored in a kernel variable")
         have = self.declared(name)
         if have is not None:
-            if have != v.ctype:
+            if have != v.ctype and not self.widens(have, v):
                 raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
                                KernelTypeError)
             if v.text != cn:
@@ -543,12 +624,22 @@ class FuncTranslator:
             f = cls._asc_fields.get(attr)
             if f is None:
                 raise self.err(node, f"struct {cls.__name__} has no field {attr!r}", CompileError)
-            text = f"{base.text}.{attr}"
+            text = f"{base.text}.{self.field_cname(base, attr)}"
             if isinstance(f, struct.StructField):
                 self.prog.structs.setdefault(f.cls, None)
                 return Val("struct", text, f.cls.__name__, None, None, (("struct", f.cls),))
             return Val("scalar", text, f.dtype.cname, f.dtype)
         return Bound(base, attr)
+
+    @staticmethod
+    def field_cname(base: Val, attr: str) -> str:
+        """The C name of a struct field: the Python name, or for a struct the Ascend C headers declare
+        (TCubeTiling) the header's name of the field (Field(name=...))."""
+        cls = base.get("struct")
+        if cls is not None and getattr(cls, "_asc_header", None):
+            f = cls._asc_fields.get(attr)
+            return getattr(f, "name", None) or attr
+        return attr
 
     def e_Subscript(self, node):
         base = self.expr(node.value)

@@ -73,7 +73,7 @@ def param_kind(fn, name):
             ann = eval(ann, fn.__globals__)      # noqa: S307 -- the user's own annotation, in its module
         except Exception:   # noqa: BLE001
             ann = None
-    return "const" if isinstance(ann, ConstExpr) else "value"
+    return "const" if isinstance(ann, ConstExpr) or ann is ConstExpr else "value"   # asc.ConstExpr[int] or bare
 
 
 def freeze(v):

@@ -47,8 +47,17 @@ def configured(**kw):
 
 
 def _header_hash() -> str:
-    with open(HEADER, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    """The hash of ascend-sim's headers (kernel_operator.h and the headers beside it: lib/matmul_intf.h, ...)."""
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(SIM_DIR):
+        dirs.sort()
+        for fn in sorted(files):
+            if fn.endswith(".h"):
+                path = os.path.join(root, fn)
+                h.update(os.path.relpath(path, SIM_DIR).encode() + b"\0")
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()
 
 
 def _arg_ctype(kind: str, ct: str) -> str:
@@ -57,10 +66,12 @@ def _arg_ctype(kind: str, ct: str) -> str:
     return f"*(const {ct}*)"
 
 
-def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False, aiv_sync: bool = False) -> str:
-    """The extern "C" runner of a kernel: its blocks on worker threads, or (mix: a KERNEL_TYPE_MIX_AIC_1_2 kernel)
-    blockDim AICs and 2 * blockDim AIVs all at once, or (aiv_sync: a KERNEL_TYPE_MIX_AIV_1_0 kernel, a vector kernel
-    with the hard SyncAll) its blockDim AIVs all at once."""
+def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False, aiv_sync: bool = False,
+                   aic: bool = False) -> str:
+    """The extern "C" runner of a kernel: its blocks on worker threads (aic: a KERNEL_TYPE_AIC_ONLY kernel, whose
+    blocks are cube cores), or (mix: a KERNEL_TYPE_MIX_AIC_1_2 kernel) blockDim AICs and 2 * blockDim AIVs all at
+    once, or (aiv_sync: a KERNEL_TYPE_MIX_AIV_1_0 kernel, a vector kernel with the hard SyncAll) its blockDim AIVs
+    all at once."""
     args = []
     k = 0
     for kind, pname, ct in params:
@@ -79,7 +90,7 @@ def wrapper_source(kernel_path: str, name: str, params: list, mix: bool = False,
              f'  (void)threads;\n  return ascend_sim::run_mix_blocks(blockDim, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
              f'err, errLen, errLine, errBlock, true);\n}}\n' if aiv_sync else
              f'  return ascend_sim::run_blocks(blockDim, threads, [&](uint32_t) {{ {name}({", ".join(args)}); }}, '
-             f'err, errLen, errLine, errBlock);\n}}\n'))
+             f'err, errLen, errLine, errBlock{", 1" if aic else ""});\n}}\n'))
 
 
 def build(kernel_text: str, name: str, params: list):
@@ -99,7 +110,8 @@ def build(kernel_text: str, name: str, params: list):
         seal.write_atomic(kpath, kernel_text.encode())
         mix = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)" in kernel_text
         aiv_sync = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)" in kernel_text
-        seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix, aiv_sync).encode())
+        aic = "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY)" in kernel_text
+        seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix, aiv_sync, aic).encode())
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
         os.close(fd)
         cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]

@@ -429,6 +429,12 @@ using TEventID = int8_t;
 
 }  // namespace AscendC
 
+// the pipes are a global enum on the NPU (the compiler's pipe_t): PipeBarrier<PIPE_ALL>() as kernels write it
+using AscendC::pipe_t;
+using AscendC::PIPE_S; using AscendC::PIPE_V; using AscendC::PIPE_M; using AscendC::PIPE_MTE1;
+using AscendC::PIPE_MTE2; using AscendC::PIPE_MTE3; using AscendC::PIPE_ALL; using AscendC::PIPE_MTE4;
+using AscendC::PIPE_MTE5; using AscendC::PIPE_V2; using AscendC::PIPE_FIX;
+
 namespace ascend_sim {
 inline int mem_of(AscendC::TPosition p) {
     using AscendC::TPosition;
@@ -1082,6 +1088,47 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint
     std::memcpy(dst.base_, src.ptr(), size_t(count) * sizeof(T));
 }
 
+// DataCopy with DataCopyParams between GM and UB: blockCount blocks of blockLen x 32 B, srcStride / dstStride
+// 32-byte blocks between the end of one block and the start of the next, on either side
+template <class T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "DataCopy";
+    static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
+    const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        const uint64_t so = uint64_t(i) * (p.blockLen + p.srcStride) * 32 / sizeof(T);
+        const uint64_t dn = uint64_t(i) * (p.blockLen + p.dstStride) * 32 / sizeof(T);
+        src.use(api, so + blk, line);
+        src.check_written(api, so, blk, line);
+        src.mte3_reads(api, so * sizeof(T), blk * sizeof(T), line);
+        dst.check(api, dn, blk, line);
+        detail::own(dst.base_ + dn, blk * sizeof(T), api, line);
+        ascend_sim::gm_wrote(dst.base_ + dn, blk * sizeof(T));
+        std::memcpy(dst.base_ + dn, src.ptr() + so, size_t(blk * sizeof(T)));
+    }
+}
+
+template <class T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                     int line = __builtin_LINE()) {
+    const char* api = "DataCopy";
+    static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
+    const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        const uint64_t so = uint64_t(i) * (p.blockLen + p.srcStride) * 32 / sizeof(T);
+        const uint64_t dn = uint64_t(i) * (p.blockLen + p.dstStride) * 32 / sizeof(T);
+        dst.use(api, dn + blk, line);
+        src.check(api, so, blk, line);
+        detail::gm_read_after_write(src.base_ + so, blk * sizeof(T), api, line);
+        ascend_sim::read_after_cube(src.base_ + so, blk * sizeof(T), api, line);
+        std::memcpy(dst.ptr() + dn, src.base_ + so, size_t(blk * sizeof(T)));
+        dst.mark_written(dn, blk);
+        ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + dn * sizeof(T)), blk * sizeof(T));
+        dst.mte2_writes(dn * sizeof(T), blk * sizeof(T));
+    }
+}
+
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
     detail::check_len<T>("DataCopy", count, line);
@@ -1252,6 +1299,16 @@ ASC_SIM_SCALAR(Muls, x * s)
 ASC_SIM_SCALAR(Maxs, detail::nan_of(x) || x > s ? x : s)
 ASC_SIM_SCALAR(Mins, detail::nan_of(x) || x < s ? x : s)
 #undef ASC_SIM_SCALAR
+
+// LeakyRelu (count form): x >= 0 ? x : x * scalarValue, of half or float
+template <class T, bool isSetMask = true>
+inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,
+                      const int32_t& count, int line = __builtin_LINE()) {
+    static_assert(ASC_SIM_TYPES_FLOAT(T), "LeakyRelu: this element type is not one the API takes on A2 (half, float)");
+    const auto s = detail::ld(scalarValue);
+    detail::unary("LeakyRelu", dst, src, count, line, [s](T x0) {
+        auto x = detail::ld(x0); return detail::st<T>(x >= 0 ? x : x * s); });
+}
 
 #define ASC_SIM_UNARY(NAME, TYPES, EXPR)                                                                        \
     template <class T>                                                                                          \
@@ -1491,6 +1548,7 @@ ASC_SIM_SCALAR_REP(Adds, x + s)
 ASC_SIM_SCALAR_REP(Muls, x * s)
 ASC_SIM_SCALAR_REP(Maxs, detail::nan_of(x) || x > s ? x : s)
 ASC_SIM_SCALAR_REP(Mins, detail::nan_of(x) || x < s ? x : s)
+ASC_SIM_SCALAR_REP(LeakyRelu, x >= 0 ? x : x * s)
 #undef ASC_SIM_SCALAR_REP
 
 // Duplicate(dst, scalar, mask[] / mask, repeatTime, dstBlockStride, dstRepeatStride)
@@ -2444,9 +2502,11 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
 namespace ascend_sim {
 
 // Runs body(blockIdx) for every block on up to `threads` worker threads; the first violation stops the launch and
-// is written to err (message) / *errLine (kernel source line) / *errBlock. Returns 0 or 1.
+// is written to err (message) / *errLine (kernel source line) / *errBlock. Returns 0 or 1. coreType: 0 for the
+// blocks of an AIV-only launch, 1 for those of an AIC-only one (KERNEL_TYPE_AIC_ONLY: ASCEND_IS_AIC holds).
 template <class F>
-inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, int errLen, int* errLine, int* errBlock) {
+inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, int errLen, int* errLine, int* errBlock,
+                      int coreType = 0) {
     Launch L;
     launch = &L;
     std::mutex mu;
@@ -2463,7 +2523,7 @@ inline int run_blocks(uint32_t blockDim, unsigned threads, F body, char* err, in
                 std::lock_guard<std::mutex> g(mu);
                 if (failed) break;
             }
-            c->reset(b, blockDim);
+            c->reset(b, blockDim, coreType);
             cur = c;
             try {
                 body(b);
