@@ -3,7 +3,8 @@ each case timed on one thread by process CPU time, the cases of a group interlea
 ROUNDS rounds (default 7), against the in-process C triad timed the same way. Peers' `alloc` forms are left out where
 they have an `out=` form, numpy's composites everywhere but parallel_sum (docs/cpu.md, "Per ISA").
 
-    PYTHONPATH=. python benchmarks/cputime.py        (OUTJ=FILE.json for the JSON; ASC_CFLAGS as for asc bench)
+    PYTHONPATH=. python benchmarks/cputime.py        (OUTJ=FILE.json for the JSON; ASC_CFLAGS as for asc bench;
+    ONLY="gelu erf float32" for the groups whose name and dtype start so)
 """
 import os, sys, time, statistics, json
 os.environ["OMP_NUM_THREADS"] = "1"
@@ -19,11 +20,14 @@ try:
 except ImportError:
     nm = None
 R = int(os.environ.get("ROUNDS", 7))
+ONLY = os.environ.get("ONLY")  # e.g. ONLY="gelu erf float32": only the groups whose "name dtype" starts so
 isa, lines = harness.machine()
 print(lines, "torch capability", torch.backends.cpu.get_cpu_capability(), flush=True)
 triad = harness.Triad()
 res = []
 for name, dt, elems, nbytes, cases in run.groups(1 << 24, 2048, 4096, torch, False, nm):
+    if ONLY and not f"{name} {dt}".startswith(ONLY):
+        continue
     per_array = elems * np.dtype(dt).itemsize
     tfn, tbytes = triad.case(per_array // 4)
     allc = [Case("C triad", "ref", tfn, tbytes)] + [c for c in cases if c.variant != "alloc" or c.peer == "asc"

@@ -5,7 +5,7 @@ import linecache
 import math
 
 from .. import ir
-from ..builtins import cpu_int_templates, cpu_scaled_templates, cpu_templates, scaled_name
+from ..builtins import cpu_fused_templates, cpu_int_templates, cpu_scaled_templates, cpu_templates, scaled_name
 from ..passes.scopes import declaration_blocks
 
 C_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
@@ -35,7 +35,9 @@ class CStyleRenderer:
     # builtin math: name -> template by suffix (f32 / f64 / i)
     # builtin math: name -> template by suffix {s} (f32 / f64), from the builtin declarations (asc/builtins), and
     # f_scaled(x, s) = f(x * s) with x * s never rounded (asc/passes/scaled_math.py: where the bound was measured)
-    math_fn = {**cpu_templates(), **{scaled_name(f): t for (f, _), (t, _, _) in cpu_scaled_templates().items()}}
+    # and the fused products (asc/passes/gelu_product.py: the same bits as the product)
+    math_fn = {**cpu_templates(), **{scaled_name(f): t for (f, _), (t, _, _) in cpu_scaled_templates().items()},
+               **cpu_fused_templates()}
     int_math_fn = cpu_int_templates()
     index_type = "int64_t"
     indent_unit = "  "

@@ -62,6 +62,10 @@ def tanh(x):
 # erf(x / c) and erf(x * c) for GELU's constants c = float32(sqrt 2), float32(sqrt 0.5): one call, x / c never
 # rounded (the error bound was measured over every input: docs/math.md)
 _ERF_SCALED = ("f32", "asc_erf_scaled_f32({}, {})", (1.4142135381698608,), (0.7071067690849304,))
+# GELU's product (0.5 * x) * (1 + erf_scaled(x, s)) as one call that gives its bits for every float32 x (all 2^32
+# checked: tests/include/test_gelu_product.py) without erf's NaN mask and the multiply by 0.5: the IR name and the
+# C template (asc/passes/gelu_product.py writes it)
+GELU_PRODUCT_CPU = ("gelu_erf_scaled", "asc_gelu_erf_scaled_f32({}, {})")
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_erf_{s}({})", scaled=_ERF_SCALED),

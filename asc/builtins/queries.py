@@ -6,6 +6,7 @@
     cpu_int_templates()     name -> C template for integer operands (cstyle's int_math_fn)
     cpu_scaled_templates()  (name, suffix) -> (template, divisors, factors): the measured scaled forms
     scaled_name(name)       the IR name of a scaled form ("erf" -> "erf_scaled")
+    cpu_fused_templates()   IR name -> C template of the cpu target's fused products (GELU's: gelu_product pass)
     ascend_ops(form)        name -> Ascend C API of that form: BASIC, ADVANCED (needs a tmp buffer),
                             BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
@@ -48,6 +49,11 @@ def scaled_name(name: str) -> str:
 
 def cpu_scaled_templates() -> dict:
     return {(b.name, b.cpu.scaled[0]): b.cpu.scaled[1:] for b in _math() if b.cpu and b.cpu.scaled}
+
+
+def cpu_fused_templates() -> dict:
+    name, template = _declared_math.GELU_PRODUCT_CPU
+    return {name: template}
 
 
 def ascend_ops(form: str) -> dict:

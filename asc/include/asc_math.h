@@ -411,7 +411,9 @@ ASCM_INLINE float asc_sigmoid_f32(float x) {
  * and s = float(1/sqrt 2), against the exact erf(s*x), all 2^32 inputs:
  * see the table above (asc_erf_scaled_f32); erf of the rounded float32
  * quotient is within 2.46 / 2.48 ulp of the same exact value. */
-ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
+/* one * erf(s*ac) for ac = min(|x|, 4.5/s) >= 0, one = 1 or 0.5 (bias 127 or 126: an exact scaling by a power of
+ * two, so that GELU's 0.5 (1 + erf) needs no multiply of its own) */
+ASCM_INLINE float ascm_erf_abs_f32(float ac, double s, float one, float bias) {
     const double s2d = s * s, s4d = s2d * s2d;
     const double c0d = 0x1.a0be84p+0 * s;
     const float c0 = (float)c0d, c1 = (float)(0x1.d63ebep-1 * s2d),
@@ -419,9 +421,6 @@ ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
                 c4 = (float)(-0x1.c1264ep-13 * s4d * s), c5 = (float)(0x1.38ec78p-9 * s4d * s2d),
                 c6 = (float)(-0x1.d99f38p-11 * s4d * s2d * s), c7 = (float)(0x1.5e5a8ep-13 * s4d * s4d),
                 c8 = (float)(-0x1.b65fap-17 * s4d * s4d * s);
-    const uint32_t lim = ascm_f2u((float)(4.5 / s));
-    uint32_t ab = ascm_f2u(x) & 0x7fffffffu;
-    float ac = ascm_u2f(ab < lim ? ab : lim); /* min(|x|, 4.5/s) */
 #if ASCM_HAS_FMA
     /* H = c0 + |x| (c1 + ... + c8 |x|^7), the inner degree-7 part by Estrin's scheme: half the dependence chain
      * of Horner's (with 256-bit vectors the loop is bound by its latency: erf 0.56 -> 0.49 ns per element on
@@ -432,21 +431,26 @@ ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
           p78 = ASCM_FMAF(c8, ac, c7);
     float p14 = ASCM_FMAF(p34, a2, p12), p58 = ASCM_FMAF(p78, a2, p56);
     float h = ASCM_FMAF(ac, ASCM_FMAF(p58, a4, p14), c0);
+    /* G = |x| H rounded to an integer n in the bits of kf = shift - n (shift = 1.5 2^23 + bias: its low 9 bits
+     * are bias - n, so one * 2^-n is those bits shifted into the exponent: one integer instruction), and
+     * t = G - n = -r: the polynomial of D = 2^r - 1 takes -t, its odd coefficients negated (exactly the
+     * values of 2^r - 1 at r) */
+    const float shift = 0x1.8p23f + bias;
+    float kf = ASCM_FMAF(-ac, h, shift);
+    float m = kf - shift;                                   /* -n */
+    float s2 = ascm_u2f(ascm_f2u(kf) << 23);                /* one * 2^-n */
+    float t = ASCM_FMAF(ac, h, m);                          /* G - n = -r */
+    float t2 = t * t;
+    float q = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(0x1.42947cp-13f, t, -0x1.5ef14ep-10f), t2,
+                  ASCM_FMAF(0x1.3b2c3ep-7f, t, -0x1.c6afa4p-5f)), t, 0x1.ebfbdep-3f);
+    float D = ASCM_FMAF(t, -0x1.62e43p-1f, t2 * q);
+    return ASCM_FMAF(-s2, D, one - s2);
 #else
     float h = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(
                   c8, ac, c7), ac, c6), ac, c5), ac, c4), ac, c3), ac, c2), ac, c1), ac, c0);
-#endif
     float kf = ASCM_FMAF(ac, h, 0x1.8p23f);
     float n = kf - 0x1.8p23f;
-    float s2 = ascm_u2f((0x7fu - ascm_f2u(kf)) << 23); /* 2^-n */
-#if ASCM_HAS_FMA
-    float r = ASCM_FMAF(-ac, h, n);
-    float r2 = r * r;
-    float q = ASCM_FMAF(ASCM_FMAF(ASCM_FMAF(0x1.42947cp-13f, r, 0x1.5ef14ep-10f), r2,
-                  ASCM_FMAF(0x1.3b2c3ep-7f, r, 0x1.c6afa4p-5f)), r, 0x1.ebfbdep-3f);
-    float D = ASCM_FMAF(r, 0x1.62e43p-1f, r2 * q);
-    float res = ASCM_FMAF(-s2, D, 1.0f - s2);
-#else
+    float s2 = ascm_u2f((0x7fu - (127u - (uint32_t)bias) - ascm_f2u(kf)) << 23); /* one * 2^-n */
     /* without FMA the products r = n - |x|*H and r*ln2 would be rounded
      * separately: the last steps run in double (exact product and
      * difference, one final rounding) */
@@ -454,13 +458,35 @@ ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
     double rd = (double)n - (double)ac * ((double)h + (double)c0lo); /* c0lo: what c0 = (float)(c0*s) drops */
     double Dd = rd * (0x1.62e42fefa39efp-1 + rd * (0x1.ebfbdep-3 + rd * (0x1.c6afa4p-5 +
                 rd * (0x1.3b2c3ep-7 + rd * (0x1.5ef14ep-10 + rd * 0x1.42947cp-13)))));
-    float res = (float)((1.0 - (double)s2) - (double)s2 * Dd);
+    return (float)(((double)one - (double)s2) - (double)s2 * Dd);
 #endif
+}
+
+/* The clamp of |x| for erf(s x): min(|x|, 4.5/s) on the bits */
+ASCM_INLINE float ascm_erf_clamp_f32(uint32_t ab, double s) {
+    const uint32_t lim = ascm_f2u((float)(4.5 / s));
+    return ascm_u2f(ab < lim ? ab : lim);
+}
+
+ASCM_INLINE float asc_erf_scaled_f32(float x, double s) {
+    uint32_t ab = ascm_f2u(x) & 0x7fffffffu;
+    float res = ascm_erf_abs_f32(ascm_erf_clamp_f32(ab, s), s, 1.0f, 127.0f);
     /* NaN: |x| was clamped like +inf, res is exactly 1.0f, whose bits lie within any NaN's: OR-ing all of x's bits
      * returns the NaN bit for bit. The mask is one signed compare of |x|'s bits (< 2^31), not ascm_nanmaskf's add
      * and shift */
     uint32_t nan = 0u - (uint32_t)((int32_t)ab > 0x7f800000);
     return ascm_u2f(ascm_f2u(res) | (ascm_f2u(x) & (nan | 0x80000000u)));
+}
+
+/* GELU's (0.5f * x) * (1.0f + asc_erf_scaled_f32(x, s)), bit for bit, as x * (0.5f + 0.5 erf(s x)): the 0.5 is
+ * in erf's exponent (ascm_erf_abs_f32's one = 0.5), so the multiply by 0.5 goes; both products round the same
+ * real number once (0.5 x is exact, and for a subnormal x, where it is not, 1 + erf(s x) is 1). A NaN x needs no
+ * mask: x * anything returns it as x (0.5 x) does. What the cpu target emits for that product
+ * (asc/passes/gelu_product.py). */
+ASCM_INLINE float asc_gelu_erf_scaled_f32(float x, double s) {
+    uint32_t ab = ascm_f2u(x) & 0x7fffffffu;
+    float half = ascm_erf_abs_f32(ascm_erf_clamp_f32(ab, s), s, 0.5f, 126.0f);
+    return x * (0.5f + ascm_u2f(ascm_f2u(half) | (ascm_f2u(x) & 0x80000000u)));
 }
 
 ASCM_INLINE float asc_erf_f32(float x) { return asc_erf_scaled_f32(x, 1.0); }

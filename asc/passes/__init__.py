@@ -11,7 +11,8 @@ renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import cpu_blocks, cpu_prefetch, fusion, inline_calls, loops, promote, reduce_split, scaled_math, tensor_lower
+from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, promote, reduce_split, scaled_math,
+               tensor_lower)
 
 
 def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
@@ -28,7 +29,8 @@ TENSOR_PASSES = (("fusion", fuse), ("tensor_lower", lower_tensors))
 
 # (the modules stay the package's attributes: asc.passes.cpu_blocks is the module, its pass cpu_blocks.cpu_blocks)
 CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),
-              ("scaled_math", scaled_math.scaled_math_cpu), ("cpu_blocks", cpu_blocks.cpu_blocks),
+              ("scaled_math", scaled_math.scaled_math_cpu), ("gelu_product", gelu_product.gelu_product),
+              ("cpu_blocks", cpu_blocks.cpu_blocks),
               ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split))
 # device functions of straight-line scalar code are inlined first: the AI core code has no calls of its own, and a
 # @lang.vectorize kernel (one call per element) becomes an element loop the vector path takes

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .. import ir
 from .rewrite import checked, each_function, map_loops, with_body
-from ..builtins import costly
+from ..builtins import costly, cpu_fused_templates
 from .scaled_math import SCALED
 
 BLOCK = 512               # iterations per block: 2 KiB of float32 per buffer, in L1 beside the loop's other data
@@ -151,7 +151,7 @@ def write_only_tensors(kernel: ir.Kernel) -> frozenset:
     return frozenset((set(written) | allocs) - read)
 
 
-COSTLY_CALLS = costly() | set(SCALED.values())
+COSTLY_CALLS = costly() | set(SCALED.values()) | set(cpu_fused_templates())
 
 
 def _cheap(body) -> bool:

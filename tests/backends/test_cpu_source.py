@@ -13,8 +13,9 @@ def test_source_quotes_python_lines_and_uses_float32_math():
     src = seed.gelu_naive.source("cpu", x)
     assert "// seed.py:" in src and "out[i] = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt2))" in src
     assert "double" not in src                               # weak literals stay float32 (NEP 50)
-    # erf(x / sqrt2) is one call with the scale folded into erf's coefficients: x / sqrt2 is never rounded
-    assert "asc_erf_scaled_f32(x[i], 0.7071067932881648)" in src and "/ 1.414" not in src
+    # erf(x / sqrt2) is one call with the scale folded into erf's coefficients: x / sqrt2 is never rounded; and
+    # GELU's product around it one call of the same bits (asc/passes/gelu_product.py)
+    assert "out[i] = asc_gelu_erf_scaled_f32(x[i], 0.7071067932881648);" in src and "/ 1.414" not in src
     assert "#pragma omp parallel for" in src                 # 1M independent elements: on all cores
     ir_text = seed.gelu_naive.source("ir", x)
     assert "[parallel]" not in ir_text and "erf(" in ir_text  # the IR before lowering

@@ -228,7 +228,11 @@ def test_cpu_renderer_reads_the_declarations():
         assert R.math_fn[B.scaled_name(name)] == template
         assert scaled_math.SCALED[name] == B.scaled_name(name)
     assert scaled_math.MEASURED_CPU == {k: v[1:] for k, v in B.cpu_scaled_templates().items()}
-    assert cpu_blocks.COSTLY_CALLS == B.costly() | set(scaled_math.SCALED.values())
+    # GELU's fused product (asc/passes/gelu_product.py): its template from the declaration, costly like erf
+    assert {k: R.math_fn[k] for k in B.cpu_fused_templates()} == B.cpu_fused_templates() == {
+        "gelu_erf_scaled": "asc_gelu_erf_scaled_f32({}, {})"}
+    assert "asc_gelu_erf_scaled_f32" in C_FUNCTIONS
+    assert cpu_blocks.COSTLY_CALLS == B.costly() | set(scaled_math.SCALED.values()) | set(B.cpu_fused_templates())
 
 
 def test_ascend_op_table_is_made_of_the_declarations():

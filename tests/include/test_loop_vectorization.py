@@ -1,6 +1,6 @@
 """Every math function's element loop is vector code on every ISA asc targets: a property of the compiled code, read
 from gcc's vectorization report (-fopt-info-vec), not a timing. One translation unit holds, for each builtin with a
-C template (asc.builtins.queries: cpu_templates, cpu_scaled_templates, cpu_int_templates), the loop the cpu target
+C template (asc.builtins.queries: cpu_templates, cpu_scaled_templates, cpu_fused_templates, cpu_int_templates), the loop the cpu target
 emits for it (`#pragma omp simd`, float32 / float64 / int32 / int64, and float16 / bfloat16 storage computed in
 float32), compiled with the kernels' own flags for -march=x86-64-v2 (SSE4.2), x86-64-v3 (AVX2) and x86-64-v4
 (AVX-512), and for aarch64 (NEON, SVE) where a cross compiler is installed. Compile only: nothing runs.
@@ -63,6 +63,9 @@ def _loops():
             loop(name, s, t.replace("{s}", "f32" if s in WIDEN else s))
     for (name, s), (t, *_consts) in queries.cpu_scaled_templates().items():
         loop(queries.scaled_name(name), s, t.replace("{}, {}", "{}, 0.7071067690849304"))
+    for name, t in queries.cpu_fused_templates().items():          # GELU's product (asc/passes/gelu_product.py)
+        for s in ("f32", "f16", "bf16"):
+            loop(name, s, t.replace("{}, {}", "{}, 0.7071067690849304"))
     for name, t in queries.cpu_int_templates().items():
         for s in ("i32", "i64"):
             loop(name, s, t)
