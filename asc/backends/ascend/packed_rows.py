@@ -69,7 +69,7 @@ def pack(p: RowPlan) -> RowPlan:
             m = _READ.match(ins.scalar or "")
             if ins.mode is not None or ins.guard or m is None or m.group(1) not in refs or ins.rdst in bcast:
                 return p
-            bcast[ins.rdst] = m.group(1)
+            bcast[ins.rdst] = (m.group(1), ins.loc)
             continue
         if ins.api in ROW_ONLY or _mentions(ins.guard, locals_):
             return p
@@ -116,8 +116,9 @@ def loop(out):
 def broadcasts(out, p: RowPlan):
     """Compute(r, m): each per-row scalar's m values spread to one 32-byte block per row (Brcb, 8 rows a repeat;
     r is a multiple of pack_, so of 8: the source is 32-byte aligned)."""
-    for local, ref in p.bcast.items():
+    for local, (ref, loc) in p.bcast.items():
         b = f"{cname(local)}B"
+        out.comment(loc)
         out.emit(f"LocalTensor<float> {b} = {cname(local)}BBuf_.Get<float>();")
         out.emit(f"Brcb({b}, {ref}[r], static_cast<uint8_t>((m + 7) / 8), BrcbRepeatParams(1, 8));")
 
