@@ -100,3 +100,12 @@ def test_the_estimate_is_near_the_gm_bound():
     assert est.kind == "row" and est.seconds < 1.3 * bound, (est, bound)
     slow = scaled_twice.estimate("ascend", q, d, soc="Ascend910B1")
     assert slow.seconds > 2 * est.seconds, (slow, est)
+
+
+def test_per_row_slices_too_large_for_a_tile_of_8_rows_are_refused():
+    from asc.errors import CompileError
+    q, d = np.zeros((32000, 32), np.int8), np.ones(32000, F16)
+    with ascend_sim.configured(cores=1), pytest.raises(CompileError, match=r"32000 rows per core of the per-row "
+                                                                           r"tensors \(d\) need 192000 B .* tile of "
+                                                                           r"8 rows"):
+        _sim(dequant_q8_0)(q, d)
