@@ -83,7 +83,7 @@ def test_the_plans():
     q, d = _q8(61)
     src = dequant_q8_0.source("ascend", q, d)
     assert "tiles of several short rows" in src.split("\n", 2)[1]
-    assert "Brcb(diB, dRowsF[r]" in src and "BinaryRepeatParams(1, 1, 0, 4, 4, 1)" in src
+    assert "Brcb(diBrcb, dRowsF[r]" in src and "BinaryRepeatParams(1, 1, 0, 4, 4, 1)" in src
     assert "GetValue" not in src.split("Compute(uint32_t r, uint32_t m)")[1].split("CopyOut")[0]
     x = np.zeros((13, 16), np.float32)
     assert "Add(" in shift_rows16.source("ascend", x, np.zeros(13, F16))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .ctext import cname
 from .per_row import per_row_ref, sixteen
 from .plans import RowPlan
 from .scalar_math import ub_bytes as scalar_math_bytes
@@ -74,7 +73,7 @@ def pack(p: RowPlan) -> RowPlan:
         if ins.api in ROW_ONLY or _mentions(ins.guard, locals_):
             return p
         if ins.api in BCAST_API and ins.scalar in bcast:
-            instrs.append(dataclasses.replace(ins, api=BCAST_API[ins.api], scalar=f"{ins.scalar}B"))
+            instrs.append(dataclasses.replace(ins, api=BCAST_API[ins.api], scalar=f"{ins.scalar}Brcb"))
             continue
         if _mentions(ins.scalar, locals_):
             return p
@@ -98,9 +97,10 @@ def pack_rows(p: RowPlan, per_core: int, slices: int) -> int:
 # ---- the C++ of a packed plan (row_render calls these where p.packed)
 
 def init(out, p: RowPlan):
-    """Init(): the broadcast buffers, one 32-byte block per row of the tile for each per-row scalar."""
+    """Init(): the broadcast buffers, one 32-byte block per row of the tile for each per-row scalar (p.bcast's keys
+    are the scalars' C++ names already)."""
     for local in p.bcast:
-        out.emit(f"pipe->InitBuffer({cname(local)}BBuf_, pack_ * 32);")
+        out.emit(f"pipe->InitBuffer({local}BrcbBuf_, pack_ * 32);")
 
 
 def loop(out):
@@ -117,15 +117,15 @@ def broadcasts(out, p: RowPlan):
     """Compute(r, m): each per-row scalar's m values spread to one 32-byte block per row (Brcb, 8 rows a repeat;
     r is a multiple of pack_, so of 8: the source is 32-byte aligned)."""
     for local, (ref, loc) in p.bcast.items():
-        b = f"{cname(local)}B"
+        b = f"{local}Brcb"
         out.comment(loc)
-        out.emit(f"LocalTensor<float> {b} = {cname(local)}BBuf_.Get<float>();")
+        out.emit(f"LocalTensor<float> {b} = {local}BrcbBuf_.Get<float>();")
         out.emit(f"Brcb({b}, {ref}[r], static_cast<uint8_t>((m + 7) / 8), BrcbRepeatParams(1, 8));")
 
 
 def members(out, p: RowPlan):
     for local in p.bcast:
-        out.emit(f"TBuf<TPosition::VECCALC> {cname(local)}BBuf_;")
+        out.emit(f"TBuf<TPosition::VECCALC> {local}BrcbBuf_;")
     out.emit("uint32_t pack_;")
 
 
