@@ -72,6 +72,12 @@ API = {
            "const LocalTensor<T>& src1, const int32_t& count)",
     "Min": "template <class T> void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, "
            "const LocalTensor<T>& src1, const int32_t& count)",
+    "BinaryRepeatParams": "struct BinaryRepeatParams (dstBlkStride, src0BlkStride, src1BlkStride, dstRepStride, "
+                          "src0RepStride, src1RepStride); the repeat forms Add / Mul(dst, src0, src1, uint64_t mask, "
+                          "const uint8_t repeatTime, const BinaryRepeatParams& repeatParams)",
+    "Brcb": "template <class T> void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
+            "const uint8_t repeatTime, const BrcbRepeatParams& repeatParams)",
+    "BrcbRepeatParams": "struct BrcbRepeatParams (dstBlkStride, dstRepStride)",
     # vector: tensor-scalar
     "Adds": "template <class T, bool isSetMask = true> void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, "
             "const T& scalarValue, const int32_t& count)",
@@ -150,9 +156,10 @@ API = {
                  "const LocalTensor<T>& work, const int32_t count, bool calIndex = false)",
 }
 
-# argument count of each function as the renderer calls it (for the conformance test)
+# argument count of each function as the renderer calls it (for the conformance test; a tuple: the count and the
+# repeat forms)
 ARITY = {
-    "Add": 4, "Sub": 4, "Mul": 4, "Div": 4, "Max": 4, "Min": 4, "Adds": 4, "Muls": 4, "Maxs": 4, "Mins": 4,
+    "Add": (4, 6), "Sub": 4, "Mul": (4, 6), "Brcb": 4, "BrcbRepeatParams": 2, "BinaryRepeatParams": 6, "Div": 4, "Max": 4, "Min": 4, "Adds": 4, "Muls": 4, "Maxs": 4, "Mins": 4,
     "Exp": 3, "Ln": 3, "Sqrt": 3, "Rsqrt": 3, "Abs": 3, "Duplicate": 3, "Cast": 4, "Tanh": 4, "Erf": 4,
     "Sigmoid": 4, "Sin": 4, "Cos": 4, "Floor": 4, "Ceil": 4, "ReduceSum": 4, "ReduceMax": 4, "ReduceMin": 4,
     "DataCopyExtParams": 5, "DataCopyPadExtParams": 4, "SetFlag": 1, "WaitFlag": 1, "GetBlockIdx": 0,

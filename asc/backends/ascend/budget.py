@@ -22,6 +22,13 @@ ROW_FIELDS = [("rows", "uint32_t"), ("cols", "uint32_t"), ("colsPad", "uint32_t"
 ROW_DOC = {"rows": "rows in all", "cols": "elements per row", "colsPad": "row tile length (multiple of 16)",
            "perCore": "rows per block", "lastCore": "rows of the last block",
            "workElems": "float32 elements of the reduction work tensor"}
+PACKED_FIELDS = [("pack", "uint32_t")]
+ROW_DOC["pack"] = "rows per UB tile (packed rows: a multiple of 8)"
+
+
+def row_fields(p: RowPlan) -> list:
+    """The tiling fields of a row plan: a packed one also carries its rows per tile."""
+    return ROW_FIELDS + (PACKED_FIELDS if p.packed else [])
 CUBE_FIELDS = [("M", "uint32_t"), ("N", "uint32_t"), ("K", "uint32_t"), ("baseM", "uint32_t"),
                ("baseN", "uint32_t"), ("baseK", "uint32_t"), ("tilesN", "uint32_t"), ("tiles", "uint32_t")]
 CUBE_DOC = {"tilesN": "tiles of C along N", "tiles": "tiles of C in all (block-cyclic over the blocks)",
@@ -175,6 +182,8 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
     its own bytes, so neighbouring cores may share a 32-byte block of GM."""
     dim = lambda d: d if isinstance(d, int) else symbols[d.name]  # noqa: E731
     rows, cols = dim(p.rows_dim), dim(p.cols_dim)
+    if p.packed:
+        return _packed_tiling(p, rows, cols, symbols, soc, cores)
     need = row_bytes(p, cols)
     if need > UB_BYTES:
         raise CompileError(f"ascend target: a row of {cols} elements needs {need} B of Unified Buffer, over the "
@@ -192,6 +201,28 @@ def row_tiling(p: RowPlan, symbols: dict, soc: str, cores=None, tile_cap=None):
                            ("split the rows over several launches",))
     values = {"rows": rows, "cols": cols, "colsPad": cols_pad(cols, p.select), "perCore": per, "lastCore": last,
               "workElems": work_elems(cols)}
+    values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
+    return block_dim, values
+
+
+def _packed_tiling(p: RowPlan, rows: int, cols: int, symbols: dict, soc: str, cores=None):
+    """A packed row plan's tiling (packed_rows.py): whole rows per block as row_tiling, and `pack` rows per tile,
+    as many as the UB holds beside the per-row slices. Every row is whole 32-byte blocks of every tensor, so no two
+    cores write one block of GM."""
+    from .packed_rows import PACK_MIN, pack_rows, packed_bytes
+    ncores = cores or soc_info(soc)["aiv"]
+    per = max(1, -(-rows // ncores))
+    block_dim = max(1, -(-rows // per))
+    last = rows - (block_dim - 1) * per
+    slices = per_row_bytes(p, per)
+    k = pack_rows(p, per, slices)
+    if not k:
+        need = packed_bytes(p, cols, PACK_MIN)
+        raise CompileError(f"ascend target: {per} rows per core of the per-row tensors ({', '.join(p.per_row)}) need "
+                           f"{slices} B of Unified Buffer beside the {need} B of a tile of {PACK_MIN} rows, over the "
+                           f"{UB_BYTES} B of the UB", p.loop_loc, ("split the rows over several launches",))
+    values = {"rows": rows, "cols": cols, "colsPad": cols, "perCore": per, "lastCore": last, "workElems": 0,
+              "pack": k}
     values.update({f"size_{s}": symbols[s] for s in p.kernel.symbols})
     return block_dim, values
 

@@ -20,6 +20,8 @@ NPU. The model walks the instruction stream the renderer emits for one block (th
 - a sum of the loop split over the cores (window plans): each block's ReduceSum, SYNC_ALL_US for the SyncAll, then
   block 0's combine (its copy of the partials at 32 B per cycle, one Add per SUM_LANES of them, a ReduceSum);
 - scalar fallback code costs SCALAR_GM cycles per GM GetValue/SetValue and one cycle per arithmetic operation;
+- packed rows (several short rows per tile): the tile's instructions over its k rows, a Brcb per per-row scalar,
+  one repeat per row for the Mul / Add by it;
 - a launch costs LAUNCH_US.
 """
 from __future__ import annotations
@@ -81,6 +83,15 @@ def _vec_cycles(ins: Instr, n: int) -> float:
     if ins.api == "SumLanes":       # one Add of SUM_LANES float32 lanes per SUM_LANES elements
         return math.ceil(n / SUM_LANES) * (SUM_LANES * 4 // 256 + ISSUE)
     return repeats + ISSUE
+
+
+def _packed_cycles(p, m: int, cols: int) -> float:
+    """Vector cycles of one tile of m packed rows (packed_rows.py): a Brcb per per-row scalar (one repeat per 8
+    rows), a RowMul / RowAdd of one (partial) repeat per row, every other instruction over the m * cols elements."""
+    cyc = len(p.bcast) * (math.ceil(m / 8) + ISSUE)
+    for ins in p.instrs:
+        cyc += m + ISSUE if ins.api in ("RowMul", "RowAdd") else _vec_cycles(ins, m * cols)
+    return cyc
 
 
 def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estimate:
@@ -158,8 +169,14 @@ def estimate(src: AscendSource, symbols: dict, soc: str = DEFAULT_SOC) -> Estima
                             if len(x.shape) == 2)
             bytes_row += sum(x.itemsize * (int(x.reads) + int(x.writes)) for x in p.tensors
                              if x.name in p.per_row)        # per-row tensors: one slice in and out per core
-            copy = [bytes_row / bw] * rows
-            vec = [sum(_vec_cycles(i, cols) for i in p.instrs) / clock] * rows
+            if p.packed:           # tiles of `pack` rows: the instructions over the tile, one Brcb per per-row scalar
+                k = t["pack"]
+                tiles = [k] * (rows // k) + ([rows % k] if rows % k else [])
+                copy = [bytes_row * m / bw for m in tiles]
+                vec = [_packed_cycles(p, m, cols) / clock for m in tiles]
+            else:
+                copy = [bytes_row / bw] * rows
+                vec = [sum(_vec_cycles(i, cols) for i in p.instrs) / clock] * rows
         steady = sum(max(c, v) for c, v in zip(copy, vec))
         fill = copy[0] if copy else 0.0
         total = steady + fill

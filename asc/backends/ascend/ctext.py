@@ -37,7 +37,7 @@ GENERATED = frozenset("""
     half bfloat16_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t nullptr
     __aicore__ __global__ __gm__ INFINITY NAN
     t t_ pipe op tiling words dst k k0 kb n n0 m m0 mb r base offset loops tail tile tile_ tiles tilesN total
-    perCore lastCore length_ rows rows_ cols cols_ colsPad colsPad_ red red2 tmp work workElems done first
+    pack pack_ perCore lastCore length_ rows rows_ cols cols_ colsPad colsPad_ red red2 tmp work workElems done first
     unused params aParams bParams quantPre copyParams padParams eventId calcBuf_ redBuf_ tmpBuf_ workBuf_
     maskBuf_ a1 a2 b1 b2 c1 a1Que_ a2Que_ b1Que_ b2Que_ c1Que_ baseM baseN baseK
     main argc argv argi arg stream blockDim tilingDev aclrtStream aclError err_ std ReadInput f path buf call
@@ -48,7 +48,8 @@ GENERATED = frozenset("""
 
 # what the renderers append to a tensor's or scalar's C++ name: xGm_, xInQue_, xIn, wRow_, t_, xHost (main.cpp) ...
 DERIVED = ("Gm", "Gm_", "Ub", "In", "InQue_", "Out", "OutQue_", "Row", "RowQue_", "Row_", "Load", "Padded", "_", "Host",
-           "Dev", "Rows", "Rows_", "RowsF", "RowsF_", "RowsBuf_", "RowsFBuf_")
+           "Dev", "Rows", "Rows_", "RowsF", "RowsF_", "RowsBuf_", "RowsFBuf_",
+           "Brcb", "BrcbBuf_")
 
 # the API's functions and the types and enums of their documented prototypes (not their parameter names, nor
 # template parameters such as T)

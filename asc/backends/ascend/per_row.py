@@ -64,8 +64,10 @@ def _copy_params(out, ty: str):
     out.emit(f"DataCopyExtParams copyParams(1, rows_ * sizeof({ty}), 0, 0, 0);")
 
 
-def prologue(out, tensors: list, st: dict):
-    """Process(), before the first row: the UB buffers, and the input slices copied in (and Cast to float32)."""
+def prologue(out, tensors: list, st: dict, pad: bool = False):
+    """Process(), before the first row: the UB buffers, and the input slices copied in (and Cast to float32).
+    `pad` (packed rows): the float32 copies are zeros past the slice, up to rowsPad_ (a tile's Brcb reads whole
+    groups of 8 rows)."""
     ins = [gm for gm in tensors if gm.reads]
     for gm in tensors:
         c, ty = cname(gm.name), st[gm.name]
@@ -86,6 +88,8 @@ def prologue(out, tensors: list, st: dict):
         for gm in ins:
             if sixteen(gm):
                 c = cname(gm.name)
+                if pad:
+                    out.emit(f"Duplicate({c}RowsF_, 0.0f, {ROWS_PAD});")
                 out.emit(f"Cast({c}RowsF_, {c}Rows_, RoundMode::CAST_NONE, rows_);")
         sync(out, "V_S")
     if any(not sixteen(gm) for gm in ins):

@@ -137,9 +137,13 @@ class RowPlan(Plan):
     adv: bool = False
     pre_math: dict = field(default_factory=dict)      # scalar math helpers of `pre` (scalar_math: api -> tmp)
     select: bool = False                              # Compare / Select: the mask, tiles padded to 256-byte repeats
+    packed: bool = False                              # several short rows per tile (packed_rows.py)
+    bcast: dict = field(default_factory=dict)         # packed: per-row scalar -> (the per-row UB buffer it reads, loc)
 
     def details(self) -> list:
-        return _pre(self.pre) + [
+        packed = ([f"packed rows: several rows per tile (tiling.pack); per-row scalars by Brcb: "
+                   f"{', '.join(f'{k} <- {v[0]}' for k, v in self.bcast.items()) or 'none'}"] if self.packed else [])
+        return _pre(self.pre) + packed + [
             f"rows: {_dim(self.rows_dim)} of {_dim(self.cols_dim)}; 1-D rows: {', '.join(self.rows_1d) or 'none'}; "
             + (f"per-row tensors: {', '.join(self.per_row)}; " if self.per_row else "") +
             f"float32 slots: {self.nslots}; reductions: {_yes(self.reduces)}; tmp buffer: {_yes(self.adv)}"

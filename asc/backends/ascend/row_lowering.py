@@ -13,6 +13,7 @@ from ...passes.loops import update_op
 from .budget import max_cols, row_bytes
 from .ctext import FLOATS, STORAGE, STORAGE_ROUND, cname
 from .lowering import Lowerer, assigned_names, is_var, same_dim, simple_range
+from .packed_rows import pack
 from .per_row import check_per_row_dtype, per_row_ref, same_size
 from .ops import OPS
 from .plans import Instr, Plan, RowPlan, S, Unsupported, V
@@ -484,4 +485,4 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
                 f"the {UB_BYTES} B of the UB", loop.loc,
                 (f"suggested tile size: rows of at most {best} elements fit; split the row loop into tiles of "
                  f"{best} columns",))
-    return p
+    return pack(p)

@@ -2,12 +2,12 @@
 loaded once per core; reductions into `red` with a work tensor, per-row scalar math through `red` / `red2`."""
 from __future__ import annotations
 
-from .budget import ROW_DOC, ROW_FIELDS, sym_fields
+from .budget import ROW_DOC, row_fields, sym_fields
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
                       names, tiling_struct)
-from . import per_row
-from .instructions import emit_instr
+from . import packed_rows, per_row
+from .instructions import emit_instr, ref
 from .plans import RowPlan
 from .scalar_math import emit_blocks, emit_helpers, emit_members
 from .soc import ADV_MIN_BYTES, BUFFER_NUM
@@ -23,6 +23,10 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     out.comment(p.loop_loc)
     out.emit("cols_ = t.cols;")
     out.emit("colsPad_ = t.colsPad;")
+    tile = "colsPad_"
+    if p.packed:
+        out.emit("pack_ = t.pack;")
+        tile = "pack_ * colsPad_"
     out.emit("rows_ = (GetBlockIdx() == GetBlockNum() - 1) ? t.lastCore : t.perCore;")
     out.emit("const uint64_t base = static_cast<uint64_t>(GetBlockIdx()) * t.perCore * t.cols;")
     for t in rows1:
@@ -34,13 +38,13 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
                  f"static_cast<uint64_t>(rows_) * cols_);")
     out.comment(p.loop_loc)
     for t in ins_t:
-        out.emit(f"pipe->InitBuffer({cname(t.name)}InQue_, {BUFFER_NUM}, colsPad_ * sizeof({st[t.name]}));")
+        out.emit(f"pipe->InitBuffer({cname(t.name)}InQue_, {BUFFER_NUM}, {tile} * sizeof({st[t.name]}));")
     for t in outs_t:
-        out.emit(f"pipe->InitBuffer({cname(t.name)}OutQue_, {BUFFER_NUM}, colsPad_ * sizeof({st[t.name]}));")
+        out.emit(f"pipe->InitBuffer({cname(t.name)}OutQue_, {BUFFER_NUM}, {tile} * sizeof({st[t.name]}));")
     for t in rows1:
         out.emit(f"pipe->InitBuffer({cname(t.name)}RowQue_, 1, colsPad_ * sizeof({st[t.name]}));")
     if p.nslots:
-        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * colsPad_ * sizeof(float));")
+        out.emit(f"pipe->InitBuffer(calcBuf_, {p.nslots} * {tile} * sizeof(float));")
     if p.reduces:
         out.emit("pipe->InitBuffer(workBuf_, t.workElems * sizeof(float));")
     if p.reduces or p.nscalar:
@@ -51,6 +55,8 @@ def _init(out: Out, p: RowPlan, params: list, sname: str, st: dict, t2: list, in
     if p.select:
         out.emit("pipe->InitBuffer(maskBuf_, colsPad_ / 8);  // Compare's bit mask")
     per_row.init(out, prow, st)
+    if p.packed:
+        packed_rows.init(out, p)
     for pname, ty in p.scalars:
         out.emit(f"{cname(pname)}_ = {cname(pname)};")
     for sym in p.kernel.symbols:
@@ -82,7 +88,7 @@ def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
     out.emit("{")
     out.depth += 1
     out.comment(p.loop_loc)
-    per_row.prologue(out, prow, st)
+    per_row.prologue(out, prow, st, pad=p.packed)
     for t in rows1:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Load = {c}RowQue_.AllocTensor<{ty}>();")
@@ -91,11 +97,14 @@ def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
         out.emit(f"{c}Row_ = {c}RowQue_.DeQue<{ty}>();")
         if p.select:
             _pad(out, f"{c}Row_", ty, t.itemsize, "cols_", "(cols_ + 63) / 64 * 64")
-    out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
-    out.emit("  CopyIn(r);")
-    out.emit("  Compute(r);" if prow else "  Compute();")
-    out.emit("  CopyOut(r);")
-    out.emit("}")
+    if p.packed:
+        packed_rows.loop(out)
+    else:
+        out.emit("for (uint32_t r = 0; r < rows_; ++r) {")
+        out.emit("  CopyIn(r);")
+        out.emit("  Compute(r);" if prow else "  Compute();")
+        out.emit("  CopyOut(r);")
+        out.emit("}")
     for t in rows1:
         c = cname(t.name)
         out.emit(f"{c}RowQue_.FreeTensor({c}Row_);")
@@ -106,10 +115,14 @@ def _process(out: Out, p: RowPlan, st: dict, rows1: list, prow: list):
 
 
 def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: list, prow: list):
-    out.emit("__aicore__ inline void Compute(uint32_t r)" if prow else "__aicore__ inline void Compute()")
+    if p.packed:
+        out.emit("__aicore__ inline void Compute(uint32_t r, uint32_t m)")
+    else:
+        out.emit("__aicore__ inline void Compute(uint32_t r)" if prow else "__aicore__ inline void Compute()")
     out.emit("{")
     out.depth += 1
-    out.emit("const uint32_t n = cols_;")
+    tile = "pack_ * colsPad_" if p.packed else "colsPad_"
+    out.emit("const uint32_t n = m * cols_;" if p.packed else "const uint32_t n = cols_;")
     for t in ins_t:
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}In = {c}InQue_.DeQue<{ty}>();")
@@ -117,8 +130,8 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Out = {c}OutQue_.AllocTensor<{ty}>();")
     for k in range(p.nslots):
-        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>(colsPad_, "
-                 f"{k} * colsPad_ * sizeof(float));")
+        out.emit(f"LocalTensor<float> buf{k} = calcBuf_.GetWithOffset<float>({tile}, "
+                 f"{k} * {tile} * sizeof(float));")
     if p.reduces:
         out.emit("LocalTensor<float> work = workBuf_.Get<float>();")
     if p.reduces or p.nscalar:
@@ -139,11 +152,17 @@ def _compute(out: Out, p: RowPlan, st: dict, ins_t: list, outs_t: list, rows1: l
         c, ty = cname(t.name), st[t.name]
         out.emit(f"LocalTensor<{ty}> {c}Row = {c}Row_;")
     per_row.locals_(out, prow, st)
+    if p.packed:
+        packed_rows.broadcasts(out, p)
     last = object()
     for ins in p.instrs:
         if ins.loc is not last:
             out.comment(ins.loc)
             last = ins.loc
+        if ins.api in ("RowMul", "RowAdd"):
+            f = {"d": ref(ins.dst, p.slot_of), "s0": ref(ins.srcs[0], p.slot_of)}
+            packed_rows.row_op(out, ins, f, p.cols_dim)
+            continue
         # element-wise instructions run on the padded count where Compare / Select do; reductions on the row
         emit_instr(out, ins, p.slot_of, "nv" if p.select and not ins.api.startswith("Reduce") else "n")
     for t in outs_t:
@@ -179,6 +198,8 @@ def _members(out: Out, p: RowPlan, st: dict, t2: list, ins_t: list, outs_t: list
     if p.select:
         out.emit("TBuf<TPosition::VECCALC> maskBuf_;")
     per_row.members(out, prow, st)
+    if p.packed:
+        packed_rows.members(out, p)
     for pname, ty in p.scalars:
         out.emit(f"{scalar_ctype(ty)} {cname(pname)}_;")
     for loc, pname, ct, text in p.pre:
@@ -195,9 +216,10 @@ def render_row(p: RowPlan) -> AscendSource:
     kernel = p.kernel
     name, cls, sname = names(kernel)
     out = Out()
-    header(out, kernel, "row kernel: rows split across vector cores, one double-buffered UB tile per row, "
-                        "reductions with ReduceSum/ReduceMax")
-    fields = ROW_FIELDS + sym_fields(kernel)
+    header(out, kernel, "row kernel: rows split across vector cores, " +
+           ("tiles of several short rows, per-row values spread by Brcb" if p.packed else
+            "one double-buffered UB tile per row, reductions with ReduceSum/ReduceMax"))
+    fields = row_fields(p) + sym_fields(kernel)
     tiling_struct(out, sname, fields, ROW_DOC)
     params = entry_params(p)
     st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
@@ -216,10 +238,11 @@ def render_row(p: RowPlan) -> AscendSource:
     out.depth -= 1
     out.emit("private:")
     out.depth += 1
-    copy_in_method(out, "CopyIn(uint32_t r)", ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", "cols_")
+    sig, count = ("(uint32_t r, uint32_t m)", "m * cols_") if p.packed else ("(uint32_t r)", "cols_")
+    copy_in_method(out, "CopyIn" + sig, ins_t, st, p.loop_loc, "[static_cast<uint64_t>(r) * cols_]", count)
     _compute(out, p, st, ins_t, outs_t, rows1, prow)
-    copy_out_method(out, "CopyOut(uint32_t r)", outs_t, st, p.return_loc or p.loop_loc,
-                    "[static_cast<uint64_t>(r) * cols_]", "cols_")
+    copy_out_method(out, "CopyOut" + sig, outs_t, st, p.return_loc or p.loop_loc,
+                    "[static_cast<uint64_t>(r) * cols_]", count)
     _members(out, p, st, t2, ins_t, outs_t, rows1, prow)
     out.depth -= 1
     out.emit("};")

@@ -1595,6 +1595,57 @@ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t 
     Copy_rep<T, isSetMask>(dst, src, repeatTime, p, line);
 }
 
+// Brcb (A2: 16- and 32-bit elements): repeat i reads src[8 i .. 8 i + 7] and fills DataBlock j of the repeat
+// (at block i * dstRepStride + j * dstBlkStride of dst) with src[8 i + j]. asc-devkit's rules: dst and src 32-byte
+// aligned (LocalTensor::use), src holds at least 8 * repeatTime elements, src and dst are not the same memory,
+// dstBlkStride 0 is undefined behaviour, repeatTime 0 is a NOP; the source reads contiguously (no stride).
+struct BrcbRepeatParams {
+    uint16_t dstBlkStride = 1, dstRepStride = 8;
+    BrcbRepeatParams() = default;
+    BrcbRepeatParams(uint16_t d, uint16_t dr) : dstBlkStride(d), dstRepStride(dr) {}
+};
+template <class T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                 const BrcbRepeatParams& p, int line = __builtin_LINE()) {
+    static_assert(detail::one_of<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>(),
+                  "Brcb: this element type is not one the API takes on A2 (asc-devkit's list)");
+    const char* api = "Brcb";
+    auto& c = ascend_sim::ctx(api, line);
+    dst.use(api, 0, line);
+    src.use(api, 0, line);
+    if (repeatTime == 0) return;
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    if (p.dstBlkStride == 0) fail(api, line, "dstBlkStride is 0 (undefined behaviour on the NPU)");
+    const uint64_t n = 8ull * repeatTime;
+    if (n > src.size_)
+        fail(api, line, "repeatTime " + str(uint32_t(repeatTime)) + " reads " + str(n) + " elements of a source "
+             "LocalTensor<" + type_name<T>::get() + "> of " + str(src.size_) + " elements (8 per repeat)");
+    const uint32_t epb = 32 / sizeof(T);
+    const uint64_t last = (uint64_t(repeatTime - 1) * p.dstRepStride + 7ull * p.dstBlkStride + 1) * epb;
+    if (last > dst.size_)
+        fail(api, line, "repeat " + str(uint32_t(repeatTime - 1)) + " writes up to element " + str(last) + " of a dst "
+             "LocalTensor<" + type_name<T>::get() + "> of " + str(dst.size_) + " elements");
+    const uint64_t s0 = src.addr_, s1 = src.addr_ + n * sizeof(T);
+    for (uint32_t i = 0; i < repeatTime; ++i)
+        for (uint32_t j = 0; j < 8; ++j) {
+            const uint64_t d0 = dst.addr_ + (uint64_t(i) * p.dstRepStride + uint64_t(j) * p.dstBlkStride) * 32;
+            if (src.mem_ == dst.mem_ && d0 < s1 && s0 < d0 + 32)
+                fail(api, line, "the destination overlaps the source (UB bytes [" + str(s0) + ", " + str(s1) +
+                     ")): asc-devkit forbids the same memory for both");
+        }
+    src.check_written(api, 0, n, line);
+    src.vector_reads(api, 0, n * sizeof(T), line);
+    for (uint32_t i = 0; i < repeatTime; ++i)
+        for (uint32_t j = 0; j < 8; ++j) {
+            const T v = src.ptr()[uint64_t(i) * 8 + j];
+            const uint64_t b = (uint64_t(i) * p.dstRepStride + uint64_t(j) * p.dstBlkStride) * epb;
+            for (uint32_t e = 0; e < epb; ++e) dst.ptr()[b + e] = v;
+            dst.mark_written(b, epb);
+            ascend_sim::note(c.pendingV, uint32_t(dst.addr_ + b * sizeof(T)), 32);
+            dst.vector_writes(b * sizeof(T), 32);
+        }
+}
+
 // Axpy: dst = scalar * src + dst, (half, half), (float, float), (half src -> float dst); count and repeat forms
 namespace detail {
 template <class T, class U> inline void axpy_types() {
