@@ -5,8 +5,16 @@ with a model of the hardware intrinsics: the twin's own README) and compares eac
         python scripts/cann_twin.py [NAME ...]
 
 Prints one row per kernel: blockDim, the APIs the kernel calls, the largest difference from the interpreter (in
-units of the output dtype's ulp at the largest output), and pass/fail. Exits 1 when a kernel fails, 0 with a notice when
-ASC_CANN_TWIN is not set (the twin is a development-time check, not part of CI)."""
+units of the output dtype's ulp at the largest output), pass/fail, and each of Huawei's checks that fired (their
+[ERROR] / [WARN] lines, and the twin's sync warnings). Exits 1 when a kernel fails, 0 with a notice when ASC_CANN_TWIN
+is not set (the twin is a development-time check, not part of CI).
+
+Beside the twin's own intrinsic model, every kernel is compiled with scripts/twin_extra_model.cpp (the cube path,
+the cross-core flags of SyncAll, more conversions: see its header), by TWIN_CXXFLAGS="-include PRELUDE". A cube
+kernel (KERNEL_TYPE_AIC_ONLY) runs as TWIN_KERNEL_MODE=aic, a phased one (KERNEL_TYPE_MIX_AIC_1_2) as mix: blockDim
+AICs and 2 * blockDim AIVs, each a process of Huawei's ICPU_RUN_KF, with its GM workspaces (poisoned with 0xFF, as
+asc's launcher does) passed after the outputs; the sys workspace is ICPU_RUN_KF's own. An int64_t scalar parameter
+goes through a 32-bit entry the prelude adds (gen_driver.py passes gm/f32/i32/u32)."""
 from __future__ import annotations
 
 import math
@@ -128,6 +136,7 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     params = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}   # defaults included
     outputs = {s.var.name: s.output for s in ir.walk_stmts(spec.ir.entry.body)      # name -> index among returns
                if isinstance(s, ir.Alloc) and s.output is not None}
+    workspaces = dict(getattr(src, "workspaces", ()))         # name -> bytes: GM between the phases of a kernel
     types, argv, outs = [], [], []
     for kind, pname, ct in src.entry_params:
         if kind == "tiling":
@@ -136,15 +145,18 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
         elif kind == "scalar":
             if ct in ("int64_t", "bool"):
                 # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it, which
-                # the caller sets; an int64_t would read 32 bits the ABI leaves undefined, so it is not run
+                # the caller sets; an int64_t goes through the prelude's 32-bit entry (prelude()), within int32 only
                 v = int(params[pname])
-                if ct == "int64_t":
-                    raise ValueError(f"the int64_t parameter {pname!r}: the twin's driver passes gm/f32/i32/u32 only")
+                if ct == "int64_t" and not -2 ** 31 <= v < 2 ** 31:
+                    raise ValueError(f"the int64_t parameter {pname!r} = {v} does not fit the driver's int32")
                 types.append("i32")
                 argv.append(str(v))
             else:
                 types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
                 argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
+        elif pname in workspaces:
+            types.append("gm")
+            argv.append(f"out:{max(workspaces[pname], 32)}:{d}/{pname}.ws")
         elif pname in params:
             types.append("gm")
             np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")
@@ -156,19 +168,74 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             outs.append((pname, r, sims[outputs[pname]]))
     cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{d}/{src.name}.cpp", src.name, ",".join(types),
            str(block_dim)] + argv
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text),
+               TWIN_CXXFLAGS=f"{os.environ.get('TWIN_CXXFLAGS', '')} -include {prelude(src, d)}".strip())
+    if any(k == "scalar" and ct == "int64_t" for k, _, ct in src.entry_params):
+        env["TWIN_CXXFLAGS"] += f" -D{src.name}={src.name}_i64"          # the prelude's 32-bit entry takes the name
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
         f.write(p.stdout + p.stderr)
     apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)\(", src.text)) &
                   set(ascend_api.API))
+    fired = checks_fired(p.stdout + p.stderr)
     if p.returncode != 0:
-        return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)"
+        return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)", fired
     worst = worst_sim = 0.0
     for pname, r, s in outs:
         got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape)
         worst = max(worst, _diff(got, r))
         worst_sim = max(worst_sim, _diff(got, s))
-    return block_dim, apis, worst, worst_sim, None
+    return block_dim, apis, worst, worst_sim, None, fired
+
+
+EXTRA_MODEL = os.path.join(ROOT, "scripts", "twin_extra_model.cpp")
+
+
+def kernel_mode(text: str) -> str:
+    """TWIN_KERNEL_MODE for a kernel .cpp: its KERNEL_TASK_TYPE_DEFAULT (vector kernels declare none)."""
+    m = re.search(r"KERNEL_TASK_TYPE_DEFAULT\((\w+)\)", text)
+    kind = m.group(1) if m else "KERNEL_TYPE_AIV_ONLY"
+    modes = {"KERNEL_TYPE_AIV_ONLY": "aiv", "KERNEL_TYPE_AIC_ONLY": "aic", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
+    if kind not in modes:
+        raise ValueError(f"the twin's driver has no launch mode for {kind}")
+    return modes[kind]
+
+
+def prelude(src, d: str) -> str:
+    """The header included ahead of the kernel: the extra intrinsic model and, for a kernel with int64_t scalars, an
+    entry of the kernel's name taking them as int32_t (the kernel itself is renamed NAME_i64 by -D)."""
+    lines = [f'#include "{EXTRA_MODEL}"']
+    if any(k == "scalar" and ct == "int64_t" for k, _, ct in src.entry_params):
+        name = src.name
+        wide = ", ".join(f"{ct} a{i}" for i, (_, _, ct) in enumerate(src.entry_params))
+        narrow = ", ".join(f"{'int32_t' if ct == 'int64_t' else ct} a{i}" for i, (_, _, ct) in enumerate(src.entry_params))
+        call = ", ".join(f"static_cast<{ct}>(a{i})" if ct == "int64_t" else f"a{i}"
+                         for i, (_, _, ct) in enumerate(src.entry_params))
+        lines += [f'#pragma push_macro("{name}")', f"#undef {name}",
+                  f'extern "C" __global__ __aicore__ void {name}_i64({wide});',
+                  f'extern "C" __global__ __aicore__ void {name}({narrow}) {{ {name}_i64({call}); }}',
+                  f'#pragma pop_macro("{name}")']
+    path = os.path.join(d, "twin_prelude.h")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def checks_fired(log: str) -> list:
+    """Huawei's checks that fired ([ERROR] / [WARN] lines of KERNEL_LOG, NPUCHECK) and the twin's sync reports, each
+    once (block, core and pid left out)."""
+    out = []
+    for ln in log.splitlines():
+        m = re.match(r"\[(ERROR|WARN)\](?:\[[^\]]*\])*\s*(.*)", ln.strip())
+        if m:
+            msg = f"{m.group(1)} {m.group(2)}"
+        elif "[NPUCHECK" in ln or "[TWIN SYNC" in ln:
+            msg = re.sub(r"\[(block|AIC|AIV)[^\]]*\]", "", ln.strip())
+        else:
+            continue
+        if msg not in out:
+            out.append(msg)
+    return out
 
 
 def _diff(got, ref) -> float:
@@ -198,16 +265,18 @@ def main(names) -> int:
         if names and name not in names:
             continue
         try:
-            block_dim, apis, worst, worst_sim, err = run(name, kernel, args, twin_dir, work)
+            block_dim, apis, worst, worst_sim, err, fired = run(name, kernel, args, twin_dir, work)
         except Exception as e:          # a kernel asc refuses for Ascend, or one the twin's driver cannot pass
             print(f"{name:14s} not run: {type(e).__name__}: {str(e).splitlines()[0][:160]}", flush=True)
             continue
-        ok = err is None and worst <= 8
+        ok = err is None and worst <= 8 and not fired
         failed += not ok
         diff = f"{worst:.2f} ulp of max" if worst is not None else "did not run"
         dsim = f"{worst_sim:.2f} ulp of max" if worst_sim is not None else ""
         print(f"{name:14s} {block_dim:8d} {diff:>22s} {dsim:>20s}  {', '.join(a for a in apis if a in MATH)}  "
               f"{'ok' if ok else 'FAIL'}", flush=True)
+        for msg in fired:
+            print(f"   Huawei check fired: {msg[:300]}")
         if err:
             print("   " + err.replace("\n", "\n   "))
     return 1 if failed else 0
