@@ -9,12 +9,13 @@ units of the output dtype's ulp at the largest output), pass/fail, and each of H
 [ERROR] / [WARN] lines, and the twin's sync warnings). Exits 1 when a kernel fails, 0 with a notice when ASC_CANN_TWIN
 is not set (the twin is a development-time check, not part of CI).
 
-Beside the twin's own intrinsic model, every kernel is compiled with scripts/twin_extra_model.cpp (the cube path,
-the cross-core flags of SyncAll, more conversions: see its header), by TWIN_CXXFLAGS="-include PRELUDE". A cube
-kernel (KERNEL_TYPE_AIC_ONLY) runs as TWIN_KERNEL_MODE=aic, a phased one (KERNEL_TYPE_MIX_AIC_1_2) as mix: blockDim
-AICs and 2 * blockDim AIVs, each a process of Huawei's ICPU_RUN_KF, with its GM workspaces (poisoned with 0xFF, as
-asc's launcher does) passed after the outputs; the sys workspace is ICPU_RUN_KF's own. An int64_t scalar parameter
-goes through a 32-bit entry the prelude adds (gen_driver.py passes gm/f32/i32/u32)."""
+Each kernel runs through an entry file of our own (NAME_twin.cpp): the kernel .cpp, then scripts/twin_extra_model.cpp
+(bodies for the intrinsics the twin's model lacks: the cube path, the cross-core flags of SyncAll, more conversions;
+see its header), then `asc_twin_entry`, which calls the kernel and takes an int64_t scalar as a GM buffer of its 8
+bytes (the twin's driver passes gm/f32/i32/u32). A cube kernel (KERNEL_TYPE_AIC_ONLY) runs as TWIN_KERNEL_MODE=aic, a
+phased one (KERNEL_TYPE_MIX_AIC_1_2) as mix: blockDim AICs and 2 * blockDim AIVs, each a process of Huawei's
+ICPU_RUN_KF, with its GM workspaces (poisoned with 0xFF, as asc's launcher does) passed where the kernel takes them;
+the sys workspace is ICPU_RUN_KF's own."""
 from __future__ import annotations
 
 import math
@@ -143,14 +144,14 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             types.append("gm")
             argv.append(f"in:{d}/tiling.bin")
         elif kind == "scalar":
-            if ct in ("int64_t", "bool"):
-                # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it, which
-                # the caller sets; an int64_t goes through the prelude's 32-bit entry (prelude()), within int32 only
-                v = int(params[pname])
-                if ct == "int64_t" and not -2 ** 31 <= v < 2 ** 31:
-                    raise ValueError(f"the int64_t parameter {pname!r} = {v} does not fit the driver's int32")
+            if ct == "int64_t":                           # 8 bytes in GM, read by the entry
+                np.array([int(params[pname])], np.int64).tofile(f"{d}/{pname}.i64")
+                types.append("gm")
+                argv.append(f"in:{d}/{pname}.i64")
+            elif ct == "bool":
+                # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it
                 types.append("i32")
-                argv.append(str(v))
+                argv.append(str(int(params[pname])))
             else:
                 types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
                 argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
@@ -166,12 +167,9 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             types.append("gm")
             argv.append(f"out:{r.nbytes}:{d}/{pname}.out")
             outs.append((pname, r, sims[outputs[pname]]))
-    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{d}/{src.name}.cpp", src.name, ",".join(types),
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry_file(src, d), "asc_twin_entry", ",".join(types),
            str(block_dim)] + argv
-    env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text),
-               TWIN_CXXFLAGS=f"{os.environ.get('TWIN_CXXFLAGS', '')} -include {prelude(src, d)}".strip())
-    if any(k == "scalar" and ct == "int64_t" for k, _, ct in src.entry_params):
-        env["TWIN_CXXFLAGS"] += f" -D{src.name}={src.name}_i64"          # the prelude's 32-bit entry takes the name
+    env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
         f.write(p.stdout + p.stderr)
@@ -201,23 +199,23 @@ def kernel_mode(text: str) -> str:
     return modes[kind]
 
 
-def prelude(src, d: str) -> str:
-    """The header included ahead of the kernel: the extra intrinsic model and, for a kernel with int64_t scalars, an
-    entry of the kernel's name taking them as int32_t (the kernel itself is renamed NAME_i64 by -D)."""
-    lines = [f'#include "{EXTRA_MODEL}"']
-    if any(k == "scalar" and ct == "int64_t" for k, _, ct in src.entry_params):
-        name = src.name
-        wide = ", ".join(f"{ct} a{i}" for i, (_, _, ct) in enumerate(src.entry_params))
-        narrow = ", ".join(f"{'int32_t' if ct == 'int64_t' else ct} a{i}" for i, (_, _, ct) in enumerate(src.entry_params))
-        call = ", ".join(f"static_cast<{ct}>(a{i})" if ct == "int64_t" else f"a{i}"
-                         for i, (_, _, ct) in enumerate(src.entry_params))
-        lines += [f'#pragma push_macro("{name}")', f"#undef {name}",
-                  f'extern "C" __global__ __aicore__ void {name}_i64({wide});',
-                  f'extern "C" __global__ __aicore__ void {name}({narrow}) {{ {name}_i64({call}); }}',
-                  f'#pragma pop_macro("{name}")']
-    path = os.path.join(d, "twin_prelude.h")
+def entry_file(src, d: str) -> str:
+    """NAME_twin.cpp: the kernel, the extra intrinsic model, and the entry `asc_twin_entry` the driver launches: the
+    kernel's parameters, an int64_t scalar as a GM buffer of its bytes."""
+    params, call = [], []
+    for i, (kind, _, ct) in enumerate(src.entry_params):
+        if kind == "scalar" and ct == "int64_t":
+            params.append(f"GM_ADDR a{i}")
+            call.append(f"*reinterpret_cast<__gm__ const int64_t*>(a{i})")
+        else:
+            params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
+            call.append(f"a{i}")
+    text = (f'#include "{d}/{src.name}.cpp"\n#include "{EXTRA_MODEL}"\n\n'
+            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n'
+            f'    {src.name}({", ".join(call)});\n}}\n')
+    path = os.path.join(d, f"{src.name}_twin.cpp")
     with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(text)
     return path
 
 

@@ -26,7 +26,7 @@
 //     the NPU: reported after TWIN_FLAG_TIMEOUT_S seconds, default 60).
 // Every body is a weak symbol: a later twin_model.cpp that defines the same intrinsic takes precedence.
 //
-// scripts/cann_twin.py compiles this file into each kernel's translation unit (TWIN_CXXFLAGS="-include ...").
+// scripts/cann_twin.py compiles this file into each kernel's translation unit (its entry file NAME_twin.cpp includes it).
 #include <atomic>
 #include <cmath>
 #include <cstdint>
