@@ -224,9 +224,12 @@ def checks_fired(log: str) -> list:
     once (block, core and pid left out)."""
     out = []
     for ln in log.splitlines():
-        m = re.match(r"\[(ERROR|WARN)\](?:\[[^\]]*\])*\s*(.*)", ln.strip())
-        if m:
-            msg = f"{m.group(1)} {m.group(2)}"
+        m = re.match(r"\[(ERROR|WARN)\]\[[^\]]*\]\[[^\]]*\]\[([^\]]*)\]\[.*?\]\[\d+\] ?(.*)", ln.strip())
+        m2 = re.match(r"\[(ERROR|WARN)\]\s*(.*)", ln.strip())
+        if m:                       # KERNEL_LOG: [LEVEL][block][core type][file:line][function][pid] message
+            msg = f"{m.group(1)} {os.path.basename(m.group(2))}: {m.group(3)}"
+        elif m2:
+            msg = f"{m2.group(1)} {m2.group(2)}"
         elif "[NPUCHECK" in ln or "[TWIN SYNC" in ln:
             msg = re.sub(r"\[(block|AIC|AIV)[^\]]*\]", "", ln.strip())
         else:

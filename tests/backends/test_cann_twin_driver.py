@@ -1,0 +1,111 @@
+"""scripts/cann_twin.py: how a kernel is handed to the CANN twin -- the launch mode read from the kernel's task type,
+a phased kernel's GM workspaces passed where its entry takes them, an int64_t scalar through the entry file's GM
+bytes, Huawei's fired checks read from the log -- checked without the twin (its run_twin.sh call is intercepted);
+and, where ASC_CANN_TWIN is set, the cube, phased, int8 and int64 kernels of the corpus run through it and equal the
+interpreter."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import asc.config
+from asc import compiler
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from ascend_corpus import CORPUS  # noqa: E402
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("cann_twin_script", os.path.join(ROOT, "scripts", "cann_twin.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _src(name: str, case: str = "awkward"):
+    kernel, factory = CORPUS[name]
+    args = factory(case)
+    spec = kernel.specialization(args, {}, latest=False)[0]
+    return kernel, args, compiler.render(spec.ir, "ascend", warn=False)
+
+
+def test_launch_mode_follows_the_kernel_task_type():
+    twin = _script()
+    assert twin.kernel_mode(_src("matmul_f16")[2].text) == "aic"
+    assert twin.kernel_mode(_src("matmul_bias_relu_f16")[2].text) == "mix"
+    assert twin.kernel_mode(_src("vector_add")[2].text) == "aiv"
+    with pytest.raises(ValueError, match="KERNEL_TYPE_MIX_AIC_1_1"):
+        twin.kernel_mode("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1);")
+
+
+def _intercepted_run(monkeypatch, tmp_path, name, log=""):
+    """cann_twin.run for corpus kernel `name` with run_twin.sh replaced: (the command, its environment, run's result)."""
+    twin = _script()
+    seen = {}
+
+    def fake(cmd, capture_output, text, env):
+        seen["cmd"], seen["env"] = cmd, env
+        return subprocess.CompletedProcess(cmd, 1, log, "")
+    monkeypatch.setattr(twin.subprocess, "run", fake)
+    kernel, args = CORPUS[name][0], CORPUS[name][1]("awkward")
+    result = twin.run(name, kernel, args, "/nonexistent-twin", str(tmp_path))
+    return twin, seen["cmd"], seen["env"], result
+
+
+def test_phased_kernel_gets_its_workspaces_and_the_mix_mode(monkeypatch, tmp_path):
+    log = ("[ERROR][Block_0][AIV][kernel_tensor_impl.h:361][operator[]][77] offset is 4096, which can not be larger "
+           "than data len 4096\n[ERROR][Block_1][AIV][kernel_tensor_impl.h:361][operator[]][78] offset is 4096, which "
+           "can not be larger than data len 4096\n")
+    twin, cmd, env, result = _intercepted_run(monkeypatch, tmp_path, "matmul_bias_relu_f16", log)
+    src = _src("matmul_bias_relu_f16")[2]
+    ws = dict(src.workspaces)
+    assert ws and env["TWIN_KERNEL_MODE"] == "mix"
+    entry, name, types, block_dim = cmd[2:6]
+    argv = cmd[6:]
+    assert name == "asc_twin_entry" and types == ",".join(["gm"] * len(src.entry_params))
+    assert len(argv) == len(src.entry_params)
+    for (kind, pname, _), arg in zip(src.entry_params, argv):
+        if pname in ws:                                     # at the entry's position, as large as asc's launcher makes it
+            assert arg.startswith(f"out:{max(ws[pname], 32)}:") and arg.endswith(f"{pname}.ws")
+    text = open(entry).read()
+    assert f'#include "{os.path.dirname(entry)}/{src.name}.cpp"' in text and "twin_extra_model.cpp" in text
+    assert f"    {src.name}({', '.join(f'a{i}' for i in range(len(src.entry_params)))});" in text
+    block, apis, worst, worst_sim, err, fired = result
+    assert worst is None and err                            # the twin failed: no numbers
+    # once, without the block, core type and pid
+    assert fired == ["ERROR kernel_tensor_impl.h:361: offset is 4096, which can not be larger than data len 4096"]
+
+
+def test_int64_scalar_goes_through_gm_bytes(monkeypatch, tmp_path):
+    twin, cmd, env, _ = _intercepted_run(monkeypatch, tmp_path, "adam_step")
+    src = _src("adam_step")[2]
+    i = next(i for i, (k, _, ct) in enumerate(src.entry_params) if k == "scalar" and ct == "int64_t")
+    pname = src.entry_params[i][1]
+    assert env["TWIN_KERNEL_MODE"] == "aiv" and cmd[4].split(",")[i] == "gm"
+    path = cmd[6 + i]
+    assert path.startswith("in:") and path.endswith(f"{pname}.i64")
+    kernel, args = CORPUS["adam_step"][0], CORPUS["adam_step"][1]("awkward")
+    spec, bound, _ = kernel.specialization(args, {}, latest=False)
+    step = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}[pname]
+    assert np.fromfile(path[3:], np.int64).tolist() == [int(step)]
+    assert f"*reinterpret_cast<__gm__ const int64_t*>(a{i})" in open(cmd[2]).read()
+
+
+@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+                                                             "development-time tool)")
+@pytest.mark.parametrize("name", ["matmul_f16", "matmul_batched_f16", "matmul_bias_relu_f16", "quant_q8_0",
+                                  "dequant_q8_0", "adam_step", "swiglu_ffn_bf16"])
+def test_corpus_kernel_through_the_twin(tmp_path, name):
+    twin = _script()
+    kernel, args = CORPUS[name][0], CORPUS[name][1]("awkward")
+    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.config.config.cann_twin,
+                                                             str(tmp_path))
+    assert err is None and not fired, (err, fired)
+    assert worst == 0 and worst_sim == 0, (worst, worst_sim)     # bit-equal to the interpreter and to ascend-sim
