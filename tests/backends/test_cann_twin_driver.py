@@ -109,3 +109,46 @@ def test_corpus_kernel_through_the_twin(tmp_path, name):
                                                              str(tmp_path))
     assert err is None and not fired, (err, fired)
     assert worst == 0 and worst_sim == 0, (worst, worst_sim)     # bit-equal to the interpreter and to ascend-sim
+
+
+XCORE = """#include "kernel_operator.h"
+using namespace AscendC;
+// blockDim AICs each write a value; each of the two AIVs of its group waits for the AIC's flag (mode 2), then reads it
+extern "C" __global__ __aicore__ void xcore(GM_ADDR out)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    __gm__ volatile int32_t* o = reinterpret_cast<__gm__ volatile int32_t*>(out);
+    if ASCEND_IS_AIC {
+        for (volatile int spin = 0; spin < 20000000; ++spin) {}   // the AIVs reach their wait first
+        o[GetBlockIdx()] = 1000 + static_cast<int32_t>(GetBlockIdx());
+        CrossCoreSetFlag<2, PIPE_FIX>(FLAG_SET);
+    }
+    if ASCEND_IS_AIV {
+        CrossCoreWaitFlag(FLAG_WAITED);
+        o[8 + GetBlockIdx()] = o[GetBlockIdx() / 2] + 1;
+    }
+}
+"""
+
+
+@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+                                                             "development-time tool)")
+def test_cross_core_flags_order_the_cores_and_a_lost_flag_is_reported(tmp_path):
+    twin = _script()
+    runs = {}
+    for case, (set_id, wait_id) in {"paired": (3, 3), "lost": (3, 5)}.items():
+        d = tmp_path / case
+        d.mkdir()
+        (d / "xcore.cpp").write_text(f"#define FLAG_SET {set_id}\n#define FLAG_WAITED {wait_id}\n" + XCORE)
+        (d / "entry.cpp").write_text(f'#include "{d}/xcore.cpp"\n#include "{twin.EXTRA_MODEL}"\n')
+        env = dict(os.environ, TWIN_KERNEL_MODE="mix", TWIN_FLAG_TIMEOUT_S="3")
+        runs[case] = subprocess.run(["bash", os.path.join(asc.config.config.cann_twin, "run_twin.sh"),
+                                     str(d / "entry.cpp"), "xcore", "gm", "2", f"out:64:{d}/out.bin"],
+                                    capture_output=True, text=True, env=env)
+    p = runs["paired"]
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = np.fromfile(tmp_path / "paired" / "out.bin", np.int32)
+    assert out[:2].tolist() == [1000, 1001] and out[8:12].tolist() == [1001, 1001, 1002, 1002]
+    lost = runs["lost"]
+    assert lost.returncode != 0
+    assert "wait_flag_dev(5) was never released: the NPU would hang here" in lost.stdout + lost.stderr
