@@ -57,7 +57,8 @@ def _row_kernel(fn: str):
 
 # the compute APIs worth naming in the table (the rest is copies, queues and pipe bookkeeping)
 MATH = {"Add", "Adds", "Mul", "Muls", "Div", "Exp", "Erf", "Sin", "Cos", "Floor", "Ceil", "Rsqrt", "ReduceSum",
-        "ReduceMax", "Duplicate", "Tanh", "Sigmoid", "Select", "Compare", "Cast"}
+        "ReduceMax", "Duplicate", "Tanh", "Sigmoid", "Select", "Compare", "Cast", "Maxs", "Mins", "Abs", "Ln", "Sqrt",
+        "Mmad", "LoadData", "Fixpipe", "SyncAll"}
 
 
 def corpus() -> dict:
@@ -173,7 +174,7 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
         f.write(p.stdout + p.stderr)
-    apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)\(", src.text)) &
+    apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)(?:<[^;()]*>)?\(", src.text)) &
                   set(ascend_api.API))
     fired = checks_fired(p.stdout + p.stderr)
     if p.returncode != 0:

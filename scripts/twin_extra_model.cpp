@@ -426,8 +426,12 @@ static void CcToGm(T* dst, float* src, uint16_t nSize, uint16_t mSize, uint32_t 
 }
 #define TWIN_X_FIX(T)                                                                                             \
     TWIN_WEAK void copy_matrix_cc_to_gm(T* dst, float* src, uint8_t, uint16_t nSize, uint16_t mSize,              \
-        uint32_t dstStride, uint16_t srcStride, uint8_t, QuantMode_t quant, uint8_t relu, bool, bool nz2nd)       \
+        uint32_t dstStride, uint16_t srcStride, uint8_t, QuantMode_t quant, uint8_t relu, bool split, bool nz2nd) \
     {                                                                                                             \
+        if (split) {                                                                                              \
+            std::fprintf(stderr, "[TWIN] copy_matrix_cc_to_gm: channelSplit is not modelled\n");                \
+            std::abort();                                                                                         \
+        }                                                                                                         \
         CcToGm<T>(dst, src, nSize, mSize, dstStride, srcStride, quant, relu, nz2nd);                              \
     }
 TWIN_X_FIX(half)
