@@ -152,3 +152,19 @@ def test_cross_core_flags_order_the_cores_and_a_lost_flag_is_reported(tmp_path):
     lost = runs["lost"]
     assert lost.returncode != 0
     assert "wait_flag_dev(5) was never released: the NPU would hang here" in lost.stdout + lost.stderr
+
+
+@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+                                                             "development-time tool)")
+def test_phased_kernel_on_several_groups_through_the_twin(tmp_path):
+    """relu(a @ b + bias) tiled over 6 AICs and 12 AIVs: SyncAll<false>() across groups, every workspace tile written
+    by some AIC and read by some AIV."""
+    twin = _script()
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((256, 64)).astype(np.float16), rng.standard_normal((64, 384)).astype(np.float16)
+    bias = rng.standard_normal(384).astype(np.float16)
+    block_dim, apis, worst, worst_sim, err, fired = twin.run("mbr_groups", CORPUS["matmul_bias_relu_f16"][0],
+                                                             (a, b, bias), asc.config.config.cann_twin, str(tmp_path))
+    assert err is None and not fired, (err, fired)
+    assert block_dim > 1 and {"Mmad", "Fixpipe", "SyncAll"} <= set(apis)
+    assert worst_sim == 0 and worst <= 1, (worst, worst_sim)    # ascend-sim's numbers; the interpreter's within 1 ulp
