@@ -131,11 +131,18 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     with open(os.path.join(d, f"{src.name}.cpp"), "w") as f:
         f.write(src.text)
     words.tofile(os.path.join(d, "tiling.bin"))
-    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*args)
+    # each run gets its own copies: a kernel that writes a parameter in place must see the same inputs everywhere
+    def fresh():
+        return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    ref_args, sim_args = fresh(), fresh()
+    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*ref_args)
     refs = ref if isinstance(ref, tuple) else (ref,)
-    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*args)      # asc's own emulation, the CI check
+    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*sim_args)      # asc's own emulation, the CI check
     sims = sim if isinstance(sim, tuple) else (sim,)
     params = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}   # defaults included
+    names = [p.var.name for p in spec.ir.entry.params]
+    in_place = {n: (r, s) for n, r, s in zip(names, ref_args, sim_args)           # written parameters: after the runs
+                if n in ir.written_params(spec.ir)[spec.ir.entry.name] and isinstance(r, np.ndarray)}
     outputs = {s.var.name: s.output for s in ir.walk_stmts(spec.ir.entry.body)      # name -> index among returns
                if isinstance(s, ir.Alloc) and s.output is not None}
     workspaces = dict(getattr(src, "workspaces", ()))         # name -> bytes: GM between the phases of a kernel
@@ -163,12 +170,18 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             types.append("gm")
             np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")
             argv.append(f"in:{d}/{pname}.bin")
+            if pname in in_place:                        # and a GM buffer the entry copies it into, read back
+                r, s = in_place[pname]
+                types.append("gm")
+                argv.append(f"out:{max(r.nbytes, 32)}:{d}/{pname}.out")
+                outs.append((pname, r, s))
         else:
             r = refs[outputs[pname]]
             types.append("gm")
             argv.append(f"out:{r.nbytes}:{d}/{pname}.out")
             outs.append((pname, r, sims[outputs[pname]]))
-    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry_file(src, d), "asc_twin_entry", ",".join(types),
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry_file(src, d, set(in_place)), "asc_twin_entry",
+           ",".join(types),
            str(block_dim)] + argv
     env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -181,7 +194,7 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
         return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)", fired
     worst = worst_sim = 0.0
     for pname, r, s in outs:
-        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape)
+        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype)[:r.size].reshape(r.shape)
         worst = max(worst, _diff(got, r))
         worst_sim = max(worst_sim, _diff(got, s))
     return block_dim, apis, worst, worst_sim, None, fired
@@ -200,19 +213,26 @@ def kernel_mode(text: str) -> str:
     return modes[kind]
 
 
-def entry_file(src, d: str) -> str:
+def entry_file(src, d: str, in_place=frozenset()) -> str:
     """NAME_twin.cpp: the kernel, the extra intrinsic model, and the entry `asc_twin_entry` the driver launches: the
-    kernel's parameters, an int64_t scalar as a GM buffer of its bytes."""
-    params, call = [], []
-    for i, (kind, _, ct) in enumerate(src.entry_params):
+    kernel's parameters, an int64_t scalar as a GM buffer of its bytes, a parameter the kernel writes (`in_place`)
+    as two GM buffers, its input and the buffer the kernel gets, which the first core to arrive fills from the input
+    before any core runs the kernel (the driver reads back only its outputs)."""
+    params, call, copies = [], [], []
+    for i, (kind, pname, ct) in enumerate(src.entry_params):
         if kind == "scalar" and ct == "int64_t":
             params.append(f"GM_ADDR a{i}")
             call.append(f"*reinterpret_cast<__gm__ const int64_t*>(a{i})")
+        elif kind == "gm" and pname in in_place:
+            params += [f"GM_ADDR a{i}", f"GM_ADDR a{i}_out"]
+            call.append(f"a{i}_out")
+            copies.append(f"{{a{i}_out, a{i}, {os.path.getsize(os.path.join(d, pname + '.bin'))}}}")
         else:
             params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
             call.append(f"a{i}")
+    first = f"    twin_extra::CopyOnce({{{', '.join(copies)}}});\n" if copies else ""
     text = (f'#include "{d}/{src.name}.cpp"\n#include "{EXTRA_MODEL}"\n\n'
-            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n'
+            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n{first}'
             f'    {src.name}({", ".join(call)});\n}}\n')
     path = os.path.join(d, f"{src.name}_twin.cpp")
     with open(path, "w") as f:
