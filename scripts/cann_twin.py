@@ -5,8 +5,17 @@ with a model of the hardware intrinsics: the twin's own README) and compares eac
         python scripts/cann_twin.py [NAME ...]
 
 Prints one row per kernel: blockDim, the APIs the kernel calls, the largest difference from the interpreter (in
-units of the output dtype's ulp at the largest output), and pass/fail. Exits 1 when a kernel fails, 0 with a notice when
-ASC_CANN_TWIN is not set (the twin is a development-time check, not part of CI)."""
+units of the output dtype's ulp at the largest output), pass/fail, and each of Huawei's checks that fired (their
+[ERROR] / [WARN] lines, and the twin's sync warnings). Exits 1 when a kernel fails, 0 with a notice when ASC_CANN_TWIN
+is not set (the twin is a development-time check, not part of CI).
+
+Each kernel runs through an entry file of our own (NAME_twin.cpp): the kernel .cpp, then scripts/twin_extra_model.cpp
+(bodies for the intrinsics the twin's model lacks: the cube path, the cross-core flags of SyncAll, more conversions;
+see its header), then `asc_twin_entry`, which calls the kernel and takes an int64_t scalar as a GM buffer of its 8
+bytes (the twin's driver passes gm/f32/i32/u32). A cube kernel (KERNEL_TYPE_AIC_ONLY) runs as TWIN_KERNEL_MODE=aic, a
+phased one (KERNEL_TYPE_MIX_AIC_1_2) as mix: blockDim AICs and 2 * blockDim AIVs, each a process of Huawei's
+ICPU_RUN_KF, with its GM workspaces (poisoned with 0xFF, as asc's launcher does) passed where the kernel takes them;
+the sys workspace is ICPU_RUN_KF's own."""
 from __future__ import annotations
 
 import math
@@ -48,7 +57,8 @@ def _row_kernel(fn: str):
 
 # the compute APIs worth naming in the table (the rest is copies, queues and pipe bookkeeping)
 MATH = {"Add", "Adds", "Mul", "Muls", "Div", "Exp", "Erf", "Sin", "Cos", "Floor", "Ceil", "Rsqrt", "ReduceSum",
-        "ReduceMax", "Duplicate", "Tanh", "Sigmoid", "Select", "Compare", "Cast"}
+        "ReduceMax", "Duplicate", "Tanh", "Sigmoid", "Select", "Compare", "Cast", "Maxs", "Mins", "Abs", "Ln", "Sqrt",
+        "Mmad", "LoadData", "Fixpipe", "SyncAll"}
 
 
 def corpus() -> dict:
@@ -121,32 +131,40 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     with open(os.path.join(d, f"{src.name}.cpp"), "w") as f:
         f.write(src.text)
     words.tofile(os.path.join(d, "tiling.bin"))
-    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*args)
+    # each run gets its own copies: a kernel that writes a parameter in place must see the same inputs everywhere
+    def fresh():
+        return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    ref_args, sim_args = fresh(), fresh()
+    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*ref_args)
     refs = ref if isinstance(ref, tuple) else (ref,)
-    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*args)      # asc's own emulation, the CI check
+    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*sim_args)      # asc's own emulation, the CI check
     sims = sim if isinstance(sim, tuple) else (sim,)
     params = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}   # defaults included
+    names = [p.var.name for p in spec.ir.entry.params]
+    in_place = {n: (r, s) for n, r, s in zip(names, ref_args, sim_args)           # written parameters: after the runs
+                if n in ir.written_params(spec.ir)[spec.ir.entry.name] and isinstance(r, np.ndarray)}
     outputs = {s.var.name: s.output for s in ir.walk_stmts(spec.ir.entry.body)      # name -> index among returns
                if isinstance(s, ir.Alloc) and s.output is not None}
+    workspaces = dict(getattr(src, "workspaces", ()))         # name -> bytes: GM between the phases of a kernel
     types, argv, outs = [], [], []
     for kind, pname, ct in src.entry_params:
         if kind == "tiling":
             types.append("gm")
             argv.append(f"in:{d}/tiling.bin")
         elif kind == "scalar":
-            if ct in ("int64_t", "bool"):
-                # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it, which
-                # the caller sets; an int64_t would read 32 bits the ABI leaves undefined, so it is not run
-                v = int(params[pname])
-                if ct == "int64_t":
-                    raise ValueError(f"the int64_t parameter {pname!r}: the twin's driver passes gm/f32/i32/u32 only")
+            if ct == "int64_t":                           # 8 bytes in GM, read by the entry
+                np.array([int(params[pname])], np.int64).tofile(f"{d}/{pname}.i64")
+                types.append("gm")
+                argv.append(f"in:{d}/{pname}.i64")
+            elif ct == "bool":
+                # the driver passes int32 (gen_driver.py knows gm/f32/i32/u32): a bool reads the low byte of it
                 types.append("i32")
-                argv.append(str(v))
+                argv.append(str(int(params[pname])))
             else:
                 types.append({"float": "f32", "int32_t": "i32", "uint32_t": "u32"}[ct])
                 argv.append(repr(float(params[pname])) if ct == "float" else str(int(params[pname])))
-        elif pname in dict(getattr(src, "workspaces", ())):     # a GM workspace: its bytes (or their tiling value)
-            nbytes = dict(src.workspaces)[pname]
+        elif pname in workspaces:                                 # a GM workspace: its bytes (or their tiling value)
+            nbytes = workspaces[pname]
             nbytes = int(values[nbytes]) if isinstance(nbytes, str) else int(nbytes)
             types.append("gm")
             argv.append(f"out:{max(nbytes, 32)}:{d}/{pname}.ws")
@@ -154,26 +172,94 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
             types.append("gm")
             np.ascontiguousarray(params[pname]).tofile(f"{d}/{pname}.bin")
             argv.append(f"in:{d}/{pname}.bin")
+            if pname in in_place:                        # and a GM buffer the entry copies it into, read back
+                r, s = in_place[pname]
+                types.append("gm")
+                argv.append(f"out:{max(r.nbytes, 32)}:{d}/{pname}.out")
+                outs.append((pname, r, s))
         else:
             r = refs[outputs[pname]]
             types.append("gm")
             argv.append(f"out:{r.nbytes}:{d}/{pname}.out")
             outs.append((pname, r, sims[outputs[pname]]))
-    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), f"{d}/{src.name}.cpp", src.name, ",".join(types),
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry_file(src, d, set(in_place)), "asc_twin_entry",
+           ",".join(types),
            str(block_dim)] + argv
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
         f.write(p.stdout + p.stderr)
-    apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)\(", src.text)) &
+    apis = sorted(set(re.findall(r"\b(DataCopyPad|DataCopy|[A-Z][a-z]+[A-Za-z]*)(?:<[^;()]*>)?\(", src.text)) &
                   set(ascend_api.API))
+    fired = checks_fired(p.stdout + p.stderr)
     if p.returncode != 0:
-        return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)"
+        return block_dim, apis, None, None, f"{(p.stderr or p.stdout)[-600:]}\n(whole log: {d}/twin.log)", fired
     worst = worst_sim = 0.0
     for pname, r, s in outs:
-        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype).reshape(r.shape)
+        got = np.fromfile(f"{d}/{pname}.out", dtype=r.dtype)[:r.size].reshape(r.shape)
         worst = max(worst, _diff(got, r))
         worst_sim = max(worst_sim, _diff(got, s))
-    return block_dim, apis, worst, worst_sim, None
+    return block_dim, apis, worst, worst_sim, None, fired
+
+
+EXTRA_MODEL = os.path.join(ROOT, "scripts", "twin_extra_model.cpp")
+
+
+def kernel_mode(text: str) -> str:
+    """TWIN_KERNEL_MODE for a kernel .cpp: its KERNEL_TASK_TYPE_DEFAULT (vector kernels declare none)."""
+    m = re.search(r"KERNEL_TASK_TYPE_DEFAULT\((\w+)\)", text)
+    kind = m.group(1) if m else "KERNEL_TYPE_AIV_ONLY"
+    modes = {"KERNEL_TYPE_AIV_ONLY": "aiv", "KERNEL_TYPE_AIC_ONLY": "aic", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
+    if kind not in modes:
+        raise ValueError(f"the twin's driver has no launch mode for {kind}")
+    return modes[kind]
+
+
+def entry_file(src, d: str, in_place=frozenset()) -> str:
+    """NAME_twin.cpp: the kernel, the extra intrinsic model, and the entry `asc_twin_entry` the driver launches: the
+    kernel's parameters, an int64_t scalar as a GM buffer of its bytes, a parameter the kernel writes (`in_place`)
+    as two GM buffers, its input and the buffer the kernel gets, which the first core to arrive fills from the input
+    before any core runs the kernel (the driver reads back only its outputs)."""
+    params, call, copies = [], [], []
+    for i, (kind, pname, ct) in enumerate(src.entry_params):
+        if kind == "scalar" and ct == "int64_t":
+            params.append(f"GM_ADDR a{i}")
+            call.append(f"*reinterpret_cast<__gm__ const int64_t*>(a{i})")
+        elif kind == "gm" and pname in in_place:
+            params += [f"GM_ADDR a{i}", f"GM_ADDR a{i}_out"]
+            call.append(f"a{i}_out")
+            copies.append(f"{{a{i}_out, a{i}, {os.path.getsize(os.path.join(d, pname + '.bin'))}}}")
+        else:
+            params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
+            call.append(f"a{i}")
+    first = f"    twin_extra::CopyOnce({{{', '.join(copies)}}});\n" if copies else ""
+    text = (f'#include "{d}/{src.name}.cpp"\n#include "{EXTRA_MODEL}"\n\n'
+            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n{first}'
+            f'    {src.name}({", ".join(call)});\n}}\n')
+    path = os.path.join(d, f"{src.name}_twin.cpp")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def checks_fired(log: str) -> list:
+    """Huawei's checks that fired ([ERROR] / [WARN] lines of KERNEL_LOG, NPUCHECK) and the twin's sync reports, each
+    once (block, core and pid left out)."""
+    out = []
+    for ln in log.splitlines():
+        m = re.match(r"\[(ERROR|WARN)\]\[[^\]]*\]\[[^\]]*\]\[([^\]]*)\]\[.*?\]\[\d+\] ?(.*)", ln.strip())
+        m2 = re.match(r"\[(ERROR|WARN)\]\s*(.*)", ln.strip())
+        if m:                       # KERNEL_LOG: [LEVEL][block][core type][file:line][function][pid] message
+            msg = f"{m.group(1)} {os.path.basename(m.group(2))}: {m.group(3)}"
+        elif m2:
+            msg = f"{m2.group(1)} {m2.group(2)}"
+        elif "[NPUCHECK" in ln or "[TWIN SYNC" in ln:
+            msg = re.sub(r"\[(block|AIC|AIV)[^\]]*\]", "", ln.strip())
+        else:
+            continue
+        if msg not in out:
+            out.append(msg)
+    return out
 
 
 def _diff(got, ref) -> float:
@@ -203,16 +289,18 @@ def main(names) -> int:
         if names and name not in names:
             continue
         try:
-            block_dim, apis, worst, worst_sim, err = run(name, kernel, args, twin_dir, work)
+            block_dim, apis, worst, worst_sim, err, fired = run(name, kernel, args, twin_dir, work)
         except Exception as e:          # a kernel asc refuses for Ascend, or one the twin's driver cannot pass
             print(f"{name:14s} not run: {type(e).__name__}: {str(e).splitlines()[0][:160]}", flush=True)
             continue
-        ok = err is None and worst <= 8
+        ok = err is None and worst <= 8 and not fired
         failed += not ok
         diff = f"{worst:.2f} ulp of max" if worst is not None else "did not run"
         dsim = f"{worst_sim:.2f} ulp of max" if worst_sim is not None else ""
         print(f"{name:14s} {block_dim:8d} {diff:>22s} {dsim:>20s}  {', '.join(a for a in apis if a in MATH)}  "
               f"{'ok' if ok else 'FAIL'}", flush=True)
+        for msg in fired:
+            print(f"   Huawei check fired: {msg[:300]}")
         if err:
             print("   " + err.replace("\n", "\n   "))
     return 1 if failed else 0
