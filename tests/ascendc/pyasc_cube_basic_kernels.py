@@ -1,0 +1,81 @@
+"""pyasc kernels with the cube basic API (GM -> A1/B1 with data_copy and Nd2NzParams, A1/B1 -> A2/B2 with load_data,
+mmad into CO1, fixpipe to GM) for tests/ascendc/test_pyasc_cube_basic.py, and broken kernels, each breaking one rule
+on the line marked `# RULE: name` (the tests look the line up)."""
+import asc
+import asc.runtime.config as config
+
+AIC = config.KernelType.AIC_ONLY
+
+
+@asc.jit
+def to_l0(qa1, qb1, qa2, qb2, ga, gb, m: asc.ConstExpr[int], n: asc.ConstExpr[int], k: asc.ConstExpr[int],
+          kk: asc.ConstExpr[int], s, dt: asc.ConstExpr, tb: asc.ConstExpr[bool]):
+    """K step s: A[:, s*kk:(s+1)*kk] and B[s*kk:(s+1)*kk, :] through L1 (NZ) into L0A (Zz) and L0B (Zn); tb: B is
+    given transposed (N x K in GM, x @ w^T)."""
+    c0 = 32 // dt.sizeof()
+    a1 = qa1.alloc_tensor(dt)
+    b1 = qb1.alloc_tensor(dt)
+    asc.data_copy(a1, ga[s * kk:], asc.Nd2NzParams(1, m, kk, 0, k, m, 1, 0))
+    if tb:
+        asc.data_copy(b1, gb[s * kk:], asc.Nd2NzParams(1, n, kk, 0, k, n, 1, 0))
+    else:
+        asc.data_copy(b1, gb[s * kk * n:], asc.Nd2NzParams(1, kk, n, 0, n, kk, 1, 0))
+    qa1.enque(a1)
+    qb1.enque(b1)
+    a1 = qa1.deque(dt)
+    b1 = qb1.deque(dt)
+    a2 = qa2.alloc_tensor(dt)
+    b2 = qb2.alloc_tensor(dt)
+    # L1 NZ: fractal (row block i, column strip j) at j * (rows / 16) + i; L0A wants row block i's fractals in a row
+    for i in range(m // 16):
+        asc.load_data(a2[i * kk * 16:], a1, asc.LoadData2DParams(i, kk // c0, m // 16, 0, 0, False, 0))
+    if tb:
+        # B^T in NZ: fractal (N block j, K strip i) at i * (n / 16) + j holding (n, k) at n * c0 + k: already Zn
+        asc.load_data(b2, b1, asc.LoadData2DParams(0, (kk // c0) * (n // 16), 1, 0, 0, False, 0))
+    else:
+        # L0B (Zn): the K x 16 fractals of one K block in a row, each transposed (16-bit data: if_transpose)
+        for i in range(kk // 16):
+            asc.load_data(b2[i * n * 16:], b1, asc.LoadData2DParams(i, n // 16, kk // 16, 0, 0, True, 0))
+    qa1.free_tensor(a1)
+    qb1.free_tensor(b1)
+    qa2.enque(a2)
+    qb2.enque(b2)
+
+
+@asc.jit(kernel_type=AIC)
+def mm_basic(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m: asc.ConstExpr[int],
+             n: asc.ConstExpr[int], k: asc.ConstExpr[int], steps: asc.ConstExpr[int],
+             quant: asc.ConstExpr = asc.QuantModes.NoQuant, tb: asc.ConstExpr[bool] = False):
+    """C (m x n) = A (m x k) @ B (k x n), 16-bit A and B, K in `steps` steps accumulated in L0C (cmatrix_init_val
+    true on the first step only); one AIC."""
+    kk = k // steps
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(b)
+    gc.set_global_buffer(c)
+    pipe = asc.TPipe()
+    qa1 = asc.TQue(asc.TPosition.A1, 1)
+    qb1 = asc.TQue(asc.TPosition.B1, 1)
+    qa2 = asc.TQue(asc.TPosition.A2, 1)
+    qb2 = asc.TQue(asc.TPosition.B2, 1)
+    qc = asc.TQue(asc.TPosition.CO1, 1)
+    pipe.init_buffer(qa1, 1, m * kk * ga.dtype.sizeof())
+    pipe.init_buffer(qb1, 1, kk * n * gb.dtype.sizeof())
+    pipe.init_buffer(qa2, 1, m * kk * ga.dtype.sizeof())
+    pipe.init_buffer(qb2, 1, kk * n * gb.dtype.sizeof())
+    pipe.init_buffer(qc, 1, m * n * 4)
+    c1 = qc.alloc_tensor(asc.float32)
+    for s in range(steps):
+        to_l0(qa1, qb1, qa2, qb2, ga, gb, m, n, k, kk, s, ga.dtype, tb)
+        a2 = qa2.deque(ga.dtype)
+        b2 = qb2.deque(gb.dtype)
+        asc.mmad(c1, a2, b2, asc.MmadParams(m, n, kk, unit_flag=0, cmatrix_source=False, cmatrix_init_val=s == 0))
+        qa2.free_tensor(a2)
+        qb2.free_tensor(b2)
+    qc.enque(c1)
+    c1 = qc.deque(asc.float32)
+    asc.fixpipe(gc, c1, asc.FixpipeParamsV220(n_size=n, m_size=m, src_stride=m, dst_stride=n, quant_pre=quant),
+                asc.FixpipeConfig.cfg_row_major)
+    qc.free_tensor(c1)
