@@ -79,3 +79,83 @@ def mm_basic(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, m
     asc.fixpipe(gc, c1, asc.FixpipeParamsV220(n_size=n, m_size=m, src_stride=m, dst_stride=n, quant_pre=quant),
                 asc.FixpipeConfig.cfg_row_major)
     qc.free_tensor(c1)
+
+
+@asc.jit(kernel_type=AIC)
+def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, case: asc.ConstExpr[str]):
+    """C (32 x 32) = A (32 x 32) @ B^T (B given 32 x 32, N x K) in one step, with one rule broken, chosen by `case`;
+    the other steps are right."""
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(b)
+    gc.set_global_buffer(c)
+    pipe = asc.TPipe()
+    qa1 = asc.TQue(asc.TPosition.A1, 1)
+    qb1 = asc.TQue(asc.TPosition.B1, 1)
+    qa2 = asc.TQue(asc.TPosition.A2, 1)
+    qb2 = asc.TQue(asc.TPosition.B2, 1)
+    qc = asc.TQue(asc.TPosition.CO1, 1)
+    pipe.init_buffer(qa1, 1, 2048)
+    pipe.init_buffer(qb1, 1, 2048)
+    pipe.init_buffer(qa2, 1, 4096)
+    pipe.init_buffer(qb2, 1, 2048)
+    pipe.init_buffer(qc, 1, 4096)
+    a1 = qa1.alloc_tensor(asc.float16)
+    b1 = qb1.alloc_tensor(asc.float16)
+    asc.data_copy(a1, ga, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+    asc.data_copy(b1, gb, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+    qa1.enque(a1)
+    qb1.enque(b1)
+    a1 = qa1.deque(asc.float16)
+    b1 = qb1.deque(asc.float16)
+    a2 = qa2.alloc_tensor(asc.float16)
+    b2 = qb2.alloc_tensor(asc.float16)
+    if case == "from_gm":
+        asc.load_data(a2, ga, asc.LoadData2DParams(0, 4, 1, 0, 0, False, 0))  # RULE: from_gm
+    for i in range(2):
+        if case == "unaligned":
+            asc.load_data(a2[i * 512 + 16:], a1, asc.LoadData2DParams(i, 2, 2, 0, 0, False, 0))  # RULE: unaligned
+        else:
+            asc.load_data(a2[i * 512:], a1, asc.LoadData2DParams(i, 2, 2, 0, 0, False, 0))
+    asc.load_data(b2, b1, asc.LoadData2DParams(0, 4, 1, 0, 0, False, 0))
+    qa1.free_tensor(a1)
+    qb1.free_tensor(b1)
+    qa2.enque(a2)
+    qb2.enque(b2)
+    a2 = qa2.deque(asc.float16)
+    b2 = qb2.deque(asc.float16)
+    c1 = qc.alloc_tensor(asc.float32)
+    if case == "is_bias":
+        p = asc.MmadParams(32, 32, 32, True, 0, False, False, False)
+        asc.mmad(c1, a2, b2, p)  # RULE: is_bias
+    elif case == "mixed":
+        p = asc.MmadParams(32, 32, 32, is_bias=False, unit_flag=0)  # RULE: mixed
+    elif case == "mmad_bias":
+        asc.mmad(c1, a2, b2, b2, asc.MmadParams())  # RULE: mmad_bias
+    elif case == "b_type":
+        bf = qb2.alloc_tensor(asc.float32)
+        p = asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True)
+        asc.mmad(c1, a2, bf, p)  # RULE: b_type
+    else:
+        asc.mmad(c1, a2, b2, asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+    qa2.free_tensor(a2)
+    qb2.free_tensor(b2)
+    qc.enque(c1)
+    c1 = qc.deque(asc.float32)
+    if case == "deq":
+        p = asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.DEQF16, 0)  # RULE: deq
+    elif case == "nd_num":
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, nd_num=2))  # RULE: nd_num
+    elif case == "nz":
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32), asc.FixpipeConfig.cfg_nz)  # RULE: nz
+    elif case == "stride":
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 24, 32))  # RULE: stride
+    elif case == "half_noquant":
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32))  # RULE: half_noquant
+    else:
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, gc.dtype == asc.float16 and asc.QuantModes.F322F16
+                                                  or asc.QuantModes.NoQuant))
+    qc.free_tensor(c1)
+

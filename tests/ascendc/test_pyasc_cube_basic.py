@@ -2,12 +2,16 @@
 A2/B2 (load_data with LoadData2DParams, if_transpose), mmad into CO1 (accumulating K steps with cmatrix_init_val),
 fixpipe to GM (FixpipeParamsV220, float32 and float16 out), compared with NumPy; the translation to CANN's C++
 names; and each rule firing on a broken kernel with the call and the Python line."""
+import inspect
+
 import numpy as np
 import pytest
 
 import asc
 import asc.lib.runtime as rt
 import asc.runtime.config as config
+from asc.errors import CompileError, MemoryCheckError
+from asc.runtime.ascend_sim import AscendSimError
 
 import pyasc_cube_basic_kernels as K
 
@@ -67,3 +71,77 @@ def test_transposed_b():
 def test_float32_inputs():
     run(32, 32, 32, dt=np.float32, tb=True)
     run(16, 32, 64, steps=2, dt=np.float32, tb=True)
+
+
+# ------------------------------------------------------------------ the rules
+
+def line_of(rule):
+    src, first = inspect.getsourcelines(K)
+    hits = [(first or 1) + i for i, s in enumerate(src) if s.rstrip().endswith(f"# RULE: {rule}")]
+    assert len(hits) == 1, rule
+    return f"pyasc_cube_basic_kernels.py:{hits[0]}"
+
+
+def broken(case, c_dt=np.float32, raises=(AscendSimError, MemoryCheckError)):
+    a = np.arange(32 * 32).reshape(32, 32).astype(np.float16) / 1024
+    b = np.ones((32, 32), np.float16)
+    c = np.zeros((32, 32), c_dt)
+    with pytest.raises(raises) as e:
+        K.broken[1, rt.current_stream()](a, b, c, case)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("c_dt", [np.float32, np.float16])
+def test_the_broken_kernel_runs_when_nothing_is_broken(c_dt):
+    a = np.arange(32 * 32).reshape(32, 32).astype(np.float16) / 1024
+    b = (np.arange(32 * 32).reshape(32, 32) % 7).astype(np.float16)
+    c = np.zeros((32, 32), c_dt)
+    K.broken[1, rt.current_stream()](a, b, c, "ok")
+    check(c, a, np.ascontiguousarray(b.T))
+
+
+@pytest.mark.parametrize("case,words", [
+    ("is_bias", "Mmad: isBias is not emulated"),
+    ("nd_num", "Fixpipe: ndNum != 1 is not emulated"),
+    ("nz", "Fixpipe: CFG_NZ output is not emulated"),
+    ("stride", "Fixpipe: srcStride must be the row count padded to 16"),
+    ("unaligned", "LoadData: the L0 destination is not 512-byte aligned"),
+])
+def test_sim_rules(case, words):
+    msg = broken(case)
+    assert line_of(case) in msg and words in msg, msg
+
+
+def test_a_float16_output_needs_f322f16():
+    msg = broken("half_noquant", c_dt=np.float16)
+    assert line_of("half_noquant") in msg and "a half output needs quantPre = F322F16" in msg, msg
+
+
+@pytest.mark.parametrize("case,words", [
+    ("from_gm", "asc.load_data from a GlobalTensor"),
+    ("mixed", "asc.MmadParams: give m, n, k and either all of (is_bias"),
+    ("mmad_bias", "asc.mmad with a bias tensor"),
+    ("b_type", "asc.mmad: fm holds float16, filter float32"),
+    ("deq", "quant_pre=QuantModes.DEQF16 is not supported by asc"),
+])
+def test_translator_rules(case, words):
+    msg = broken(case, raises=CompileError)
+    assert line_of(case) in msg and words in msg, msg
+
+
+def test_the_source_is_canns_cube_api():
+    a = np.zeros((32, 32), np.float16)
+    src = K.mm_basic.source(a, a, np.zeros((32, 32), np.float16), 32, 32, 32, 2, asc.QuantModes.F322F16, False)
+    assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY)" in src
+    for call in ("AscendC::DataCopy(a1, ga[(s * 16)], AscendC::Nd2NzParams(1, 32, 16, 0, 32, 32, 1, 0));",
+                 "AscendC::LoadData(b2[((i * 32) * 16)], b1, AscendC::LoadData2DParams(i, 2, 1, 0, 0, true, 0));",
+                 "AscendC::Mmad(c1, a2, b2, AscendC::MmadParams(32, 32, 16, 0, false, ((s == 0))));",
+                 "AscendC::Fixpipe(gc, c1, AscendC::FixpipeParamsV220(32, 32, 32, 32, false, "
+                 "AscendC::QuantMode_t::F322F16, 0, 1, 0, 0, 0, false));"):
+        assert call in src, call
+    c = np.zeros((32, 32), np.float32)
+    nz = K.broken.source(a, a, c, "nz")
+    assert "AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(gc, c1, AscendC::FixpipeParamsV220(32, 32, 32, 32, " \
+           "false, AscendC::QuantMode_t::NoQuant, 0, 1, 0, 0, 0, false));" in nz
+    bias = K.broken.source(a, a, c, "is_bias")
+    assert "AscendC::MmadParams(32, 32, 32, true, 0, false, false, false)" in bias
