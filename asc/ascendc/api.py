@@ -195,7 +195,7 @@ not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_int
         "data_cache_clean_and_invalid", "data_cache_preload", "data_sync_barrier", "dump_acc_chk_point",
         "fused_mul_add", "fused_mul_add_relu", "gather", "gather_mask", "gatherb", "get_cmp_mask",
         "get_hccl_context", "get_icache_preload_status", "get_mrg_sort_result", "get_program_counter",
-        "get_sort_len", "get_sort_offset", "get_store_atomic_config", "get_sys_workspace", "get_system_cycle",
+        "get_sort_len", "get_sort_offset", "get_store_atomic_config", "get_system_cycle",
         "get_task_ratio", "ib_set", "ib_wait", "icache_preload", "init_const_value", "init_soc_state",
         "load_data_with_sparse", "load_data_with_transpose", "load_image_to_local",
         "metrics_prof_start", "metrics_prof_stop", "mmad_with_sparse", "mrg_sort", "mrg_sort4",
@@ -236,6 +236,9 @@ api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", spe
 api("fixpipe", "basic", "Fixpipe", "dst:dst src:src params:p config:T=None", pipe="FIX", special="fixpipe",
     note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; quant_pre NoQuant / F322F16 / F322BF16 (the other "
          "pre-modes and cbuf_workspace are refused)")
+api("set_sys_workspace", "basic", "SetSysWorkspace", "workspace:p", special="sys_workspace")
+api("get_sys_workspace", "basic", "GetSysWorkspacePtr", "", special="sys_workspace",
+    note="a GlobalAddress of uint8; before any set_sys_workspace it is refused (a null workspace)")
 api("ascend_is_aic", "basic", "ASCEND_IS_AIC", "", special="coretype")
 api("ascend_is_aiv", "basic", "ASCEND_IS_AIV", "", special="coretype")
 not_yet("adv", "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "concat", "cosh", "digamma", "erfc",

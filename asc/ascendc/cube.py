@@ -201,4 +201,18 @@ def _same_dtype(tr, node, name, dst, src):
         raise tr.err(node, f"asc.{name}: dst holds {dst.dtype.name}, src {src.dtype.name}", KernelTypeError)
 
 
-SPECIALS = {"load_data": sp_load_data, "mmad": sp_mmad, "fixpipe": sp_fixpipe}
+def sp_sys_workspace(tr, node, a, args, kwargs) -> Val:
+    """set_sys_workspace(workspace: GlobalAddress) -> SetSysWorkspace((GM_ADDR)workspace); get_sys_workspace() ->
+    GetSysWorkspacePtr(), a GlobalAddress of uint8."""
+    if a.name == "get_sys_workspace":
+        _bind(tr, node, a.name, (), args, kwargs)
+        return Val("gaddr", "((__gm__ uint8_t*)AscendC::GetSysWorkspacePtr())", "__gm__ uint8_t*", dtypes.uint8)
+    got = _bind(tr, node, a.name, ("workspace",), args, kwargs)
+    ws = got.get("workspace")
+    if not (isinstance(ws, Val) and ws.kind == "gaddr"):
+        raise tr.err(node, "asc.set_sys_workspace: workspace must be a GlobalAddress (a kernel argument)",
+                     KernelTypeError)
+    return _void(f"AscendC::SetSysWorkspace((GM_ADDR){ws.text})")
+
+
+SPECIALS = {"sys_workspace": sp_sys_workspace, "load_data": sp_load_data, "mmad": sp_mmad, "fixpipe": sp_fixpipe}

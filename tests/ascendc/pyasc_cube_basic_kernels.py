@@ -159,3 +159,18 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
                                                   or asc.QuantModes.NoQuant))
     qc.free_tensor(c1)
 
+
+
+@asc.jit
+def sys_workspace(workspace: asc.GlobalAddress, out: asc.GlobalAddress, set_first: asc.ConstExpr[bool]):
+    """set_sys_workspace, then a GlobalTensor on get_sys_workspace(): its byte i gets i + 1 and out[i] reads it back;
+    set_first=False: get_sys_workspace before any set_sys_workspace."""
+    if set_first:
+        asc.set_sys_workspace(workspace)
+    g = asc.GlobalTensor()
+    g.set_global_buffer(asc.get_sys_workspace())  # RULE: no_sys_workspace
+    o = asc.GlobalTensor()
+    o.set_global_buffer(out)
+    for i in range(4):
+        g.set_value(i, i + 1)
+        o.set_value(i, g.get_value(i))

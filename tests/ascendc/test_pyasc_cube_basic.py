@@ -145,3 +145,20 @@ def test_the_source_is_canns_cube_api():
            "false, AscendC::QuantMode_t::NoQuant, 0, 1, 0, 0, 0, false));" in nz
     bias = K.broken.source(a, a, c, "is_bias")
     assert "AscendC::MmadParams(32, 32, 32, true, 0, false, false, false)" in bias
+
+
+def test_sys_workspace_set_then_got():
+    ws = np.zeros(64, np.uint8)
+    out = np.zeros(4, np.uint8)
+    K.sys_workspace[1, rt.current_stream()](ws, out, True)
+    assert list(ws[:4]) == [1, 2, 3, 4] and list(out) == [1, 2, 3, 4]
+    src = K.sys_workspace.source(ws, out, True)
+    assert "AscendC::SetSysWorkspace((GM_ADDR)((__gm__ uint8_t*)workspace));" in src
+    assert "((__gm__ uint8_t*)AscendC::GetSysWorkspacePtr())" in src
+
+
+def test_get_sys_workspace_before_set():
+    with pytest.raises(AscendSimError) as e:
+        K.sys_workspace[1, rt.current_stream()](np.zeros(64, np.uint8), np.zeros(4, np.uint8), False)
+    msg = str(e.value)
+    assert line_of("no_sys_workspace") in msg and "GetSysWorkspacePtr: no system workspace" in msg, msg

@@ -80,6 +80,7 @@ struct BlockCtx {
     alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE];
     uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE];
     uint32_t usedMem[5] = {0};         // bytes handed out by InitBuffer, per memory
+    uint8_t* sysWorkspace = nullptr;   // SetSysWorkspace's (the first non-null one of this block)
     uint8_t* mem(int m) { uint8_t* t[5] = {ub, l1, l0a, l0b, l0c}; return t[m]; }
     uint8_t* shadow(int m) { uint8_t* t[5] = {written, l1w, l0aw, l0bw, l0cw}; return t[m]; }
     int pipes = 0;
@@ -117,6 +118,7 @@ struct BlockCtx {
     }
     void reset(int64_t i, int64_t n, int type = 0) {
         idx = i; num = n; pipes = 0; coreType = type; phase = 0;
+        sysWorkspace = nullptr;
         maskLo = maskHi = 0; maskCont = -1; maskSet = false;
         std::memset(usedMem, 0, sizeof(usedMem));
         std::memset(l1, 0xFF, sizeof(l1)); std::memset(l0a, 0xFF, sizeof(l0a));
@@ -2342,6 +2344,21 @@ template <class T> inline void move_elem(const LocalTensor<T>& dst, uint64_t d, 
     std::memcpy(dst.shadow() + d * sizeof(T), src.shadow() + s * sizeof(T), sizeof(T));
 }
 }  // namespace detail
+
+// the system workspace (the Matmul / cross-core workspace of a kernel): SetSysWorkspace keeps the first one given,
+// as CANN's g_sysWorkspaceReserved; GetSysWorkspacePtr before any refuses (it would hand out a null pointer)
+inline void SetSysWorkspace(GM_ADDR workspace, int line = __builtin_LINE()) {
+    ascend_sim::BlockCtx& c = ascend_sim::ctx("SetSysWorkspace", line);
+    if (workspace == nullptr) fail("SetSysWorkspace", line, "workspace can not be nullptr");
+    if (c.sysWorkspace == nullptr) c.sysWorkspace = workspace;
+}
+
+inline GM_ADDR GetSysWorkspacePtr(int line = __builtin_LINE()) {
+    ascend_sim::BlockCtx& c = ascend_sim::ctx("GetSysWorkspacePtr", line);
+    if (c.sysWorkspace == nullptr)
+        fail("GetSysWorkspacePtr", line, "no system workspace: call SetSysWorkspace(workspace) first");
+    return c.sysWorkspace;
+}
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
