@@ -12,7 +12,8 @@ from .objects import (BinaryRepeatParams, CopyRepeatParams, DataCopyExtParams, D
                       DataCopyParams, GlobalTensor, LocalTensor, LocalTensorAuto, ShapeInfo, TBuf, TPipe, TQue,
                       TQueBind, TransDataTo5HDParams, TransposeParamsExt, UnaryRepeatParams, adv, array, ceildiv,
                       range)
-from .objects import FixpipeParamsV220, LoadData2DParams, MmadParams, Nd2NzParams  # noqa: F401
+from .objects import (FixpipeParamsV220, LoadData2DParams, LoadData2dTransposeParams, MmadParams,  # noqa: F401
+                      Nd2NzParams)
 from .cube import FixpipeConfig  # noqa: F401
 from .objects import FUNCTIONS as _FUNCTIONS
 from .properties import (DEFAULT_C0_SIZE, ONE_BLK_SIZE, TOTAL_L0C_SIZE, TOTAL_L1_SIZE, Property,  # noqa: F401

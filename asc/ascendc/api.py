@@ -197,7 +197,7 @@ not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_int
         "get_hccl_context", "get_icache_preload_status", "get_mrg_sort_result", "get_program_counter",
         "get_sort_len", "get_sort_offset", "get_store_atomic_config", "get_system_cycle",
         "get_task_ratio", "ib_set", "ib_wait", "icache_preload", "init_const_value", "init_soc_state",
-        "load_data_with_sparse", "load_data_with_transpose", "load_image_to_local",
+        "load_data_with_sparse", "load_image_to_local",
         "metrics_prof_start", "metrics_prof_stop", "mmad_with_sparse", "mrg_sort", "mrg_sort4",
         "mul_add_dst", "mul_cast", "notify_next_block", "pair_reduce_sum", "print_time_stamp", "proposal_concat",
         "proposal_extract", "repeat_reduce_sum", "reset_mask", "rp_sort16", "scalar_cast",
@@ -230,6 +230,9 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
 api("load_data", "basic", "LoadData", "dst:dst src:src params:p", pipe="MTE1", special="load_data",
     note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2), if_transpose for 16-bit data; the GM source, "
          "LoadData2DParamsV2 and the 3-D forms are not yet")
+api("load_data_with_transpose", "basic", "LoadDataWithTranspose", "dst:dst src:src params:p", pipe="MTE1",
+    special="load_data_with_transpose",
+    note="LoadData2dTransposeParams, float32 (16-bit data: load_data with if_transpose); V2 params not yet")
 api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", special="mmad",
     note="float16 / bfloat16 / float32 operands into a float32 L0C; accumulate with cmatrix_init_val=False; the "
          "bias-tensor form is not yet")

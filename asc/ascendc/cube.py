@@ -150,6 +150,25 @@ def sp_load_data(tr, node, a, args, kwargs) -> Val:
     return _void(f"AscendC::LoadData({dst.text}, {src.text}, {p.text})")
 
 
+def sp_load_data_with_transpose(tr, node, a, args, kwargs) -> Val:
+    """load_data_with_transpose(dst, src, params): LoadData2dTransposeParams, L1 -> L0A/L0B, float32 (each 16 x 16
+    square of two 16 x 8 fractals transposed) -> AscendC::LoadDataWithTranspose."""
+    got = _bind(tr, node, "load_data_with_transpose", ("dst", "src", "params"), args, kwargs)
+    if len(got) != 3:
+        raise tr.err(node, "asc.load_data_with_transpose takes (dst, src, params)", KernelTypeError)
+    dst = _tensor(tr, node, got["dst"], "asc.load_data_with_transpose: dst", ("ltensor",))
+    src = _tensor(tr, node, got["src"], "asc.load_data_with_transpose: src", ("ltensor",))
+    p = got["params"]
+    if not (isinstance(p, Val) and p.kind == "struct" and p.ctype == "AscendC::LoadData2dTransposeParams"):
+        raise tr.err(node, "asc.load_data_with_transpose: asc takes LoadData2dTransposeParams so far "
+                           "(LoadData2dTransposeParamsV2 is not supported yet)", KernelTypeError)
+    _same_dtype(tr, node, "load_data_with_transpose", dst, src)
+    if dst.dtype is not dtypes.float32:
+        raise tr.err(node, f"asc.load_data_with_transpose of {dst.dtype.name} is not supported by asc: ascend-sim "
+                           f"emulates float32 (16-bit fractals: asc.load_data with if_transpose=True)")
+    return _void(f"AscendC::LoadDataWithTranspose({dst.text}, {src.text}, {p.text})")
+
+
 def sp_mmad(tr, node, a, args, kwargs) -> Val:
     """mmad(dst, fm, filter, params) -> AscendC::Mmad; the form with a bias tensor is refused (no bias table)."""
     if len(args) + len(kwargs) == 5 or "bias" in kwargs:
@@ -215,4 +234,5 @@ def sp_sys_workspace(tr, node, a, args, kwargs) -> Val:
     return _void(f"AscendC::SetSysWorkspace((GM_ADDR){ws.text})")
 
 
-SPECIALS = {"sys_workspace": sp_sys_workspace, "load_data": sp_load_data, "mmad": sp_mmad, "fixpipe": sp_fixpipe}
+SPECIALS = {"sys_workspace": sp_sys_workspace, "load_data": sp_load_data,
+            "load_data_with_transpose": sp_load_data_with_transpose, "mmad": sp_mmad, "fixpipe": sp_fixpipe}

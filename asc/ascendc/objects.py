@@ -80,6 +80,9 @@ Nd2NzParams = Params("Nd2NzParams", (("nd_num", None), ("n_value", None), ("d_va
                                      ("dst_nz_n_stride", None), ("dst_nz_matrix_stride", None)))
 LoadData2DParams = Params("LoadData2DParams", (("start_index", 0), ("repeat_times", 1), ("src_stride", 0),
                                                ("sid", 0), ("dst_gap", 0), ("if_transpose", False), ("addr_mode", 0)))
+LoadData2dTransposeParams = Params("LoadData2dTransposeParams", (("start_index", 0), ("repeat_times", 1),
+                                                                 ("src_stride", 0), ("dst_gap", 0),
+                                                                 ("dst_frac_gap", 0), ("addr_mode", 0)))
 MmadParams = Params("MmadParams", (("m", 0), ("n", 0), ("k", 0), ("is_bias", False), ("fm_offset", 0),
                                    ("en_ssparse", False), ("en_winograd_a", False), ("en_winograd_b", False),
                                    ("unit_flag", 0), ("cmatrix_source", False), ("cmatrix_init_val", True)))
@@ -108,7 +111,7 @@ AippParams = Params("AippParams", (("dtype", None), ("padding_params", None), ("
 
 PARAMS = (BinaryRepeatParams, UnaryRepeatParams, CopyRepeatParams, DataCopyParams, DataCopyExtParams,
           DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling, Nd2NzParams,
-          LoadData2DParams, MmadParams, FixpipeParamsV220)
+          LoadData2DParams, LoadData2dTransposeParams, MmadParams, FixpipeParamsV220)
 
 
 def array(dtype, values):

@@ -18,6 +18,10 @@ def to_l0(qa1, qb1, qa2, qb2, ga, gb, m: asc.ConstExpr[int], n: asc.ConstExpr[in
     asc.data_copy(a1, ga[s * kk:], asc.Nd2NzParams(1, m, kk, 0, k, m, 1, 0))
     if tb:
         asc.data_copy(b1, gb[s * kk:], asc.Nd2NzParams(1, n, kk, 0, k, n, 1, 0))
+    elif c0 == 8:
+        # float32 B: 16 rows at a time with a strip stride of 16, so a block's strips are consecutive fractals
+        for i in range(kk // 16):
+            asc.data_copy(b1[i * 16 * n:], gb[(s * kk + i * 16) * n:], asc.Nd2NzParams(1, 16, n, 0, n, 16, 1, 0))
     else:
         asc.data_copy(b1, gb[s * kk * n:], asc.Nd2NzParams(1, kk, n, 0, n, kk, 1, 0))
     qa1.enque(a1)
@@ -32,6 +36,11 @@ def to_l0(qa1, qb1, qa2, qb2, ga, gb, m: asc.ConstExpr[int], n: asc.ConstExpr[in
     if tb:
         # B^T in NZ: fractal (N block j, K strip i) at i * (n / 16) + j holding (n, k) at n * c0 + k: already Zn
         asc.load_data(b2, b1, asc.LoadData2DParams(0, (kk // c0) * (n // 16), 1, 0, 0, False, 0))
+    elif c0 == 8:
+        # each 16 x 16 square (two 16 x 8 fractals side by side) transposed into two K fractals of L0B
+        for i in range(kk // 16):
+            asc.load_data_with_transpose(b2[i * n * 16:], b1[i * 16 * n:],
+                                         asc.LoadData2dTransposeParams(0, n // 16, 1, 0, n // 16 - 1, 0))
     else:
         # L0B (Zn): the K x 16 fractals of one K block in a row, each transposed (16-bit data: if_transpose)
         for i in range(kk // 16):
@@ -119,6 +128,8 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
             asc.load_data(a2[i * 512 + 16:], a1, asc.LoadData2DParams(i, 2, 2, 0, 0, False, 0))  # RULE: unaligned
         else:
             asc.load_data(a2[i * 512:], a1, asc.LoadData2DParams(i, 2, 2, 0, 0, False, 0))
+    if case == "lwt_half":
+        asc.load_data_with_transpose(b2, b1, asc.LoadData2dTransposeParams(0, 2, 1, 0, 1, 0))  # RULE: lwt_half
     asc.load_data(b2, b1, asc.LoadData2DParams(0, 4, 1, 0, 0, False, 0))
     qa1.free_tensor(a1)
     qb1.free_tensor(b1)

@@ -73,6 +73,11 @@ def test_float32_inputs():
     run(16, 32, 64, steps=2, dt=np.float32, tb=True)
 
 
+@pytest.mark.parametrize("m,n,k,steps", [(32, 32, 32, 1), (16, 48, 64, 2)])
+def test_float32_b_through_load_data_with_transpose(m, n, k, steps):
+    run(m, n, k, steps=steps, dt=np.float32)
+
+
 # ------------------------------------------------------------------ the rules
 
 def line_of(rule):
@@ -123,6 +128,7 @@ def test_a_float16_output_needs_f322f16():
     ("mmad_bias", "asc.mmad with a bias tensor"),
     ("b_type", "asc.mmad: fm holds float16, filter float32"),
     ("deq", "quant_pre=QuantModes.DEQF16 is not supported by asc"),
+    ("lwt_half", "asc.load_data_with_transpose of float16 is not supported by asc"),
 ])
 def test_translator_rules(case, words):
     msg = broken(case, raises=CompileError)
