@@ -45,14 +45,16 @@ memories in queues or buffers at `TPosition.A1/B1` (L1), `A2` (L0A), `B2` (L0B) 
 `asc.data_copy(l1, gm, asc.Nd2NzParams(nd_num, n_value, d_value, src_nd_matrix_stride, src_d_value,
 dst_nz_c0_stride, dst_nz_n_stride, dst_nz_matrix_stride))` (GM ND -> L1 NZ, `DataCopy(dst, src, Nd2NzParams)`),
 `asc.load_data(l0, l1, asc.LoadData2DParams(start_index, repeat_times, src_stride, sid, dst_gap, if_transpose,
-addr_mode))` (L1 -> L0A/L0B, `LoadData`), `asc.mmad(l0c, l0a, l0b, asc.MmadParams(...))` (`Mmad`) and
+addr_mode))` (L1 -> L0A/L0B, `LoadData`; float32 transposed with `asc.load_data_with_transpose(l0, l1,
+asc.LoadData2dTransposeParams(...))`, `LoadDataWithTranspose`), `asc.mmad(l0c, l0a, l0b, asc.MmadParams(...))` (`Mmad`) and
 `asc.fixpipe(gm, l0c, asc.FixpipeParamsV220(n_size, m_size, src_stride, dst_stride, quant_pre, deq_scalar, nd_num,
 src_nd_stride, dst_nd_stride, relu_en, unit_flag, is_channel_split), config=asc.FixpipeConfig.cfg_row_major)`
 (`Fixpipe`, whose C++ constructor takes `reluEn` fifth; asc reorders). `asc.MmadParams` takes, as pyasc, either all
 of `is_bias, fm_offset, en_ssparse, en_winograd_a, en_winograd_b` (CANN's 8-argument constructor) or all of
 `unit_flag, cmatrix_source, cmatrix_init_val` (the 6-argument one; `cmatrix_init_val=False` accumulates into L0C);
 any other mix, which pyasc turns into an empty `MmadParams()` (m = n = k = 0), is refused. `set_sys_workspace` /
-`get_sys_workspace` are `SetSysWorkspace` / `GetSysWorkspacePtr`.
+`get_sys_workspace` are `SetSysWorkspace` / `GetSysWorkspacePtr` (ascend-sim keeps a block's first non-null
+workspace, as CANN, and refuses a null one and a get before any set).
 
 ascend-sim emulates 16-bit (float16, bfloat16) and float32 operands into a float32 L0C, with the fractal layouts
 of the 910B (L1 NZ, L0A Zz, L0B Zn, L0C Nz; 512-byte fractals), and refuses, naming the call and the Python line:
@@ -62,7 +64,8 @@ type without its pre-mode (float: NoQuant, half: F322F16, bfloat16: F322BF16), `
 `srcStride` that is not the row count padded to 16, and reads of L0C results never computed. The translator
 refuses what it sees at compile time: `quant_pre` other than NoQuant / F322F16 / F322BF16 (the dequantization and
 int8 modes need the NPU's rounding tables), `load_data` from GM, LoadData2DParamsV2 and the 3-D forms, `mmad` with
-a bias tensor, `fixpipe` with a `cbuf_workspace`, operands of two types.
+a bias tensor, `fixpipe` with a `cbuf_workspace`, operands of two types, an L0C that is not float32,
+`load_data_with_transpose` of 16-bit data.
 
 ## The Matmul high-level API (`asc.adv.Matmul`)
 

@@ -121,6 +121,8 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
     b1 = qb1.deque(asc.float16)
     a2 = qa2.alloc_tensor(asc.float16)
     b2 = qb2.alloc_tensor(asc.float16)
+    if case == "wrong_params":
+        asc.load_data(a2, a1, asc.Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))  # RULE: wrong_params
     if case == "from_gm":
         asc.load_data(a2, ga, asc.LoadData2DParams(0, 4, 1, 0, 0, False, 0))  # RULE: from_gm
     for i in range(2):
@@ -141,6 +143,15 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
     if case == "is_bias":
         p = asc.MmadParams(32, 32, 32, True, 0, False, False, False)
         asc.mmad(c1, a2, b2, p)  # RULE: is_bias
+    elif case == "fm_offset":
+        p = asc.MmadParams(32, 32, 32, False, 16, False, False, False)
+        asc.mmad(c1, a2, b2, p)  # RULE: fm_offset
+    elif case == "cmatrix_source":
+        p = asc.MmadParams(32, 32, 32, unit_flag=0, cmatrix_source=True, cmatrix_init_val=False)
+        asc.mmad(c1, a2, b2, p)  # RULE: cmatrix_source
+    elif case == "c_half":
+        ch = qc.alloc_tensor(asc.float16)
+        asc.mmad(ch, a2, b2, asc.MmadParams())  # RULE: c_half
     elif case == "mixed":
         p = asc.MmadParams(32, 32, 32, is_bias=False, unit_flag=0)  # RULE: mixed
     elif case == "mmad_bias":
@@ -157,6 +168,10 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
     c1 = qc.deque(asc.float32)
     if case == "deq":
         p = asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.DEQF16, 0)  # RULE: deq
+    elif case == "cbuf":
+        asc.fixpipe(gc, c1, a2, asc.FixpipeParamsV220(32, 32, 32, 32))  # RULE: cbuf
+    elif case == "bad_config":
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32), asc.CO2Layout.NZ)  # RULE: bad_config
     elif case == "nd_num":
         asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, nd_num=2))  # RULE: nd_num
     elif case == "nz":
@@ -177,7 +192,7 @@ def sys_workspace(workspace: asc.GlobalAddress, out: asc.GlobalAddress, set_firs
     """set_sys_workspace, then a GlobalTensor on get_sys_workspace(): its byte i gets i + 1 and out[i] reads it back;
     set_first=False: get_sys_workspace before any set_sys_workspace."""
     if set_first:
-        asc.set_sys_workspace(workspace)
+        asc.set_sys_workspace(workspace)  # RULE: null_sys_workspace
     g = asc.GlobalTensor()
     g.set_global_buffer(asc.get_sys_workspace())  # RULE: no_sys_workspace
     o = asc.GlobalTensor()

@@ -107,6 +107,8 @@ def test_the_broken_kernel_runs_when_nothing_is_broken(c_dt):
 
 @pytest.mark.parametrize("case,words", [
     ("is_bias", "Mmad: isBias is not emulated"),
+    ("fm_offset", "Mmad: fmOffset, enSsparse and enWinogradA/B are not emulated"),
+    ("cmatrix_source", "Mmad: cmatrixSource = true"),
     ("nd_num", "Fixpipe: ndNum != 1 is not emulated"),
     ("nz", "Fixpipe: CFG_NZ output is not emulated"),
     ("stride", "Fixpipe: srcStride must be the row count padded to 16"),
@@ -129,6 +131,10 @@ def test_a_float16_output_needs_f322f16():
     ("b_type", "asc.mmad: fm holds float16, filter float32"),
     ("deq", "quant_pre=QuantModes.DEQF16 is not supported by asc"),
     ("lwt_half", "asc.load_data_with_transpose of float16 is not supported by asc"),
+    ("wrong_params", "asc.load_data: asc takes LoadData2DParams"),
+    ("c_half", "asc.mmad: dst (L0C) holds float16"),
+    ("cbuf", "asc.fixpipe with a cbuf_workspace"),
+    ("bad_config", "asc.fixpipe: config must be an asc.FixpipeConfig"),
 ])
 def test_translator_rules(case, words):
     msg = broken(case, raises=CompileError)
@@ -168,3 +174,10 @@ def test_get_sys_workspace_before_set():
         K.sys_workspace[1, rt.current_stream()](np.zeros(64, np.uint8), np.zeros(4, np.uint8), False)
     msg = str(e.value)
     assert line_of("no_sys_workspace") in msg and "GetSysWorkspacePtr: no system workspace" in msg, msg
+
+
+def test_set_sys_workspace_with_a_null_workspace():
+    with pytest.raises(AscendSimError) as e:
+        K.sys_workspace[1, rt.current_stream()](np.zeros(0, np.uint8), np.zeros(4, np.uint8), True)
+    msg = str(e.value)
+    assert line_of("null_sys_workspace") in msg and "SetSysWorkspace: workspace can not be nullptr" in msg, msg
