@@ -113,7 +113,8 @@ api("trans_data_to_5hd", "basic", "TransDataTo5HD", "dst_list:dst src_list:src p
 # ------------------------------------------------------------------ data movement, sync, system (basic)
 
 api("data_copy", "basic", "DataCopy", "dst:dst src:src count:n", "dst:dst src:src repeat_params:p",
-    "dst:dst src:src intri_params:p enhanced_params:p", pipe="copy")
+    "dst:dst src:src intri_params:p enhanced_params:p", "dst:dst src:src intri_params:p", pipe="copy",
+    note="intri_params alone: the Nd2NzParams form (GM ND -> L1 NZ)")
 api("data_copy_pad", "basic", "DataCopyPad", "dst:dst src:src data_copy_params:p pad_params:p",
     "dst:dst src:src data_copy_params:p", pipe="copy")
 api("set_flag", "basic", "SetFlag", "event:e event_id:n=0", special="flag")

@@ -15,7 +15,7 @@ def to_l0(qa1, qb1, qa2, qb2, ga, gb, m: asc.ConstExpr[int], n: asc.ConstExpr[in
     c0 = 32 // dt.sizeof()
     a1 = qa1.alloc_tensor(dt)
     b1 = qb1.alloc_tensor(dt)
-    asc.data_copy(a1, ga[s * kk:], asc.Nd2NzParams(1, m, kk, 0, k, m, 1, 0))
+    asc.data_copy(a1, ga[s * kk:], intri_params=asc.Nd2NzParams(1, m, kk, 0, k, m, 1, 0))   # pyasc's keyword
     if tb:
         asc.data_copy(b1, gb[s * kk:], asc.Nd2NzParams(1, n, kk, 0, k, n, 1, 0))
     elif c0 == 8:
