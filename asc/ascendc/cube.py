@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, UnsupportedError
 from . import dtypes, enums
 from .values import Const, Val
 
@@ -133,6 +133,7 @@ def _void(text) -> Val:
 
 def sp_load_data(tr, node, a, args, kwargs) -> Val:
     """load_data(dst, src, params): LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2) -> AscendC::LoadData."""
+    _on_cube(tr, node, "load_data")
     got = _bind(tr, node, "load_data", ("dst", "src", "params"), args, kwargs)
     if len(got) != 3:
         raise tr.err(node, "asc.load_data takes (dst, src, params)", KernelTypeError)
@@ -153,6 +154,7 @@ def sp_load_data(tr, node, a, args, kwargs) -> Val:
 def sp_load_data_with_transpose(tr, node, a, args, kwargs) -> Val:
     """load_data_with_transpose(dst, src, params): LoadData2dTransposeParams, L1 -> L0A/L0B, float32 (each 16 x 16
     square of two 16 x 8 fractals transposed) -> AscendC::LoadDataWithTranspose."""
+    _on_cube(tr, node, "load_data_with_transpose")
     got = _bind(tr, node, "load_data_with_transpose", ("dst", "src", "params"), args, kwargs)
     if len(got) != 3:
         raise tr.err(node, "asc.load_data_with_transpose takes (dst, src, params)", KernelTypeError)
@@ -171,6 +173,7 @@ def sp_load_data_with_transpose(tr, node, a, args, kwargs) -> Val:
 
 def sp_mmad(tr, node, a, args, kwargs) -> Val:
     """mmad(dst, fm, filter, params) -> AscendC::Mmad; the form with a bias tensor is refused (no bias table)."""
+    _on_cube(tr, node, "mmad")
     if len(args) + len(kwargs) == 5 or "bias" in kwargs:
         raise tr.err(node, "asc.mmad with a bias tensor (C2 / the bias table) is not supported yet by asc")
     got = _bind(tr, node, "mmad", ("dst", "fm", "filter", "params"), args, kwargs)
@@ -191,6 +194,7 @@ def sp_mmad(tr, node, a, args, kwargs) -> Val:
 def sp_fixpipe(tr, node, a, args, kwargs) -> Val:
     """fixpipe(dst, src, params, config=FixpipeConfig.cfg_row_major) -> AscendC::Fixpipe<T, U, cfg>(dst, src,
     params); the form with a cbuf_workspace (per-channel quantization) is refused."""
+    _on_cube(tr, node, "fixpipe")
     if "cbuf_workspace" in kwargs or (len(args) >= 3 and isinstance(args[2], Val) and args[2].kind == "ltensor"):
         raise tr.err(node, "asc.fixpipe with a cbuf_workspace (vector quantization) is not supported yet by asc")
     got = _bind(tr, node, "fixpipe", ("dst", "src", "params", "config"), args, kwargs)
@@ -213,6 +217,26 @@ def sp_fixpipe(tr, node, a, args, kwargs) -> Val:
                            f"names CFG_ROW_MAJOR and CFG_NZ)")
     targs = "" if c.layout is enums.CO2Layout.ROW_MAJOR else f"<{dst.dtype.cname}, {src.dtype.cname}, {cn}>"
     return _void(f"AscendC::Fixpipe{targs}({dst.text}, {src.text}, {p.text})")
+
+
+def _on_cube(tr, node, name):
+    if tr.prog.cube_call is None:
+        tr.prog.cube_call = (tr.loc(node), name)
+
+
+def check_kernel_type(prog, options):
+    """A kernel with cube basic calls runs on the cube core: pyasc gives a kernel without a Matmul (no
+    REGIST_MATMUL_OBJ) the type AIV_ONLY, where those calls cannot run; such a kernel needs
+    @asc.jit(kernel_type=KernelType.AIC_ONLY) or a MIX type. Raised at the first cube call."""
+    if prog.cube_call is None or prog.uses_matmul:
+        return
+    from ..runtime.config import KernelType
+    kt = KernelType.AIV_ONLY if options.kernel_type is None else KernelType(options.kernel_type)
+    if kt in (KernelType.AIV_ONLY, KernelType.MIX_AIV_HARD_SYNC, KernelType.MIX_AIV_1_0):
+        loc, name = prog.cube_call
+        default = " (pyasc's default for a kernel without a Matmul)" if options.kernel_type is None else ""
+        raise UnsupportedError(f"asc.{name} runs on the cube core (AIC), and this kernel is {kt.name}{default}: "
+                               f"give @asc.jit(kernel_type=config.KernelType.AIC_ONLY) or a MIX kernel type", loc)
 
 
 def _same_dtype(tr, node, name, dst, src):

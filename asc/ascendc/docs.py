@@ -40,7 +40,8 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
 
 TAIL = """## The cube basic API (`load_data`, `mmad`, `fixpipe`)
 
-A cube kernel (`@asc.jit(kernel_type=config.KernelType.AIC_ONLY)`) moves its operands through the cube core's
+A cube kernel (`@asc.jit(kernel_type=config.KernelType.AIC_ONLY)`: pyasc gives a kernel without a Matmul the type
+AIV_ONLY, so asc refuses a cube call in such a kernel, naming its line) moves its operands through the cube core's
 memories in queues or buffers at `TPosition.A1/B1` (L1), `A2` (L0A), `B2` (L0B) and `CO1` (L0C), as CANN:
 `asc.data_copy(l1, gm, asc.Nd2NzParams(nd_num, n_value, d_value, src_nd_matrix_stride, src_d_value,
 dst_nz_c0_stride, dst_nz_n_stride, dst_nz_matrix_stride))` (GM ND -> L1 NZ, `DataCopy(dst, src, Nd2NzParams)`),

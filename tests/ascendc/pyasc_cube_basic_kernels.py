@@ -200,3 +200,23 @@ def sys_workspace(workspace: asc.GlobalAddress, out: asc.GlobalAddress, set_firs
     for i in range(4):
         g.set_value(i, i + 1)
         o.set_value(i, g.get_value(i))
+
+
+@asc.jit
+def mmad_default_type(c: asc.GlobalAddress):
+    """A cube instruction in a kernel of pyasc's default type (AIV_ONLY without a Matmul)."""
+    pipe = asc.TPipe()
+    qa2 = asc.TQue(asc.TPosition.A2, 1)
+    qb2 = asc.TQue(asc.TPosition.B2, 1)
+    qc = asc.TQue(asc.TPosition.CO1, 1)
+    pipe.init_buffer(qa2, 1, 512)
+    pipe.init_buffer(qb2, 1, 512)
+    pipe.init_buffer(qc, 1, 1024)
+    a2 = qa2.alloc_tensor(asc.float16)
+    b2 = qb2.alloc_tensor(asc.float16)
+    c1 = qc.alloc_tensor(asc.float32)
+    p = asc.MmadParams(16, 16, 16, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True)
+    asc.mmad(c1, a2, b2, p)  # RULE: default_type
+    qa2.free_tensor(a2)
+    qb2.free_tensor(b2)
+    qc.free_tensor(c1)

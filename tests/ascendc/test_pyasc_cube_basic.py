@@ -181,3 +181,11 @@ def test_set_sys_workspace_with_a_null_workspace():
         K.sys_workspace[1, rt.current_stream()](np.zeros(0, np.uint8), np.zeros(4, np.uint8), True)
     msg = str(e.value)
     assert line_of("null_sys_workspace") in msg and "SetSysWorkspace: workspace can not be nullptr" in msg, msg
+
+
+def test_a_cube_call_in_a_kernel_of_the_default_type():
+    with pytest.raises(CompileError) as e:
+        K.mmad_default_type[1, rt.current_stream()](np.zeros(256, np.float32))
+    msg = str(e.value)
+    assert line_of("default_type") in msg and "asc.mmad runs on the cube core (AIC), and this kernel is AIV_ONLY" \
+        in msg and "kernel_type=config.KernelType.AIC_ONLY" in msg, msg
