@@ -5,13 +5,16 @@ from __future__ import annotations
 from .dtypes import (ConstExpr, DataType, GlobalAddress, KnownTypes, bfloat16, bool_, float16, float32,  # noqa: F401
                      float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, AippInputFormat, CubeFormat, DataFormat, HardEvent,  # noqa: F401
-                    LayoutMode, PipeID, RoundMode, TPosition, TransposeType)
+                    LayoutMode, PipeID, QuantModes, CO2Layout, RoundMode, TPosition, TransposeType)
 from .objects import (AippChannelPaddingParams, AippColorSpaceConvParams, AippDataTypeConvParams,  # noqa: F401
                       AippPaddingParams, AippParams, AippSingleLineParams, AippSwapParams)
 from .objects import (BinaryRepeatParams, CopyRepeatParams, DataCopyExtParams, DataCopyPadExtParams,  # noqa: F401
                       DataCopyParams, GlobalTensor, LocalTensor, LocalTensorAuto, ShapeInfo, TBuf, TPipe, TQue,
                       TQueBind, TransDataTo5HDParams, TransposeParamsExt, UnaryRepeatParams, adv, array, ceildiv,
                       range)
+from .objects import (FixpipeParamsV220, LoadData2DParams, LoadData2dTransposeParams, MmadParams,  # noqa: F401
+                      Nd2NzParams)
+from .cube import FixpipeConfig  # noqa: F401
 from .objects import FUNCTIONS as _FUNCTIONS
 from .properties import (DEFAULT_C0_SIZE, ONE_BLK_SIZE, TOTAL_L0C_SIZE, TOTAL_L1_SIZE, Property,  # noqa: F401
                          property)

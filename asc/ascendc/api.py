@@ -113,7 +113,8 @@ api("trans_data_to_5hd", "basic", "TransDataTo5HD", "dst_list:dst src_list:src p
 # ------------------------------------------------------------------ data movement, sync, system (basic)
 
 api("data_copy", "basic", "DataCopy", "dst:dst src:src count:n", "dst:dst src:src repeat_params:p",
-    "dst:dst src:src intri_params:p enhanced_params:p", pipe="copy")
+    "dst:dst src:src intri_params:p enhanced_params:p", "dst:dst src:src intri_params:p", pipe="copy",
+    note="intri_params alone: the Nd2NzParams form (GM ND -> L1 NZ)")
 api("data_copy_pad", "basic", "DataCopyPad", "dst:dst src:src data_copy_params:p pad_params:p",
     "dst:dst src:src data_copy_params:p", pipe="copy")
 api("set_flag", "basic", "SetFlag", "event:e event_id:n=0", special="flag")
@@ -192,13 +193,13 @@ for _n, _c in (("exp", "Exp"), ("tanh", "Tanh"), ("sin", "Sin"), ("cos", "Cos"),
 
 not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_interpolation", "brcb", "cast_deq",
         "check_local_memory_ia", "count_bits_cnt_same_as_sign_bit", "cross_core_set_flag", "cross_core_wait_flag",
-        "data_cache_clean_and_invalid", "data_cache_preload", "data_sync_barrier", "dump_acc_chk_point", "fixpipe",
+        "data_cache_clean_and_invalid", "data_cache_preload", "data_sync_barrier", "dump_acc_chk_point",
         "fused_mul_add", "fused_mul_add_relu", "gather", "gather_mask", "gatherb", "get_cmp_mask",
         "get_hccl_context", "get_icache_preload_status", "get_mrg_sort_result", "get_program_counter",
-        "get_sort_len", "get_sort_offset", "get_store_atomic_config", "get_sys_workspace", "get_system_cycle",
+        "get_sort_len", "get_sort_offset", "get_store_atomic_config", "get_system_cycle",
         "get_task_ratio", "ib_set", "ib_wait", "icache_preload", "init_const_value", "init_soc_state",
-        "load_data", "load_data_with_sparse", "load_data_with_transpose", "load_image_to_local",
-        "metrics_prof_start", "metrics_prof_stop", "mmad", "mmad_with_sparse", "mrg_sort", "mrg_sort4",
+        "load_data_with_sparse", "load_image_to_local",
+        "metrics_prof_start", "metrics_prof_stop", "mmad_with_sparse", "mrg_sort", "mrg_sort4",
         "mul_add_dst", "mul_cast", "notify_next_block", "pair_reduce_sum", "print_time_stamp", "proposal_concat",
         "proposal_extract", "repeat_reduce_sum", "reset_mask", "rp_sort16", "scalar_cast",
         "scalar_count_leading_zero", "scalar_get_count_of_value", "scalar_get_sff_value", "scatter",
@@ -226,6 +227,22 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
                     "optional_tensor:p=None"), ("end", "End", "")):
     api(f"adv.Matmul.{_n}", "adv", _c, _s, special="method",
         note="`with mm.iterate() as count:` loops while Iterate() gives a block" if _n == "iterate" else "")
+# the cube basic API (cube.py): GM -> A1/B1 with data_copy(dst, src, Nd2NzParams), A1/B1 -> A2/B2, Mmad, Fixpipe
+api("load_data", "basic", "LoadData", "dst:dst src:src params:p", pipe="MTE1", special="load_data",
+    note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2), if_transpose for 16-bit data; the GM source, "
+         "LoadData2DParamsV2 and the 3-D forms are not yet")
+api("load_data_with_transpose", "basic", "LoadDataWithTranspose", "dst:dst src:src params:p", pipe="MTE1",
+    special="load_data_with_transpose",
+    note="LoadData2dTransposeParams, float32 (16-bit data: load_data with if_transpose); V2 params not yet")
+api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", special="mmad",
+    note="float16 / bfloat16 / float32 operands into a float32 L0C; accumulate with cmatrix_init_val=False; the "
+         "bias-tensor form is not yet")
+api("fixpipe", "basic", "Fixpipe", "dst:dst src:src params:p config:T=None", pipe="FIX", special="fixpipe",
+    note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; quant_pre NoQuant / F322F16 / F322BF16 (the other "
+         "pre-modes and cbuf_workspace are refused)")
+api("set_sys_workspace", "basic", "SetSysWorkspace", "workspace:p", special="sys_workspace")
+api("get_sys_workspace", "basic", "GetSysWorkspacePtr", "", special="sys_workspace",
+    note="a GlobalAddress of uint8; before any set_sys_workspace it is refused (a null workspace)")
 api("ascend_is_aic", "basic", "ASCEND_IS_AIC", "", special="coretype")
 api("ascend_is_aiv", "basic", "ASCEND_IS_AIV", "", special="coretype")
 not_yet("adv", "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "concat", "cosh", "digamma", "erfc",

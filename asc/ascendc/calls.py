@@ -8,7 +8,7 @@ import inspect
 
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
-from . import dtypes, enums, matmul, objects, struct
+from . import cube, dtypes, enums, matmul, objects, struct
 from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
@@ -134,6 +134,11 @@ def bind(tr, node, a: api_mod.Api, args, kwargs):
         missing = [p.name for p in sig.params if p.name not in got and not p.optional]
         if missing:
             errors.append(f"missing {', '.join(missing)}")
+            continue
+        structs = [p.name for p in sig.params if p.role == "n" and isinstance(got.get(p.name), Val) and
+                   got[p.name].kind == "struct"]
+        if structs:        # a parameter struct where this overload takes a count: the next overload
+            errors.append(f"{structs[0]} is a count")
             continue
         return sig, got
     forms = " | ".join("(" + ", ".join(p.name + ("=" + repr(p.default) if p.optional else "")
@@ -562,11 +567,14 @@ def sp_aipp(tr, node, a, args, kwargs):
 
 
 SPECIALS["aipp"] = sp_aipp
+SPECIALS.update(cube.SPECIALS)
 
 
 def params_ctor(tr, node, p: objects.Params, args, kwargs):
     if p.cname.startswith("Aipp"):
         return _aipp_params(tr, node, p, args, kwargs)
+    if p.cname in cube.PARAMS_CTORS:
+        return cube.PARAMS_CTORS[p.cname](tr, node, args, kwargs)
     names = [f for f, _ in p.fields]
     if p.cname == "SoftMaxTiling":
         _args(tr, node, p.cname, [], args, kwargs)

@@ -33,12 +33,42 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
   address-tensor form, whose element type asc takes from the addresses stored with
   `set_value(i, t[k].get_phy_addr())`), SetAippFunctions (the configuration, checked as documented; LoadImageToLocal,
   which applies it, is not yet), SoftMax (ND, last axis, from the ShapeInfo), LeakyRelu, DataCopy with
-  DataCopyParams between GM and UB, and the Matmul high-level API (below), and is growing to AddRelu/SubRelu, the
+  DataCopyParams between GM and UB, the cube basic API and the Matmul high-level API (below), and is growing to AddRelu/SubRelu, the
   bitwise and shift APIs and the repeat form of Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
 """
 
-TAIL = """## The Matmul high-level API (`asc.adv.Matmul`)
+TAIL = """## The cube basic API (`load_data`, `mmad`, `fixpipe`)
+
+A cube kernel (`@asc.jit(kernel_type=config.KernelType.AIC_ONLY)`: pyasc gives a kernel without a Matmul the type
+AIV_ONLY, so asc refuses a cube call in such a kernel, naming its line) moves its operands through the cube core's
+memories in queues or buffers at `TPosition.A1/B1` (L1), `A2` (L0A), `B2` (L0B) and `CO1` (L0C), as CANN:
+`asc.data_copy(l1, gm, asc.Nd2NzParams(nd_num, n_value, d_value, src_nd_matrix_stride, src_d_value,
+dst_nz_c0_stride, dst_nz_n_stride, dst_nz_matrix_stride))` (GM ND -> L1 NZ, `DataCopy(dst, src, Nd2NzParams)`),
+`asc.load_data(l0, l1, asc.LoadData2DParams(start_index, repeat_times, src_stride, sid, dst_gap, if_transpose,
+addr_mode))` (L1 -> L0A/L0B, `LoadData`; float32 transposed with `asc.load_data_with_transpose(l0, l1,
+asc.LoadData2dTransposeParams(...))`, `LoadDataWithTranspose`), `asc.mmad(l0c, l0a, l0b, asc.MmadParams(...))` (`Mmad`) and
+`asc.fixpipe(gm, l0c, asc.FixpipeParamsV220(n_size, m_size, src_stride, dst_stride, quant_pre, deq_scalar, nd_num,
+src_nd_stride, dst_nd_stride, relu_en, unit_flag, is_channel_split), config=asc.FixpipeConfig.cfg_row_major)`
+(`Fixpipe`, whose C++ constructor takes `reluEn` fifth; asc reorders). `asc.MmadParams` takes, as pyasc, either all
+of `is_bias, fm_offset, en_ssparse, en_winograd_a, en_winograd_b` (CANN's 8-argument constructor) or all of
+`unit_flag, cmatrix_source, cmatrix_init_val` (the 6-argument one; `cmatrix_init_val=False` accumulates into L0C);
+any other mix, which pyasc turns into an empty `MmadParams()` (m = n = k = 0), is refused. `set_sys_workspace` /
+`get_sys_workspace` are `SetSysWorkspace` / `GetSysWorkspacePtr` (ascend-sim keeps a block's first non-null
+workspace, as CANN, and refuses a null one and a get before any set).
+
+ascend-sim emulates 16-bit (float16, bfloat16) and float32 operands into a float32 L0C, with the fractal layouts
+of the 910B (L1 NZ, L0A Zz, L0B Zn, L0C Nz; 512-byte fractals), and refuses, naming the call and the Python line:
+an L0 destination not 512-byte aligned, `if_transpose` of float data (LoadDataWithTranspose), a K padding that
+holds no data, `isBias` / `fmOffset` / `enSsparse` / Winograd / `cmatrixSource` (not emulated), a Fixpipe output
+type without its pre-mode (float: NoQuant, half: F322F16, bfloat16: F322BF16), `ndNum != 1`, `CFG_NZ` output, a
+`srcStride` that is not the row count padded to 16, and reads of L0C results never computed. The translator
+refuses what it sees at compile time: `quant_pre` other than NoQuant / F322F16 / F322BF16 (the dequantization and
+int8 modes need the NPU's rounding tables), `load_data` from GM, LoadData2DParamsV2 and the 3-D forms, `mmad` with
+a bias tensor, `fixpipe` with a `cbuf_workspace`, operands of two types, an L0C that is not float32,
+`load_data_with_transpose` of 16-bit data.
+
+## The Matmul high-level API (`asc.adv.Matmul`)
 
 pyasc's tutorials 03 (matmul_mix), 04 (matmul_cube_only) and 05 (matmul_leakyrelu) run unmodified on the CPU
 twin. A kernel builds `asc.adv.Matmul(a=MatmulType(position, CubeFormat, dtype, is_trans), b=..., c=...,

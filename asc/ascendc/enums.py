@@ -176,5 +176,29 @@ class LayoutMode(_CEnum):
     NORMAL = 4
 
 
+class QuantModes(_CEnum):
+    """Fixpipe's quantization pre-modes (QuantMode_t, FixpipeParamsV220.quant_pre)."""
+    NoQuant = 0
+    F322F16 = 1
+    F322BF16 = 2
+    DEQF16 = 3
+    VDEQF16 = 4
+    QF322B8_PRE = 5
+    VQF322B8_PRE = 6
+    REQ8 = 7
+    VREQ8 = 8
+
+    @classmethod
+    def _cprefix(cls) -> str:
+        return "QuantMode_t::"
+
+
+class CO2Layout(_CEnum):
+    """The layout Fixpipe writes (FixpipeConfig)."""
+    NZ = 0
+    ROW_MAJOR = 1
+    COLUMN_MAJOR = 2
+
+
 ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat, AippInputFormat,
-       CubeFormat, LayoutMode)
+       CubeFormat, LayoutMode, QuantModes, CO2Layout)

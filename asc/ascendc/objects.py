@@ -73,6 +73,24 @@ TransDataTo5HDParams = Params("TransDataTo5HDParams", (("dst_high_half", False),
                                                        ("src_rep_stride", 0)))
 SoftmaxTiling = Params("SoftMaxTiling", ())
 
+# the cube path (cube.py): Nd2NzParams and LoadData2DParams in the C++ constructors' order (pyasc's), MmadParams and
+# FixpipeParamsV220 built by cube.py (two C++ constructors; a different C++ order)
+Nd2NzParams = Params("Nd2NzParams", (("nd_num", None), ("n_value", None), ("d_value", None),
+                                     ("src_nd_matrix_stride", None), ("src_d_value", None), ("dst_nz_c0_stride", None),
+                                     ("dst_nz_n_stride", None), ("dst_nz_matrix_stride", None)))
+LoadData2DParams = Params("LoadData2DParams", (("start_index", 0), ("repeat_times", 1), ("src_stride", 0),
+                                               ("sid", 0), ("dst_gap", 0), ("if_transpose", False), ("addr_mode", 0)))
+LoadData2dTransposeParams = Params("LoadData2dTransposeParams", (("start_index", 0), ("repeat_times", 1),
+                                                                 ("src_stride", 0), ("dst_gap", 0),
+                                                                 ("dst_frac_gap", 0), ("addr_mode", 0)))
+MmadParams = Params("MmadParams", (("m", 0), ("n", 0), ("k", 0), ("is_bias", False), ("fm_offset", 0),
+                                   ("en_ssparse", False), ("en_winograd_a", False), ("en_winograd_b", False),
+                                   ("unit_flag", 0), ("cmatrix_source", False), ("cmatrix_init_val", True)))
+FixpipeParamsV220 = Params("FixpipeParamsV220", (("n_size", None), ("m_size", None), ("src_stride", None),
+                                                 ("dst_stride", None), ("quant_pre", None), ("deq_scalar", 0),
+                                                 ("nd_num", 1), ("src_nd_stride", 0), ("dst_nd_stride", 0),
+                                                 ("relu_en", False), ("unit_flag", 0), ("is_channel_split", False)))
+
 # AIPP (image pre-processing) configuration, as asc-devkit's kernel_struct_aipp.h: the parts are compile-time
 # values that AippParams(dtype, ...) assembles into one AscendC::AippParams<dtype> (dtype: the output pixel type)
 AippPaddingParams = Params("AippPaddingParams", (("padding_mode", 0), ("padding_value_ch0", 0),
@@ -92,7 +110,8 @@ AippParams = Params("AippParams", (("dtype", None), ("padding_params", None), ("
                                    ("csc_params", None)))
 
 PARAMS = (BinaryRepeatParams, UnaryRepeatParams, CopyRepeatParams, DataCopyParams, DataCopyExtParams,
-          DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling)
+          DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling, Nd2NzParams,
+          LoadData2DParams, LoadData2dTransposeParams, MmadParams, FixpipeParamsV220)
 
 
 def array(dtype, values):

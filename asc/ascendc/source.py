@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ArgumentError
-from . import dtypes, matmul, struct
+from . import cube, dtypes, matmul, struct
 from .translate import PRELUDE, FuncTranslator, Program, ident
 from .values import Const, Deferred, Val, freeze, param_kind
 
@@ -141,6 +141,7 @@ def translate_kernel(jf, bound: list) -> Kernel:
     if _uses_local_tensor_auto(tr):
         prog.insert_sync = True
     tr.translate_body()
+    cube.check_kernel_type(prog, jf.options)
     lines = [f"// Ascend C translated by asc from the pyasc kernel {name!r} "
              f"({os.path.basename(tr.file)}:{tr.first})",
              "// specialized on: " + (", ".join(spec) or "(no parameters)")]

@@ -96,6 +96,7 @@ class Program:
         self.uses_prelude = False
         self.addr_elem: dict = {}          # LocalTensor<uint64_t> text -> element types of the addresses stored
         self.uses_matmul = False           # an asc.adv.Matmul: lib/matmul_intf.h, and a kernel with a cube core
+        self.cube_call = None              # the first cube basic call: (its Loc, the API name) (cube.py)
 
     def snapshot(self):
         return (list(self.funcs), dict(self.helpers), dict(self.helper_names), self.sync.copy())

@@ -80,6 +80,7 @@ struct BlockCtx {
     alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE];
     uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE];
     uint32_t usedMem[5] = {0};         // bytes handed out by InitBuffer, per memory
+    uint8_t* sysWorkspace = nullptr;   // SetSysWorkspace's (the first non-null one of this block)
     uint8_t* mem(int m) { uint8_t* t[5] = {ub, l1, l0a, l0b, l0c}; return t[m]; }
     uint8_t* shadow(int m) { uint8_t* t[5] = {written, l1w, l0aw, l0bw, l0cw}; return t[m]; }
     int pipes = 0;
@@ -117,6 +118,7 @@ struct BlockCtx {
     }
     void reset(int64_t i, int64_t n, int type = 0) {
         idx = i; num = n; pipes = 0; coreType = type; phase = 0;
+        sysWorkspace = nullptr;
         maskLo = maskHi = 0; maskCont = -1; maskSet = false;
         std::memset(usedMem, 0, sizeof(usedMem));
         std::memset(l1, 0xFF, sizeof(l1)); std::memset(l0a, 0xFF, sizeof(l0a));
@@ -2348,6 +2350,8 @@ struct MmadParams {
     MmadParams() = default;
     MmadParams(uint16_t m_, uint16_t n_, uint16_t k_, uint8_t unit, bool src, bool init)
         : m(m_), n(n_), k(k_), unitFlag(unit), cmatrixSource(src), cmatrixInitVal(init) {}
+    MmadParams(uint16_t m_, uint16_t n_, uint16_t k_, bool bias, int32_t fmOff, bool ssparse, bool wa, bool wb)
+        : m(m_), n(n_), k(k_), isBias(bias), fmOffset(fmOff), enSsparse(ssparse), enWinogradA(wa), enWinogradB(wb) {}
 };
 
 enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
@@ -2364,6 +2368,10 @@ struct FixpipeParamsV220 {
     FixpipeParamsV220() = default;
     FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool relu)
         : nSize(n), mSize(m), srcStride(ss), dstStride(ds), reluEn(relu) {}
+    FixpipeParamsV220(uint16_t n, uint16_t m, uint16_t ss, uint32_t ds, bool relu, QuantMode_t q, int64_t deq,
+                      uint16_t nd, uint16_t srcNd, uint16_t dstNd, uint8_t unit, bool split = false)
+        : nSize(n), mSize(m), srcStride(ss), dstStride(ds), quantPre(q), deqScalar(uint64_t(deq)), ndNum(nd),
+          srcNdStride(srcNd), dstNdStride(dstNd), reluEn(relu), unitFlag(unit), isChannelSplit(split) {}
 };
 
 struct FixpipeConfig { bool rowMajor; };
@@ -2387,6 +2395,21 @@ template <class T> inline void move_elem(const LocalTensor<T>& dst, uint64_t d, 
     std::memcpy(dst.shadow() + d * sizeof(T), src.shadow() + s * sizeof(T), sizeof(T));
 }
 }  // namespace detail
+
+// the system workspace (the Matmul / cross-core workspace of a kernel): SetSysWorkspace keeps the first one given,
+// as CANN's g_sysWorkspaceReserved; GetSysWorkspacePtr before any refuses (it would hand out a null pointer)
+inline void SetSysWorkspace(GM_ADDR workspace, int line = __builtin_LINE()) {
+    ascend_sim::BlockCtx& c = ascend_sim::ctx("SetSysWorkspace", line);
+    if (workspace == nullptr) fail("SetSysWorkspace", line, "workspace can not be nullptr");
+    if (c.sysWorkspace == nullptr) c.sysWorkspace = workspace;
+}
+
+inline GM_ADDR GetSysWorkspacePtr(int line = __builtin_LINE()) {
+    ascend_sim::BlockCtx& c = ascend_sim::ctx("GetSysWorkspacePtr", line);
+    if (c.sysWorkspace == nullptr)
+        fail("GetSysWorkspacePtr", line, "no system workspace: call SetSysWorkspace(workspace) first");
+    return c.sysWorkspace;
+}
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
@@ -2484,6 +2507,11 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
     if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Mmad runs on the cube core (AIC), not on an AIV");
     if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
         fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
+    if (p.isBias) fail(api, line, "isBias is not emulated (accumulate into L0C with cmatrixInitVal = false)");
+    if (p.fmOffset || p.enSsparse || p.enWinogradA || p.enWinogradB)
+        fail(api, line, "fmOffset, enSsparse and enWinogradA/B are not emulated");
+    if (p.cmatrixSource) fail(api, line, "cmatrixSource = true (the initial C matrix from the bias table C2) is not "
+                                         "emulated");
     if (p.m == 0 || p.n == 0 || p.k == 0) return;
     if (p.m == 1) fail(api, line, "m == 1 switches Mmad to GEMV (A read as ND): pad m to 16");
     // whole fractals: M and N up to 16, K up to C0 (16-bit: 16; float: 8, kDirectionAlign = false)
@@ -2523,6 +2551,10 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     static_assert(std::is_same<U, float>::value, "asc-sim emulates Fixpipe from a float L0C");
     if (!cfg.rowMajor) fail(api, line, "CFG_NZ output is not emulated");
     if (src.mem_ != 4) fail(api, line, "Fixpipe reads L0C (CO1)");
+    if (p.quantPre != NoQuant && p.quantPre != F322F16 && p.quantPre != F322BF16)
+        fail(api, line, "quantPre mode " + str(uint64_t(p.quantPre)) + " is not emulated (NoQuant, F322F16 and F322BF16 "
+                        "are)");
+    if (p.ndNum != 1) fail(api, line, "ndNum != 1 is not emulated");
     if (p.srcStride % 16 || p.srcStride < p.mSize) fail(api, line, "srcStride must be the row count padded to 16");
     const bool half_out = std::is_same<T, half>::value, bf_out = std::is_same<T, bfloat16_t>::value;
     if (half_out && p.quantPre != F322F16) fail(api, line, "a half output needs quantPre = F322F16");
