@@ -200,6 +200,17 @@ def kernel_mode(text: str) -> str:
     return modes[kind]
 
 
+def write_entry(path: str, kernel_cpp: str, kernel: str, params: list, call: list) -> str:
+    """Writes the entry file `path`: the kernel .cpp, the extra intrinsic model, and `asc_twin_entry(params)` (the
+    driver launches it), which calls `kernel(call)`. Returns path."""
+    text = (f'#include "{kernel_cpp}"\n#include "{EXTRA_MODEL}"\n\n'
+            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n'
+            f'    {kernel}({", ".join(call)});\n}}\n')
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def entry_file(src, d: str) -> str:
     """NAME_twin.cpp: the kernel, the extra intrinsic model, and the entry `asc_twin_entry` the driver launches: the
     kernel's parameters, an int64_t scalar as a GM buffer of its bytes."""
@@ -211,13 +222,7 @@ def entry_file(src, d: str) -> str:
         else:
             params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
             call.append(f"a{i}")
-    text = (f'#include "{d}/{src.name}.cpp"\n#include "{EXTRA_MODEL}"\n\n'
-            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n'
-            f'    {src.name}({", ".join(call)});\n}}\n')
-    path = os.path.join(d, f"{src.name}_twin.cpp")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write_entry(os.path.join(d, f"{src.name}_twin.cpp"), f"{d}/{src.name}.cpp", src.name, params, call)
 
 
 def checks_fired(log: str) -> list:
