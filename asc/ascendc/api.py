@@ -182,7 +182,7 @@ not_yet("fwk", "TBufPool", "TBufPool.init_buf_pool", "TBufPool.init_buffer", "TB
 
 api("adv.softmax", "adv", "SoftMax", "dst:dst sum:dst max:dst src:src tiling:p temp_buffer:dst=None "
     "reuse_source:T=False basic_block:T=False data_format_nz:T=False", pipe="V", special="softmax")
-api("adv.SoftmaxTiling", "adv", "SoftMaxTiling", special="ctor")
+api("adv.SoftmaxTiling", "adv", "::SoftMaxTiling", special="ctor")   # "::": CANN declares it at global scope
 for _n, _c in (("exp", "Exp"), ("tanh", "Tanh"), ("sin", "Sin"), ("cos", "Cos"), ("erf", "Erf"),
                ("floor", "Floor"), ("ceil", "Ceil")):
     api(f"adv.{_n}", "adv", _c, "dst:dst src:src shared_tmp_buffer:dst count:n", pipe="V",

@@ -536,7 +536,7 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
     names = [f for f, _ in p.fields]
     if p.cname == "SoftMaxTiling":
         _args(tr, node, p.cname, [], args, kwargs)
-        return Val("struct", "AscendC::SoftMaxTiling()", "AscendC::SoftMaxTiling")
+        return Val("struct", "SoftMaxTiling()", "SoftMaxTiling")   # global scope, as CANN declares it
     got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
     vals, targ = [], ""
     if p.cname == "DataCopyPadExtParams":      # a template on the element type: DataCopyPadExtParams<T>

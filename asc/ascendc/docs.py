@@ -114,7 +114,8 @@ def render() -> str:
             name = a.name if a.name.startswith("adv.") or module != "basic" else a.name
             cls = a.name.split(".")[0] if "." in a.name and not a.name.startswith("adv.") else None
             c = "" if not a.cname or a.status != api.SUPPORTED else \
-                (f"`{cls}::{a.cname}`" if cls else f"`AscendC::{a.cname}`")
+                (f"`{cls}::{a.cname}`" if cls else f"`{a.cname[2:]}` (global scope)" if a.cname.startswith("::")
+                 else f"`AscendC::{a.cname}`")
             out.append(f"| `asc.{name}` | {c} | {a.status} | {a.note} |")
         out.append("")
     out.append(TAIL)

@@ -1752,12 +1752,19 @@ inline void SetAippFunctions(const GlobalTensor<T>& src0, const GlobalTensor<T>&
 // exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
 // over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
 // zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
-// internal split is not used here (the result does not depend on it).
+// internal split is not used here (the result does not depend on it). CANN declares it where its generated
+// kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope (`SoftMaxTiling`, the name
+// kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
+namespace tiling {
 struct SoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
              splitSize = 0, reduceM = 0, reduceK = 0, reduceSize = 0, rangeM = 0, tailM = 0, tailSplitSize = 0,
              tailReduceSize = 0;
 };
+}  // namespace tiling
+}  // namespace AscendC
+using AscendC::tiling::SoftMaxTiling;
+namespace AscendC {
 struct SoftMaxShapeInfo {
     uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
 };
