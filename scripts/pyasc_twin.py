@@ -127,9 +127,9 @@ def launch(d: str, kernel_cpp: str, kernel: str, args: list, blocks: int, twin_d
 
 def failure(rc: int, log: str, d: str) -> str:
     """Why a twin run failed: the intrinsics its model lacks (a link error), or the log's last lines."""
-    undef = sorted(set(re.findall(r"undefined reference to `([^'(]+)", log)))
+    undef = sorted(set(re.findall(r"undefined reference to `([^']+)'", log)))
     if undef:
-        return "the twin's model lacks: " + ", ".join(undef)
+        return "the twin's model lacks: " + ", ".join(u.replace("AscendC::", "") for u in undef)
     tail = [x for x in log.strip().splitlines() if x.strip()][-3:]
     return f"the twin failed (rc {rc}): {' | '.join(tail)[-300:]} (log: {d}/twin.log)"
 
