@@ -18,7 +18,11 @@
 //     repeat's inputs are all read before its results are written (Huawei's SoftMax reduces in place);
 //   * vbrcb (Brcb): per repeat, 8 consecutive source elements, element j filling the 32-byte block at
 //     dst + (r * dstRepStride + j * dstBlkStride) blocks (a block stride of 0 counts as 1); no mask;
-//   * vcopy (Copy): per repeat, the active elements of 8 blocks copied, block strides and repeat sizes in blocks.
+//   * vcopy (Copy): per repeat, the active elements of 8 blocks copied, block strides and repeat sizes in blocks;
+//   * vaxpy (Axpy): dst = src * a + dst; vtranspose (Transpose): one 16 x 16 matrix of 16-bit elements;
+//   * scatter_vnchwconv_b16 (TransDataTo5HD): the 16 x 16 transpose of 16 listed source blocks into 16 listed
+//     destination blocks, the lists in the VA registers (set_va_reg_sb), repeats offset as its docs state;
+//   * set_aipp_spr_N (SetAippFunctions): the registers are kept, nothing reads them here.
 //
 // Included by twin_extra_model.cpp (after its helpers: twin_extra::ForEach, At); every body is a weak symbol, so a
 // later twin_model.cpp that defines the same intrinsic takes precedence.
@@ -156,6 +160,21 @@ TWIN_X_ISCALAR(vmaxs, int16_t, x > y ? x : y)
 TWIN_X_ISCALAR(vmaxs, int32_t, x > y ? x : y)
 TWIN_X_ISCALAR(vmins, int16_t, x < y ? x : y)
 TWIN_X_ISCALAR(vmins, int32_t, x < y ? x : y)
+// the form with u8 repeat strides and the two stride-mode flags (Huawei's Maxs / Mins pass false, false)
+#define TWIN_X_ISCALAR_MODE(NAME, T, EXPR)                                                                        \
+    TWIN_WEAK void NAME(T* dst, T* src, T a, uint8_t repeat, uint16_t dBlk, uint16_t sBlk, uint8_t dRep,           \
+        uint8_t sRep, bool repeatStrideMode, bool strideSizeMode)                                                 \
+    {                                                                                                             \
+        if (repeatStrideMode || strideSizeMode) {                                                                 \
+            std::fprintf(stderr, "[TWIN] " #NAME ": the stride modes are not modelled\n");                        \
+            std::abort();                                                                                         \
+        }                                                                                                         \
+        IntScalar<T>(dst, src, a, repeat, dBlk, sBlk, dRep, sRep, [](int64_t x, int64_t y) { return EXPR; });     \
+    }
+TWIN_X_ISCALAR_MODE(vmaxs, int16_t, x > y ? x : y)
+TWIN_X_ISCALAR_MODE(vmaxs, int32_t, x > y ? x : y)
+TWIN_X_ISCALAR_MODE(vmins, int16_t, x < y ? x : y)
+TWIN_X_ISCALAR_MODE(vmins, int32_t, x < y ? x : y)
 
 // ---- Duplicate of an integer scalar (the source strides are unused)
 #define TWIN_X_IDUP(T)                                                                                            \
@@ -239,6 +258,44 @@ static void Axpy(TD* dst, TS* src, TS a, uint8_t repeat, uint16_t dBlk, uint16_t
 TWIN_X_AXPY(float, float)
 TWIN_X_AXPY(half, half)
 TWIN_X_AXPY(float, half)
+
+// ---- Transpose: one 16 x 16 matrix of 16-bit elements (512 contiguous bytes), dst = src^T
+TWIN_WEAK void vtranspose(uint16_t* dst, uint16_t* src)
+{
+    uint16_t t[256];
+    for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 16; ++c) t[c * 16 + r] = src[r * 16 + c];
+    std::memcpy(dst, t, sizeof(t));
+}
+TWIN_WEAK void vtranspose(int16_t* dst, int16_t* src)
+{
+    vtranspose(reinterpret_cast<uint16_t*>(dst), reinterpret_cast<uint16_t*>(src));
+}
+
+// ---- TransDataTo5HD (16-bit): the VA registers hold 8 UB addresses each (set_va_reg_sb); scatter_vnchwconv_b16
+// takes the 16 destination addresses from dst and dst + 1 and the 16 sources from src and src + 1; per repeat, block
+// j of the result (16 elements) is element j of each of the 16 source blocks: dst_j[i] = src_i[j]. Repeat r reads
+// and writes r * RepStride blocks past the listed addresses, the one repeat of repeat == 1 one stride past them.
+static uint64_t g_vaReg[8][8];
+TWIN_WEAK void set_va_reg_sb(ub_addr8_t addr, uint64_t* array)
+{
+    std::memcpy(g_vaReg[static_cast<int>(addr) & 7], array, sizeof(g_vaReg[0]));
+}
+static uint64_t VaAddr(ub_addr8_t reg, uint32_t i) { return g_vaReg[(static_cast<int>(reg) + i / 8) & 7][i % 8]; }
+TWIN_WEAK void scatter_vnchwconv_b16(ub_addr8_t dst, ub_addr8_t src, uint8_t repeat, uint16_t dRep, uint16_t sRep)
+{
+    for (uint32_t r = 0; r < repeat; ++r) {
+        const uint64_t k = repeat == 1 ? 1 : r;
+        uint16_t in[16][16];
+        for (uint32_t i = 0; i < 16; ++i)
+            std::memcpy(in[i], reinterpret_cast<const uint8_t*>(VaAddr(src, i)) + k * sRep * 32, 32);
+        for (uint32_t j = 0; j < 16; ++j) {
+            uint16_t out[16];
+            for (uint32_t i = 0; i < 16; ++i) out[i] = in[i][j];
+            std::memcpy(reinterpret_cast<uint8_t*>(VaAddr(dst, j)) + k * dRep * 32, out, 32);
+        }
+    }
+}
 
 // ---- AIPP configuration (SetAippFunctions): the ten special registers are kept; nothing here reads them
 // (LoadImageToLocal, which applies them, is not modelled)
