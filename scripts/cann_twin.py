@@ -200,11 +200,17 @@ def kernel_mode(text: str) -> str:
     return modes[kind]
 
 
-def write_entry(path: str, kernel_cpp: str, kernel: str, params: list, call: list) -> str:
+INOUT = os.path.join(ROOT, "scripts", "twin_inout.cpp")
+
+
+def write_entry(path: str, kernel_cpp: str, kernel: str, params: list, call: list, inout=()) -> str:
     """Writes the entry file `path`: the kernel .cpp, the extra intrinsic model, and `asc_twin_entry(params)` (the
-    driver launches it), which calls `kernel(call)`. Returns path."""
-    text = (f'#include "{kernel_cpp}"\n#include "{EXTRA_MODEL}"\n\n'
-            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n'
+    driver launches it), which calls `kernel(call)`. Each of `inout`, (OUT, IN, BYTES), names two of the entry's
+    GM parameters: before the kernel runs, OUT (an `out:` buffer) gets IN's bytes, once per launch
+    (scripts/twin_inout.cpp), for a buffer the kernel reads and writes. Returns path."""
+    pre = "".join(f"    twin_inout::CopyInOnce({k}, {o}, {i}, {n}u);\n" for k, (o, i, n) in enumerate(inout))
+    text = (f'#include "{kernel_cpp}"\n#include "{EXTRA_MODEL}"\n' + (f'#include "{INOUT}"\n' if inout else "") +
+            f'\nextern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n{pre}'
             f'    {kernel}({", ".join(call)});\n}}\n')
     with open(path, "w") as f:
         f.write(text)

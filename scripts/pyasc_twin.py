@@ -101,10 +101,12 @@ def _diff(got: np.ndarray, ref: np.ndarray) -> float:
 def launch(d: str, kernel_cpp: str, kernel: str, args: list, blocks: int, twin_dir: str) -> tuple:
     """Runs `kernel` (defined in kernel_cpp) on `blocks` cores of the CANN twin through cann_twin.py's entry file
     (the kernel, scripts/twin_extra_model.cpp, asc_twin_entry), in the launch mode of its task type. Each of `args`
-    is ("in", FILE) or ("out", BYTES, FILE): a GM buffer; or ("scalar", CTYPE, FILE): a scalar or struct parameter,
+    is ("in", FILE) or ("out", BYTES, FILE): a GM buffer; ("inout", BYTES, FILE, IN_FILE): a GM buffer the kernel
+    reads and writes, holding IN_FILE's bytes when the kernel starts; or ("scalar", CTYPE, FILE): a scalar or struct
+    parameter,
     handed to the entry as a GM buffer of its bytes and passed to the kernel by value. Returns (the exit status, the
     whole log, Huawei's checks that fired); the log is also saved as d/twin.log."""
-    params, call, argv = [], [], []
+    params, call, argv, inout = [], [], [], []
     for i, a in enumerate(args):
         params.append(f"GM_ADDR a{i}")
         if a[0] == "scalar":
@@ -113,10 +115,16 @@ def launch(d: str, kernel_cpp: str, kernel: str, args: list, blocks: int, twin_d
         else:
             call.append(f"a{i}")
             argv.append(f"in:{a[1]}" if a[0] == "in" else f"out:{a[1]}:{a[2]}")
-    entry = cann_twin.write_entry(os.path.join(d, "twin_entry.cpp"), kernel_cpp, kernel, params, call)
+            if a[0] == "inout":                 # the kernel reads it too: its initial bytes from a[3]
+                params.append(f"GM_ADDR a{i}_in")
+                argv.append(f"in:{a[3]}")
+                inout.append((f"a{i}", f"a{i}_in", a[1]))
+    # one entry file name per folder: run_twin.sh builds in a folder named after it (runs side by side never share)
+    entry = cann_twin.write_entry(os.path.join(d, f"{os.path.basename(os.path.normpath(d))}_twin.cpp"), kernel_cpp,
+                                  kernel, params, call, inout)
     with open(kernel_cpp) as f:
         mode = cann_twin.kernel_mode(f.read())
-    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry, "asc_twin_entry", ",".join(["gm"] * len(args)),
+    cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry, "asc_twin_entry", ",".join(["gm"] * len(params)),
            str(blocks)] + argv
     p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TWIN_KERNEL_MODE=mode))
     log = p.stdout + p.stderr
@@ -196,9 +204,9 @@ def run_captured(cap: str, twin_dir: str) -> tuple:
     targs, outs = [], []
     for p in meta["params"]:
         if p["kind"] == "gm":
-            if p["changed"]:
+            if p["changed"]:                    # as on asc: its bytes before the launch, read back after it
                 nbytes = os.path.getsize(os.path.join(cap, f"{p['name']}.asc"))
-                targs.append(("out", nbytes, f"{cap}/{p['name']}.twin"))
+                targs.append(("inout", nbytes, f"{cap}/{p['name']}.twin", f"{cap}/{p['name']}.in"))
                 outs.append(p)
             else:
                 targs.append(("in", f"{cap}/{p['name']}.in"))
