@@ -138,8 +138,15 @@ def failure(rc: int, log: str, d: str) -> str:
     undef = sorted(set(re.findall(r"undefined reference to `([^']+)'", log)))
     if undef:
         return "the twin's model lacks: " + ", ".join(u.replace("AscendC::", "") for u in undef)
-    tail = [x for x in log.strip().splitlines() if x.strip()][-3:]
-    return f"the twin failed (rc {rc}): {' | '.join(tail)[-300:]} (log: {d}/twin.log)"
+    lines = [x for x in log.strip().splitlines() if x.strip()]
+    errors = [x for x in lines if " error: " in x]
+    if errors:                  # a compile error: the first one, and the assertion of Huawei's that raised it if any
+        cause = [x.strip() for x in lines if "in expansion of macro" in x and "ASSERT" in x][:1]
+        src = [lines[i + 1].strip() for i, x in enumerate(lines[:-1]) if x in cause or x.strip() in cause][:1]
+        why = (f"does not compile against Huawei's headers: {errors[0].strip()[:200]}"
+               + (f" ({cause[0].split(': note')[0]}: {src[0][:80]})" if cause and src else ""))
+        return re.sub(r"\S*/src/devkit/", "devkit/", why) + f" (log: {d}/twin.log)"
+    return f"the twin failed (rc {rc}): {' | '.join(lines[-3:])[-300:]} (log: {d}/twin.log)"
 
 
 def run(name, kernel, blocks, args, refs, twin_dir, work):
