@@ -2,7 +2,7 @@
 Ascend C API implementation on the CPU (scripts/pyasc_twin.py --captured). docs.py appends it; the table is the
 output of the last run (pasted here by hand: it needs ASC_CANN_TWIN, which CI does not have)."""
 
-TWIN = """## The emitted Ascend C on the CANN twin
+TWIN = r"""## The emitted Ascend C on the CANN twin
 
 `scripts/pyasc_conformance.sh PYASC_CHECKOUT` with `ASC_CANN_TWIN` set (and the twin's `TWIN_*` variables:
 shared/cann_twin/README.md) captures every kernel launch of pyasc's own tests that succeeds on asc
