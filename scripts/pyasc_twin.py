@@ -103,9 +103,8 @@ def launch(d: str, kernel_cpp: str, kernel: str, args: list, blocks: int, twin_d
     (the kernel, scripts/twin_extra_model.cpp, asc_twin_entry), in the launch mode of its task type. Each of `args`
     is ("in", FILE) or ("out", BYTES, FILE): a GM buffer; ("inout", BYTES, FILE, IN_FILE): a GM buffer the kernel
     reads and writes, holding IN_FILE's bytes when the kernel starts; or ("scalar", CTYPE, FILE): a scalar or struct
-    parameter,
-    handed to the entry as a GM buffer of its bytes and passed to the kernel by value. Returns (the exit status, the
-    whole log, Huawei's checks that fired); the log is also saved as d/twin.log."""
+    parameter, handed to the entry as a GM buffer of its bytes and passed to the kernel by value. Returns (the exit
+    status, the whole log, Huawei's checks that fired); the log is also saved as d/twin.log."""
     params, call, argv, inout = [], [], [], []
     for i, a in enumerate(args):
         params.append(f"GM_ADDR a{i}")

@@ -22,7 +22,7 @@ import asc.runtime.config as rconfig
 import pyasc_api_kernels as A
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-pytestmark = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
+needs_twin = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
                                 "a development-time check: shared/cann_twin/README.md)")
 
 
@@ -33,6 +33,7 @@ def _script():
     return mod
 
 
+@needs_twin
 @pytest.mark.parametrize("name", ["binary_int32", "scalar_int16"])
 def test_integer_kernels_equal_ascend_sim_and_numpy(name, tmp_path):
     twin = _script()
@@ -55,6 +56,7 @@ def _captured(tmp_path, monkeypatch, launch):
     return str(d)
 
 
+@needs_twin
 def test_softmax_rows_equals_ascend_sim(tmp_path, monkeypatch):
     twin = _script()
     twin_dir = asc.config.config.cann_twin
@@ -74,6 +76,7 @@ def test_softmax_rows_equals_ascend_sim(tmp_path, monkeypatch):
                                   np.repeat(r.max(axis=1, keepdims=True), 8, axis=1).astype(np.float32))
 
 
+@needs_twin
 @pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
 def test_axpy_equals_ascend_sim(d, tmp_path, monkeypatch):
     twin = _script()
@@ -87,6 +90,7 @@ def test_axpy_equals_ascend_sim(d, tmp_path, monkeypatch):
     assert worst <= 8
 
 
+@needs_twin
 def test_trans_data_to_5hd_equals_ascend_sim(tmp_path, monkeypatch):
     """16 x 16 halves in one repeat, the strides 0 (the repeat starts at the lists, as the docs advise). Huawei's
     api_check requires each listed tensor to hold repeatTimes * RepStride + 1 blocks, one stride more than the last
@@ -101,3 +105,29 @@ def test_trans_data_to_5hd_equals_ascend_sim(tmp_path, monkeypatch):
     assert worst == 0                                  # a permutation: bit-equal
     np.testing.assert_array_equal(np.fromfile(os.path.join(cap, "z.twin"), np.float16),
                                   x.reshape(16, hw).T.reshape(-1))
+
+
+def test_a_buffer_read_and_written_starts_with_its_bytes(tmp_path, monkeypatch):
+    """Without the twin (run_twin.sh intercepted): Axpy's z is read and written, so the entry gets it twice, as the
+    `out:` buffer read back and as an `in:` copy of its bytes before the launch, and copies one into the other once
+    before the kernel runs; each capture gets its own entry file name (run_twin.sh builds in a folder named after
+    it)."""
+    twin = _script()
+    x, z = np.ones(37, np.float32), np.full(37, 2.0, np.float32)
+    cap = _captured(tmp_path, monkeypatch, lambda: A.axpy_count[1](x, z, 37, 256, 1.5))
+    seen = {}
+
+    def fake(cmd, capture_output, text, env):
+        seen["cmd"] = cmd
+        return twin.subprocess.CompletedProcess(cmd, 1, "", "")
+    monkeypatch.setattr(twin.subprocess, "run", fake)
+    twin.run_captured(cap, "/nonexistent-twin")
+    entry, name, types, blocks, *argv = seen["cmd"][2:]
+    assert os.path.basename(entry) == os.path.basename(cap) + "_twin.cpp" and name == "asc_twin_entry"
+    assert blocks == "1" and types == ",".join(["gm"] * len(argv))
+    z_out = [i for i, a in enumerate(argv) if a.startswith("out:") and a.endswith("/z.twin")]
+    assert len(z_out) == 1 and argv[z_out[0] + 1] == f"in:{cap}/z.in"
+    np.testing.assert_array_equal(np.fromfile(os.path.join(cap, "z.in"), np.float32), np.full(37, 2.0, np.float32))
+    text = open(entry).read()
+    assert "twin_inout.cpp" in text and "twin_extra_model.cpp" in text
+    assert f"twin_inout::CopyInOnce(0, a{z_out[0]}, a{z_out[0]}_in, {37 * 4}u);" in text
