@@ -215,6 +215,24 @@ def kernel_mode(text: str) -> str:
     return modes[kind]
 
 
+INOUT = os.path.join(ROOT, "scripts", "twin_inout.cpp")
+
+
+def write_entry(path: str, kernel_cpp: str, kernel: str, params: list, call: list, inout=(), pre: str = "") -> str:
+    """Writes the entry file `path`: the kernel .cpp, the extra intrinsic model, and `asc_twin_entry(params)` (the
+    driver launches it), which calls `kernel(call)`. Each of `inout`, (OUT, IN, BYTES), names two of the entry's
+    GM parameters: before the kernel runs, OUT (an `out:` buffer) gets IN's bytes, once per launch
+    (scripts/twin_inout.cpp), for a buffer the kernel reads and writes; `pre`, statements run before the kernel.
+    Returns path."""
+    pre = pre + "".join(f"    twin_inout::CopyInOnce({k}, {o}, {i}, {n}u);\n" for k, (o, i, n) in enumerate(inout))
+    text = (f'#include "{kernel_cpp}"\n#include "{EXTRA_MODEL}"\n' + (f'#include "{INOUT}"\n' if inout else "") +
+            f'\nextern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n{pre}'
+            f'    {kernel}({", ".join(call)});\n}}\n')
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def entry_file(src, d: str, in_place=frozenset()) -> str:
     """NAME_twin.cpp: the kernel, the extra intrinsic model, and the entry `asc_twin_entry` the driver launches: the
     kernel's parameters, an int64_t scalar as a GM buffer of its bytes, a parameter the kernel writes (`in_place`)
@@ -233,13 +251,8 @@ def entry_file(src, d: str, in_place=frozenset()) -> str:
             params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
             call.append(f"a{i}")
     first = f"    twin_extra::CopyOnce({{{', '.join(copies)}}});\n" if copies else ""
-    text = (f'#include "{d}/{src.name}.cpp"\n#include "{EXTRA_MODEL}"\n\n'
-            f'extern "C" __global__ __aicore__ void asc_twin_entry({", ".join(params)})\n{{\n{first}'
-            f'    {src.name}({", ".join(call)});\n}}\n')
-    path = os.path.join(d, f"{src.name}_twin.cpp")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write_entry(os.path.join(d, f"{src.name}_twin.cpp"), f"{d}/{src.name}.cpp", src.name, params, call,
+                       pre=first)
 
 
 def checks_fired(log: str) -> list:

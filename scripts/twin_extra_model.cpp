@@ -24,7 +24,8 @@
 //     a group; mode 2 from an AIC lets each AIV of its group pass one wait, from AIVs lets their AIC pass one wait
 //     once both have set it. wait_flag_dev(flag) blocks until the core may pass (a wait that never can would hang
 //     the NPU: reported after TWIN_FLAG_TIMEOUT_S seconds, default 60).
-// Every body is a weak symbol: a later twin_model.cpp that defines the same intrinsic takes precedence.
+// The vector intrinsics the Ascend C of pyasc's kernels needs beyond these are in twin_extra_vector.cpp (included
+// below). Every body is a weak symbol: a later twin_model.cpp that defines the same intrinsic takes precedence.
 //
 // scripts/cann_twin.py compiles this file into each kernel's translation unit (its entry file NAME_twin.cpp includes it).
 #include <atomic>
@@ -525,6 +526,8 @@ TWIN_WEAK void wait_flag_dev(int64_t flagID)
 }
 TWIN_WEAK void wait_flag_dev(pipe_t, int64_t flagID) { wait_flag_dev(flagID); }
 }  // namespace AscendC
+
+#include "twin_extra_vector.cpp"  // the vector intrinsics of pyasc's kernels (integer arithmetic, SoftMax, Copy)
 
 // ------------------------------------------------------------------------------------------------ bfloat16 class
 // Huawei's kernel_bf16.h declares these members; their bodies are in the closed CPU-debug library.

@@ -3,7 +3,7 @@ status. `python -m asc.ascendc.docs > docs/pyasc.md` regenerates it; tests/ascen
 to date."""
 from __future__ import annotations
 
-from . import api
+from . import api, docs_twin
 
 HEAD = """# pyasc programs on asc
 
@@ -199,6 +199,7 @@ def render() -> str:
             out.append(f"| `asc.{name}` | {c} | {a.status} | {a.note} |")
         out.append("")
     out.append(TAIL)
+    out.append(docs_twin.TWIN)
     return "\n".join(out)
 
 

@@ -1,0 +1,133 @@
+"""pyasc (@asc.jit) kernels through the CANN twin (Huawei's Ascend C API implementation on the CPU, with the twin's
+intrinsic model plus scripts/twin_extra_model.cpp and twin_extra_vector.cpp): scripts/pyasc_twin.py runs the source
+asc emits, and the result must equal asc's ascend-sim run and NumPy (integers bit-equal; floats within 8 eps of the
+largest output) with none of Huawei's checks fired. Skipped where ASC_CANN_TWIN is not set (a development-time
+check: the twin's README, shared/cann_twin); each kernel takes about half a minute there.
+
+The kernels reach the intrinsics twin_extra_vector.cpp adds: integer Add/Sub/Mul/Max/Min and their scalar forms,
+integer Duplicate (binary_all / unary_all over int32 and int16), SoftMax's BlockReduceMax/Sum and Brcb, Axpy, and
+TransDataTo5HD's VA registers."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import asc.config
+import asc.runtime.config as rconfig
+
+import pyasc_api_kernels as A
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+needs_twin = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
+                                "a development-time check: shared/cann_twin/README.md)")
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("pyasc_twin_script", os.path.join(ROOT, "scripts", "pyasc_twin.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@needs_twin
+@pytest.mark.parametrize("name", ["binary_int32", "scalar_int16"])
+def test_integer_kernels_equal_ascend_sim_and_numpy(name, tmp_path):
+    twin = _script()
+    kernel, blocks, args, refs = twin.corpus()[name]
+    worst_sim, worst_ref, err, fired = twin.run(name, kernel, blocks, args, refs, asc.config.config.cann_twin,
+                                                str(tmp_path))
+    assert err is None, err
+    assert fired == []
+    assert worst_sim == 0 and worst_ref == 0          # integers: bit-equal to ascend-sim and to NumPy
+
+
+def _captured(tmp_path, monkeypatch, launch):
+    """Runs `launch` on asc with ASC_PYASC_CAPTURE set; the one capture folder it made."""
+    rconfig.set_platform(rconfig.Backend.CPU)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, pyasc_capture=str(cap)))
+    launch()
+    (d,) = [cap / n for n in os.listdir(cap)]
+    return str(d)
+
+
+@needs_twin
+def test_softmax_rows_equals_ascend_sim(tmp_path, monkeypatch):
+    twin = _script()
+    twin_dir = asc.config.config.cann_twin
+    rng = np.random.default_rng(12)
+    m, k, blocks = 4, 64, 2
+    x = rng.uniform(-4, 4, m * k * blocks).astype(np.float32)
+    z, sums, maxes = np.zeros_like(x), np.zeros(m * 8 * blocks, np.float32), np.zeros(m * 8 * blocks, np.float32)
+    d = _captured(tmp_path, monkeypatch, lambda: A.softmax_rows[blocks](x, z, sums, maxes, m, k, 1))
+    got_blocks, worst, why, fired = twin.run_captured(d, twin_dir)
+    assert got_blocks == blocks and why is None and fired == [], (why, fired)
+    assert worst <= 8
+    twin_z = np.fromfile(os.path.join(d, "z.twin"), np.float32).reshape(-1, k)
+    r = x.astype(np.float64).reshape(-1, k)
+    e = np.exp(r - r.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(twin_z, e / e.sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(np.fromfile(os.path.join(d, "maxes.twin"), np.float32).reshape(-1, 8),
+                                  np.repeat(r.max(axis=1, keepdims=True), 8, axis=1).astype(np.float32))
+
+
+@needs_twin
+@pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
+def test_axpy_equals_ascend_sim(d, tmp_path, monkeypatch):
+    twin = _script()
+    rng = np.random.default_rng(5)
+    n, blocks = 37, 4
+    x = rng.uniform(-4, 4, n * blocks).astype(d)
+    z = rng.uniform(-4, 4, n * blocks).astype(d)
+    cap = _captured(tmp_path, monkeypatch, lambda: A.axpy_count[blocks](x, z, n, 256, 1.5))
+    got_blocks, worst, why, fired = twin.run_captured(cap, asc.config.config.cann_twin)
+    assert got_blocks == blocks and why is None and fired == [], (why, fired)
+    assert worst <= 8
+
+
+@needs_twin
+def test_trans_data_to_5hd_equals_ascend_sim(tmp_path, monkeypatch):
+    """16 x 16 halves in one repeat, the strides 0 (the repeat starts at the lists, as the docs advise). Huawei's
+    api_check requires each listed tensor to hold repeatTimes * RepStride + 1 blocks, one stride more than the last
+    repeat reaches (kernel_vec_transpose_check.cpp), so the multi-repeat form of test_pyasc_more_api fires it."""
+    twin = _script()
+    hw = 16
+    x = np.arange(16 * hw, dtype=np.float16)
+    z = np.zeros_like(x)
+    cap = _captured(tmp_path, monkeypatch, lambda: A.to_5hd[1](x, z, hw, 1, 0, 0))
+    got_blocks, worst, why, fired = twin.run_captured(cap, asc.config.config.cann_twin)
+    assert why is None and fired == [], (why, fired)
+    assert worst == 0                                  # a permutation: bit-equal
+    np.testing.assert_array_equal(np.fromfile(os.path.join(cap, "z.twin"), np.float16),
+                                  x.reshape(16, hw).T.reshape(-1))
+
+
+def test_a_buffer_read_and_written_starts_with_its_bytes(tmp_path, monkeypatch):
+    """Without the twin (run_twin.sh intercepted): Axpy's z is read and written, so the entry gets it twice, as the
+    `out:` buffer read back and as an `in:` copy of its bytes before the launch, and copies one into the other once
+    before the kernel runs; each capture gets its own entry file name (run_twin.sh builds in a folder named after
+    it)."""
+    twin = _script()
+    x, z = np.ones(37, np.float32), np.full(37, 2.0, np.float32)
+    cap = _captured(tmp_path, monkeypatch, lambda: A.axpy_count[1](x, z, 37, 256, 1.5))
+    seen = {}
+
+    def fake(cmd, capture_output, text, env):
+        seen["cmd"] = cmd
+        return twin.subprocess.CompletedProcess(cmd, 1, "", "")
+    monkeypatch.setattr(twin.subprocess, "run", fake)
+    twin.run_captured(cap, "/nonexistent-twin")
+    entry, name, types, blocks, *argv = seen["cmd"][2:]
+    assert os.path.basename(entry) == os.path.basename(cap) + "_twin.cpp" and name == "asc_twin_entry"
+    assert blocks == "1" and types == ",".join(["gm"] * len(argv))
+    z_out = [i for i, a in enumerate(argv) if a.startswith("out:") and a.endswith("/z.twin")]
+    assert len(z_out) == 1 and argv[z_out[0] + 1] == f"in:{cap}/z.in"
+    np.testing.assert_array_equal(np.fromfile(os.path.join(cap, "z.in"), np.float32), np.full(37, 2.0, np.float32))
+    text = open(entry).read()
+    assert "twin_inout.cpp" in text and "twin_extra_model.cpp" in text
+    assert f"twin_inout::CopyInOnce(0, a{z_out[0]}, a{z_out[0]}_in, {37 * 4}u);" in text
