@@ -94,6 +94,11 @@ class CacheWarning(UserWarning):
     """The kernel cache cannot be used as configured (not writable): asc uses a temporary one for this process."""
 
 
+class AscendRuleWarning(UserWarning):
+    """A construct the NPU build of Ascend C accepts and Huawei's CPU-debug build (the CANN twin) refuses: asc runs
+    it as the NPU would and says so at the line."""
+
+
 class GradDetachedWarning(UserWarning):
     """A torch tensor that requires grad was passed to a plain kernel call: the result is not connected to the
     autograd graph (make the kernel an operator with asc.torch.op and a backward to differentiate through it)."""

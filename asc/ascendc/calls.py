@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import warnings
 
-from ..errors import CompileError, KernelTypeError, UnsupportedError
+from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
 from . import cube, dtypes, enums, matmul, objects, struct
 from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
@@ -440,6 +441,14 @@ def construct(tr, node, cls, args, kwargs):
             got = _args(tr, node, name, ["pos", "depth"], args, kwargs, {"depth": 1})
             pos = _pos_arg(tr, node, got["pos"], "TQue: pos")
             ct = f"AscendC::TQue<{pos.cname}, {tr.int_text(got['depth'], node)}>"
+            if pos is enums.TPosition.VECCALC:
+                loc = tr.loc(node)
+                warnings.warn_explicit(
+                    "asc.TQue at TPosition.VECCALC: the NPU build accepts it (CANN's API examples declare such scratch "
+                    "queues), but Huawei's CPU-debug build asserts pos != VECCALC (GetBufferLogicPos) and does not "
+                    "compile the kernel, and the TQue docs list only VECIN/VECOUT/A1/A2/B1/B2/CO1/CO2: "
+                    "asc.TBuf(asc.TPosition.VECCALC) is the scratch buffer both accept", AscendRuleWarning,
+                    loc.file, loc.line)
         else:
             got = _args(tr, node, name, ["src", "dst", "depth"], args, kwargs, {"depth": 1})
             src, dst = (_pos_arg(tr, node, got[k], f"TQueBind: {k}") for k in ("src", "dst"))

@@ -12,8 +12,9 @@
   violation of pyasc's failing generalization cases (their last block copies a whole tile past the end of x, y and
   z); the overlap of two blocks' writes is reported at the end of the launch, when nothing else failed, so the
   report does not depend on the order the threads ran the blocks in.
-- a TQue at VECCALC is a valid scratch queue: CANN's API docs use `TQue<TPosition::VECCALC, 1> tmpQue` (Fma,
-  Hypot, IsInf, ...) and its TQueBind accepts VECCALC, so ascend-sim does not refuse it.
+- a TQue at VECCALC runs as on the NPU (CANN's API docs use `TQue<TPosition::VECCALC, 1> tmpQue`: Fma, Hypot,
+  IsInf, ...; the NPU build compiles it), with an AscendRuleWarning at its line: Huawei's CPU-debug build asserts
+  `pos != VECCALC` in GetBufferLogicPos and does not compile such a kernel (the CANN twin showed it).
 - `asc.adv.SoftmaxTiling()` is emitted as `SoftMaxTiling`, the name CANN gives it at global scope (its generated
   kernel_tiling.h declares AscendC::tiling::SoftMaxTiling and exports it with a using-declaration);
   `AscendC::SoftMaxTiling` names nothing there, nor in ascend-sim.
@@ -169,3 +170,31 @@ def test_ascend_sim_declares_softmax_tiling_where_cann_does(tmp_path):
     assert _compiles(tmp_path, "SoftMaxTiling a; AscendC::tiling::SoftMaxTiling b; "
                                "static_assert(sizeof(a) == 16 * 4, \"16 uint32 fields\");")
     assert not _compiles(tmp_path, "AscendC::SoftMaxTiling a;")
+
+
+def test_tque_at_veccalc_warns_at_its_line():
+    @asc.jit
+    def veccalc_queue(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]):
+        xg = asc.GlobalTensor()
+        zg = asc.GlobalTensor()
+        xg.set_global_buffer(x)
+        zg.set_global_buffer(z)
+        pipe = asc.TPipe()
+        qt = asc.TQue(asc.TPosition.VECCALC, 1)
+        pipe.init_buffer(qt, 1, n * x.dtype.sizeof())
+        t = qt.alloc_tensor(x.dtype)
+        asc.data_copy(t, xg, n)
+        asc.pipe_barrier(asc.PipeID.PIPE_ALL)
+        asc.data_copy(zg, t, n)
+        qt.free_tensor(t)
+
+    from asc.errors import AscendRuleWarning
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    with pytest.warns(AscendRuleWarning, match=r"TQue at TPosition.VECCALC.*CPU-debug.*asc.TBuf") as rec:
+        veccalc_queue[1](x, z, 64)
+    np.testing.assert_array_equal(z, x)
+    src, start = inspect.getsourcelines(veccalc_queue)
+    line = start + next(i for i, ln in enumerate(src) if "asc.TQue(" in ln)
+    w = [r for r in rec if issubclass(r.category, AscendRuleWarning)][0]
+    assert w.filename == __file__ and w.lineno == line, (w.filename, w.lineno, line)
