@@ -193,7 +193,9 @@ class ScalarMixin:
                 and not isinstance(r, ir.Const):
             # two Python numbers: the interpreter must compute as NumPy does (7 // 0 is 0, 0.0 ** -1.0 is inf,
             # (-2.0) ** 0.5 is nan), not as Python (an exception, a complex number)
-            self.conversions[node_span(node)] = ir.WeakOp(op)
+            # keyed by the span and the operator: a statement the frontend builds itself (the spmd split) may
+            # carry the location of another node, whose operator then does not match
+            self.conversions[node_span(node) + (op,)] = ir.WeakOp(op)
         return r
 
     def compare(self, op, a, b, node):

@@ -292,7 +292,7 @@ class Kernel:
     file: str = ""
     # values the interpreter must convert to match the typing: ((line, col, end line, end col), ScalarType) for each
     # ternary or Python min/max whose chosen operand can differ in type from the result (Python returns it
-    # unchanged); (span, WeakOp) for an operator of two Python numbers it must compute as NumPy does
+    # unchanged); (span + (operator name,), WeakOp) for an operator of two Python numbers it must compute as NumPy does
     conversions: tuple = ()
 
 

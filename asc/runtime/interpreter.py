@@ -51,6 +51,7 @@ def _from_numpy(arr, use_torch: bool):
     return torch.from_numpy(np.ascontiguousarray(arr))
 
 
+_WEAK_AST = {ast.Div: "truediv", ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}   # the WeakOp keys' names
 _NP_OPS = {"truediv": np.true_divide, "floordiv": np.floor_divide, "mod": np.mod, "pow": np.power}
 
 
@@ -156,7 +157,7 @@ class _Wrap(ast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         k = self._target_key(node.target)
-        w = self.keys.get(_span(node))                # `s /= n` of two Python numbers
+        w = self.keys.get(_span(node) + (_WEAK_AST.get(type(node.op)),))    # `s /= n` of two Python numbers
         if (k is None and w is None) or not isinstance(node.target, ast.Name):
             return node
         cur = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
@@ -169,7 +170,7 @@ class _Wrap(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        k = self.keys.get(_span(node))
+        k = self.keys.get(_span(node) + (_WEAK_AST.get(type(node.op)),))
         return node if k is None else ast.copy_location(self._weak(node.left, node.right, k), node)
 
     def visit_IfExp(self, node):
