@@ -157,7 +157,8 @@ not_yet("core", "GlobalTensor.get_shape_info", "GlobalTensor.set_shape_info", "G
 # ------------------------------------------------------------------ the framework (fwk)
 
 api("TPipe", "fwk", "TPipe", special="ctor")
-api("TPipe.init_buffer", "fwk", "InitBuffer", "que:p num:n len:n", "buf:p len:n", special="method")
+api("TPipe.init_buffer", "fwk", "InitBuffer", "que:p num:n len:n", "buf:p num:n", special="method",
+    note="the TBuf form is pyasc's (buf, num): num is the buffer's length in bytes, as InitBuffer(buf, len) in C++")
 for _n, _c in (("destroy", "Destroy"), ("init", "Init"), ("reset", "Reset")):
     api(f"TPipe.{_n}", "fwk", _c, "", special="method")
 for _n, _c in (("alloc_event_id", "AllocEventID"), ("fetch_event_id", "FetchEventID")):
