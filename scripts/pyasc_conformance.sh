@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # pyasc conformance: runs pyasc's own tests (tutorials 01 to 05, kernels/test_vadd.py and test_matmul*.py,
-# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py) against this
+# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py and
+# generalization/adv/*.py) against this
 # checkout of asc, and prints a pass/fail table.
 #
 #   scripts/pyasc_conformance.sh PYASC_CHECKOUT      (a git checkout of hicann/pyasc, or its git dir)
 #
 # The tests are copied (git archive) into a temporary folder outside this repository and run unmodified, except
-# that in generalization/basic/*.py the one list entry `config.Backend.NPU,` becomes `config.Backend.Model,`
-# (their BACKENDS list names only the NPU, with Model commented out beside it). Not part of CI.
+# that in generalization/basic/*.py and generalization/adv/*.py the one list entry `config.Backend.NPU,` becomes
+# `config.Backend.Model,` (their BACKENDS list names only the NPU, with Model commented out beside it). Not part
+# of CI.
 #
 # With ASC_CANN_TWIN set (and the twin's TWIN_* variables: ../shared/cann_twin/README.md), every kernel launch that
 # succeeds on asc is captured (ASC_PYASC_CAPTURE: the emitted Ascend C, its inputs and asc's outputs), and after
@@ -19,7 +21,7 @@ ASC_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/pyasc-conformance.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 git -C "$SRC" archive HEAD python/tutorials python/test | tar -x -C "$WORK" || { echo "cannot read $SRC"; exit 2; }
-for f in "$WORK"/python/test/generalization/basic/*.py; do
+for f in "$WORK"/python/test/generalization/basic/*.py "$WORK"/python/test/generalization/adv/*.py; do
     sed -i 's/^\(\s*\)config\.Backend\.NPU,\s*$/\1config.Backend.Model,/' "$f"
 done
 export PYTHONPATH="$ASC_ROOT${PYTHONPATH:+:$PYTHONPATH}"
@@ -56,8 +58,10 @@ for f in test_vadd.py test_vadd_scalar.py test_softmax.py test_matmul.py; do
     cp "$WORK/python/test/kernels/conftest.py" "$WORK/python/test/kernels/insert_sync/conftest.py"
     run_pytest "$WORK/python/test/kernels/insert_sync" "$f"
 done
-for f in "$WORK"/python/test/generalization/basic/*.py; do
-    run_pytest "$WORK/python/test/generalization/basic" "$(basename "$f")"
+for d in basic adv; do
+    for f in "$WORK"/python/test/generalization/$d/*.py; do
+        run_pytest "$WORK/python/test/generalization/$d" "$(basename "$f")"
+    done
 done
 printf '%-55s %-6s %s\n' "test" "result" "pytest summary"
 printf '%s\n' "${rows[@]}"

@@ -157,7 +157,8 @@ not_yet("core", "GlobalTensor.get_shape_info", "GlobalTensor.set_shape_info", "G
 # ------------------------------------------------------------------ the framework (fwk)
 
 api("TPipe", "fwk", "TPipe", special="ctor")
-api("TPipe.init_buffer", "fwk", "InitBuffer", "que:p num:n len:n", "buf:p len:n", special="method")
+api("TPipe.init_buffer", "fwk", "InitBuffer", "que:p num:n len:n", "buf:p num:n", special="method",
+    note="the TBuf form is pyasc's (buf, num): num is the buffer's length in bytes, as InitBuffer(buf, len) in C++")
 for _n, _c in (("destroy", "Destroy"), ("init", "Init"), ("reset", "Reset")):
     api(f"TPipe.{_n}", "fwk", _c, "", special="method")
 for _n, _c in (("alloc_event_id", "AllocEventID"), ("fetch_event_id", "FetchEventID")):
@@ -224,9 +225,15 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
                    ("iterate_all", "IterateAll", "tensor:p en_atomic:n=0 sync:p=True en_sequential_write:p=None "
                     "wait_iterate_all:p=None fake_msg:p=None"),
                    ("get_tensor_c", "GetTensorC", "tensor:p en_atomic:n=0 en_sequential_write:p=False sync:p=True "
-                    "optional_tensor:p=None"), ("end", "End", "")):
+                    "optional_tensor:p=None"),
+                   ("iterate_batch", "IterateBatch", "tensor:p batch_a:n batch_b:n en_sequential_write:p "
+                    "matrix_stride_a:n=0 matrix_stride_b:n=0 matrix_stride_c:n=0 en_partial_sum:p=False "
+                    "en_atomic:n=0 sync:p=True wait_iterate_batch:p=None"), ("end", "End", "")):
     api(f"adv.Matmul.{_n}", "adv", _c, _s, special="method",
-        note="`with mm.iterate() as count:` loops while Iterate() gives a block" if _n == "iterate" else "")
+        note={"iterate": "`with mm.iterate() as count:` loops while Iterate() gives a block",
+              "iterate_batch": "the mix form into a GlobalTensor, LayoutMode.NORMAL (BMNK), A and B in ND, batch_a "
+                               "and batch_b multiples of one another (the smaller broadcast); into UB, "
+                               "en_partial_sum and wait_iterate_batch not yet"}.get(_n, ""))
 # the cube basic API (cube.py): GM -> A1/B1 with data_copy(dst, src, Nd2NzParams), A1/B1 -> A2/B2, Mmad, Fixpipe
 api("load_data", "basic", "LoadData", "dst:dst src:src params:p", pipe="MTE1", special="load_data",
     note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2), if_transpose for 16-bit data; the GM source, "
@@ -249,7 +256,7 @@ not_yet("adv", "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "conca
         "extract", "frac", "lgamma", "log", "power", "round", "sign", "sinh", "tan", "trunc", "xor",
         "get_basic_config", "get_ib_share_norm_config", "get_matmul_api_tiling", "get_mdl_config", "get_mm_config",
         "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
-        "Matmul.async_get_tensor_c", "Matmul.get_batch_tensor_c", "Matmul.get_offset_c", "Matmul.iterate_batch",
+        "Matmul.async_get_tensor_c", "Matmul.get_batch_tensor_c", "Matmul.get_offset_c",
         "Matmul.iterate_n_batch", "Matmul.set_batch_num", "Matmul.set_hf32", "Matmul.set_quant_scalar",
         "Matmul.set_quant_vector", "Matmul.set_self_define_data", "Matmul.set_sparse_index", "Matmul.set_user_def_info", "Matmul.set_workspace",
         "Matmul.wait_get_tensor_c", "Matmul.wait_iterate_all", "Matmul.wait_iterate_batch",

@@ -717,7 +717,7 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
             b = got["buf"]
             if not (isinstance(b, Val) and b.kind in ("buf", "que")):
                 raise tr.err(node, "init_buffer: buf must be a TBuf", KernelTypeError)
-            return void(f"{base}InitBuffer({b.text}, {tr.int_text(got['len'], node)})")
+            return void(f"{base}InitBuffer({b.text}, {tr.int_text(got['num'], node)})")
         if name in ("destroy", "init", "reset"):
             return void(f"{base}{a.cname}()")
         ev = got["event"]

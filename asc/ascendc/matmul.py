@@ -155,12 +155,15 @@ METHODS = {
                     ("wait_iterate_all", None), ("fake_msg", None)),
     "get_tensor_c": (("tensor", None), ("en_atomic", 0), ("en_sequential_write", False), ("sync", True),
                      ("optional_tensor", None)),
+    "iterate_batch": (("tensor", None), ("batch_a", None), ("batch_b", None), ("en_sequential_write", None),
+                      ("matrix_stride_a", 0), ("matrix_stride_b", 0), ("matrix_stride_c", 0),
+                      ("en_partial_sum", False), ("en_atomic", 0), ("sync", True), ("wait_iterate_batch", None)),
     "end": (),
 }
 CNAMES = {"init": "Init", "set_tensor_a": "SetTensorA", "set_tensor_b": "SetTensorB", "set_bias": "SetBias",
           "disable_bias": "DisableBias", "set_tail": "SetTail", "set_org_shape": "SetOrgShape",
           "set_single_shape": "SetSingleShape", "iterate": "Iterate", "iterate_all": "IterateAll",
-          "get_tensor_c": "GetTensorC", "end": "End"}
+          "get_tensor_c": "GetTensorC", "iterate_batch": "IterateBatch", "end": "End"}
 _OPTIONAL = {("set_org_shape", "org_kb"), ("set_org_shape", "org_kc")}
 
 
@@ -189,7 +192,8 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         raise tr.err(node, f"Matmul.{name} is not supported yet by asc (see docs/pyasc.md)")
     names = [k for k, _ in spec]
     defaults = {k: d for k, d in spec if d is not None or (name, k) in _OPTIONAL or k in (
-        "local_c_matrix", "en_sequential_write", "wait_iterate_all", "fake_msg", "optional_tensor")}
+        "local_c_matrix", "en_sequential_write", "wait_iterate_all", "fake_msg", "optional_tensor")} | (
+        {"wait_iterate_batch": None} if name == "iterate_batch" else {})
     got = _args(tr, node, f"Matmul.{name}", names, defaults, args, kwargs)
     base = f"{obj.text}.{CNAMES[name]}"
     what = f"Matmul.{name}"
@@ -226,6 +230,8 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         cargs += [_bool(tr, node, Const(False) if isinstance(x, Const) and x.value is None else x,
                         what)[0] for x in extra]
         return _void(f"{base}{_sync(tr, node, got['sync'], what)}({', '.join(cargs)})")
+    if name == "iterate_batch":
+        return _iterate_batch(tr, node, base, got, c)
     # get_tensor_c
     if not (isinstance(got["optional_tensor"], Const) and got["optional_tensor"].value is None):
         raise tr.err(node, "Matmul.get_tensor_c with optional_tensor (GM and UB at once) is not supported yet")
@@ -247,3 +253,26 @@ def _atomic(tr, node, v, what) -> str:
                      KernelTypeError)
     return tr.int_text(v, node)
 
+
+
+def _iterate_batch(tr, node, base, got, c) -> Val:
+    """Matmul.iterate_batch(tensor, batch_a, batch_b, en_sequential_write, matrix_stride_a=0, matrix_stride_b=0,
+    matrix_stride_c=0, en_partial_sum=False, en_atomic=0, sync=True, wait_iterate_batch=None): the mix form of
+    IterateBatch into a GlobalTensor (batch_a and batch_b given), as pyasc's first overload."""
+    what = "Matmul.iterate_batch"
+    t = got["tensor"]
+    if isinstance(t, Val) and t.kind == "ltensor":
+        raise tr.err(node, f"{what} into a LocalTensor (UB) is not supported yet by asc (into a GlobalTensor is)")
+    t = _tensor(tr, node, t, f"{what}: tensor", c.dtype, ("gtensor",))
+    seq, seq_v = _bool(tr, node, got["en_sequential_write"], f"{what}: en_sequential_write")
+    if seq_v is True:
+        raise tr.err(node, f"{what}: into a GlobalTensor en_sequential_write must be False (each block is written "
+                           f"at its place in C)", KernelTypeError)
+    ps, _ = _bool(tr, node, got["en_partial_sum"], f"{what}: en_partial_sum")
+    wait = got["wait_iterate_batch"]
+    if not (isinstance(wait, Const) and wait.value in (None, False)):
+        raise tr.err(node, f"{what} with wait_iterate_batch (and WaitIterateBatch) is not supported yet by asc")
+    cargs = [t.text, tr.int_text(got["batch_a"], node), tr.int_text(got["batch_b"], node), seq,
+             tr.int_text(got["matrix_stride_a"], node), tr.int_text(got["matrix_stride_b"], node),
+             tr.int_text(got["matrix_stride_c"], node), ps, _atomic(tr, node, got["en_atomic"], what)]
+    return _void(f"{base}{_sync(tr, node, got['sync'], what)}({', '.join(cargs)})")

@@ -3,7 +3,8 @@
 // AscendC::Matmul<MatmulType<...> A, B, C, BIAS, MM_CFG> with REGIST_MATMUL_OBJ / Init(&tiling), SetTensorA/B
 // (GM, ND or NZ, transposed or not), SetBias, SetTail, SetOrgShape, SetSingleShape, Iterate / GetTensorC (one base
 // block of baseM x baseN at a time, in the tiling's iterateOrder), IterateAll (every block of the core's
-// singleCoreM x singleCoreN part of C into GM) and End. A and B of half, bfloat16_t or float; C of float or the
+// singleCoreM x singleCoreN part of C into GM), IterateBatch (IterateAll over the batches of the NORMAL layout)
+// and End. A and B of half, bfloat16_t or float; C of float or the
 // inputs' type; the products are accumulated in float32 (as L0C does) and rounded once to C's type (Fixpipe).
 //
 // The launch model is the one of kernel_operator.h: a MIX (KERNEL_TYPE_MIX_AIC_1_2) launch runs every AIC and AIV;
@@ -14,6 +15,8 @@
 //   - a MIX kernel's REGIST_MATMUL_OBJ without a workspace (the AIC-AIV messages live there);
 //   - methods before Init (REGIST_MATMUL_OBJ with a tiling, or Init), Iterate/IterateAll before SetTensorA and
 //     SetTensorB, GetTensorC without a block from Iterate;
+//   - IterateBatch outside the Norm template, with A and B in different layouts, batchA and batchB not multiples
+//     of one another, or into GM with enSequentialWrite;
 //   - a type pair the cube does not take (A and B differ, C neither float nor the inputs' type, int8 not emulated);
 //   - a tiling whose base block does not fit L0A / L0B (64 KB, with dbL0A / dbL0B), L0C (128 KB with dbL0C), or
 //     whose L1 residency (depthA1 x baseM x baseK + depthB1 x baseK x baseN (+ the bias row)) exceeds 512 KB; base
@@ -248,6 +251,61 @@ public:
         while (Iterate<sync>(false, line)) write_gm(api, gm, enAtomic, enSequentialWrite, line);
     }
 
+    // IterateBatch (the mix form, output to GM): batchC = max(batchA, batchB) matmuls of the core's singleCoreM x
+    // singleCoreN x singleCoreK part, each IterateAll's, in the NORMAL (BMNK) layout: batch i of A, B and C starts
+    // matrixStrideA / matrixStrideB elements (0: one orgM x orgKa / orgKb x orgN matrix) and orgM x orgN elements
+    // after batch i - 1. With batchA != batchB the smaller side is broadcast: batch i takes A's batch
+    // i / (batchC / batchA) and B's batch i / (batchC / batchB).
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const GlobalTensor<DstT>& gm, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      uint32_t matrixStrideA = 0, uint32_t matrixStrideB = 0, uint32_t matrixStrideC = 0,
+                      bool enPartialSum = false, uint8_t enAtomic = 0, int line = __builtin_LINE()) {
+        const char* api = "Matmul::IterateBatch";
+        (void)matrixStrideC;            // reserved (the docs: keep 0)
+        need_init(api, line);
+        if (!MM_CFG.doNorm)
+            fail(api, line, "IterateBatch takes the Norm template only (MatmulConfig with doNorm, CFG_NORM): "
+                 "BatchMatmul has no MDL form");
+        if (A_TYPE::layout != B_TYPE::layout)
+            fail(api, line, "A and B have different LayoutModes: IterateBatch needs one layout for both");
+        if (A_TYPE::layout != LayoutMode::NORMAL)
+            fail(api, line, "asc-sim emulates IterateBatch in the NORMAL (BMNK) layout only (A's MatmulType "
+                 "layout is not LayoutMode::NORMAL)");
+        if (A_TYPE::format != CubeFormat::ND || B_TYPE::format != CubeFormat::ND)
+            fail(api, line, "asc-sim emulates IterateBatch with A and B in ND format");
+        if (C_TYPE::pos != TPosition::GM)
+            fail(api, line, "IterateBatch into a GlobalTensor needs C at TPosition::GM in its MatmulType");
+        if (enSequentialWrite)
+            fail(api, line, "IterateBatch into GM writes each block at its place in C: enSequentialWrite is false");
+        if (enPartialSum)
+            fail(api, line, "IterateBatch with enPartialSum (accumulating onto L0C) is not emulated yet");
+        if (batchA == 0 || batchB == 0)
+            fail(api, line, "batchA = " + std::to_string(batchA) + ", batchB = " + std::to_string(batchB) +
+                 ": each side has at least one batch");
+        const uint32_t batchC = std::max(batchA, batchB);
+        if (batchC % batchA || batchC % batchB)
+            fail(api, line, "batchA = " + std::to_string(batchA) + " and batchB = " + std::to_string(batchB) +
+                 " are not multiples of one another (the NORMAL layout broadcasts the smaller side)");
+        if (!hasA_) fail(api, line, "SetTensorA was not called before the matmul");
+        if (!hasB_) fail(api, line, "SetTensorB was not called before the matmul");
+        const GlobalTensor<SrcAT> a0 = a_;
+        const GlobalTensor<SrcBT> b0 = b_;
+        const uint64_t sa = matrixStrideA ? matrixStrideA : uint64_t(orgM_ * orgKa_);
+        const uint64_t sb = matrixStrideB ? matrixStrideB : uint64_t(orgKb_ * orgN_);
+        const uint64_t sc = uint64_t(orgM_ * orgN_);
+        for (uint32_t i = 0; i < batchC; ++i) {
+            a_ = a0[uint64_t(i / (batchC / batchA)) * sa];
+            b_ = b0[uint64_t(i / (batchC / batchB)) * sb];
+            prepared_ = false;
+            prepare(api, line);
+            have_ = false;
+            const GlobalTensor<DstT> c = gm[uint64_t(i) * sc];
+            while (Iterate<sync>(false, line)) write_gm(api, c, enAtomic, false, line);
+        }
+        a_ = a0; b_ = b0;
+        reset_iteration();
+    }
+
     template <bool sync = true>
     void GetTensorC(const LocalTensor<DstT>& co2Local, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                     int line = __builtin_LINE()) {
@@ -321,8 +379,10 @@ private:
         if (!(std::is_same<BiasT, float>::value || std::is_same<BiasT, SrcAT>::value))
             fail(api, line, std::string("a bias of ") + type_name<BiasT>::get() + ": the bias is float or the "
                  "inputs' type");
-        if (A_TYPE::layout != LayoutMode::NONE || B_TYPE::layout != LayoutMode::NONE)
-            fail(api, line, "batch layouts (LayoutMode) are not emulated yet");
+        if ((A_TYPE::layout != LayoutMode::NONE && A_TYPE::layout != LayoutMode::NORMAL) ||
+            (B_TYPE::layout != LayoutMode::NONE && B_TYPE::layout != LayoutMode::NORMAL))
+            fail(api, line, "the BSNGD, SBNGD and BNGS1S2 batch layouts (LayoutMode) are not emulated yet (NORMAL "
+                 "is)");
         if ((A_TYPE::format != CubeFormat::ND && A_TYPE::format != CubeFormat::NZ) ||
             (B_TYPE::format != CubeFormat::ND && B_TYPE::format != CubeFormat::NZ))
             fail(api, line, "asc-sim emulates A and B in ND or NZ format");
