@@ -148,7 +148,8 @@ def host_values(plan, scalars, symbols: dict) -> dict:
                 continue
             v = evaluate(expr, env)
             env[name] = v
-            out[prefix + field_name(name)] = np.float32(v)
+            with np.errstate(all="ignore"):          # a float64 value beyond float32 rounds to inf, as in NumPy
+                out[prefix + field_name(name)] = np.float32(v)
     return out
 
 
