@@ -161,3 +161,21 @@ def test_tiling_words_hold_the_float32_bits():
     _, values, words = ascend_sim.tiling_words(src, {"N": 64}, {"a": 0.999, "b": 1000.0})
     i = [f for f, _ in src.tiling_fields].index("hs_c")
     assert words[i] == np.float32(0.999 ** 1000.0).view(np.uint32)
+
+
+@lang.kernel
+def chosen_before_the_loop(x: lang.float32[N], flag: bool, a: float):
+    """A condition of parameters before the loop: both ways, computed on the host."""
+    c = lang.exp(a) - 1.0 if flag and a > 0.0 else 1.0 / (3.0 + a)
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = x[i] * c + (a - 1.0 / 3.0)
+    return out
+
+
+def test_conditions_before_the_loop():
+    x = rand(300, np.float32, 9)
+    assert "c_ = t.hs_c;" in _source(chosen_before_the_loop, x, True, 0.1)
+    sim = lang.kernel(target="ascend-sim")(chosen_before_the_loop.pyfunc)
+    for flag, a in ((True, 0.1), (False, 0.1), (True, -0.7)):
+        _equal(sim(x, flag, a), interpreted(chosen_before_the_loop)(x, flag, a))

@@ -83,13 +83,14 @@ def evaluate(e, env: dict):
             raise NotHost(e.op)
         if isinstance(e, ir.Compare):
             return bool(_CMP[e.op](evaluate(e.a, env), evaluate(e.b, env)))
+        # both sides of `and`, `or` and `a if c else b` are evaluated (they have no effects), so that whether an
+        # expression is known on the host (a trial with sample values, host_expr) does not depend on the values
         if isinstance(e, ir.Logical):
-            a = evaluate(e.a, env)
-            if e.op == "and":
-                return bool(a) and bool(evaluate(e.b, env))
-            return bool(a) or bool(evaluate(e.b, env))
+            a, b = bool(evaluate(e.a, env)), bool(evaluate(e.b, env))
+            return (a and b) if e.op == "and" else (a or b)
         if isinstance(e, ir.Select):
-            return _num(evaluate(e.a, env) if evaluate(e.cond, env) else evaluate(e.b, env), e.type)
+            c, a, b = evaluate(e.cond, env), evaluate(e.a, env), evaluate(e.b, env)
+            return _num(a if c else b, e.type)
         if isinstance(e, ir.Cast):
             x = evaluate(e.x, env)
             if e.type.dtype.kind == "f" and not (e.explicit and e.type.dtype.bits == 16):
