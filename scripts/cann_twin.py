@@ -33,6 +33,7 @@ import asc.language as lang
 from asc import compiler, ir
 from asc.backends import ascend
 from asc.backends.ascend import api as ascend_api
+from asc.backends.ascend.host_scalars import words as host_words
 from asc.examples import seed as sk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -124,8 +125,9 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
         kernel = kernel.kernel_for(*args)
     spec, bound, symbols = kernel.specialization(args, {}, latest=False)
     src = compiler.render(spec.ir, "ascend", warn=False)
-    block_dim, values = ascend.tiling(src, symbols)
-    words = np.array([values[f] for f, _ in src.tiling_fields], dtype=np.uint32)
+    scalars = {p.var.name: a.value for p, a in zip(spec.ir.entry.params, bound) if a.kind == "scalar"}
+    block_dim, values = ascend.tiling(src, symbols, scalars=scalars)      # host scalars: host_scalars.py
+    words = host_words([values[f] for f, _ in src.tiling_fields], src.tiling_fields)
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, f"{src.name}.cpp"), "w") as f:

@@ -170,10 +170,13 @@ def launch(lib, args: list, tiling_words: np.ndarray, block_dim: int, src=None, 
 
 # ------------------------------------------------------------------ kernels called from Python
 
-def tiling_words(src, symbols: dict):
+def tiling_words(src, symbols: dict, scalars=None):
+    """(blockDim, {field: value}, the tiling's uint32 words) for these sizes and scalar parameters."""
     from ..backends import ascend
-    block_dim, values = ascend.tiling(src, symbols, _settings["soc"], _settings["cores"], _settings["tile_cap"])
-    words = np.array([values[f] for f, _ in src.tiling_fields], dtype=np.uint32)
+    from ..backends.ascend.host_scalars import words as pack
+    block_dim, values = ascend.tiling(src, symbols, _settings["soc"], _settings["cores"], _settings["tile_cap"],
+                                      scalars)
+    words = pack([values[f] for f, _ in src.tiling_fields], src.tiling_fields)
     return block_dim, values, words
 
 
@@ -226,7 +229,8 @@ def run_spec(spec, bound, symbols):
         _poison(arr)
         outs.append(arr)
         ptrs.append(arr.ctypes.data if arr.size else 0)
-    block_dim, values, words = tiling_words(src, symbols)
+    scalars = {p.var.name: a.value for p, a in zip(k.entry.params, bound) if a.kind == "scalar"}
+    block_dim, values, words = tiling_words(src, symbols, scalars)
     for _name, nbytes in getattr(src, "workspaces", ()):     # GM workspaces (between the phases of a kernel, a sum's
         if isinstance(nbytes, str):                          # partials: their bytes a tiling value of that name)
             nbytes = int(values[nbytes])

@@ -2,7 +2,7 @@
 
     p = plan(kernel_ir)                 # pure: the kernel's shape and program (print it: str(p), format_plan(p))
     src = render(kernel_ir)             # AscendSource: the kernel .cpp, its line map, the plan, the entry params
-    block_dim, values = tiling(src, symbols, soc)
+    block_dim, values = tiling(src, symbols, soc, scalars=...)   # scalars: the host scalars' values (host_scalars.py)
     estimate(src, symbols, soc)         # the cost model's Estimate
     write_project(src, symbols, scalars, out_dir, soc)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
+from .host_scalars import host_values
 from .scalar_math import ub_bytes as scalar_math_bytes
 from .window_budget import window_tiling
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
@@ -253,6 +254,9 @@ TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": 
            "window": window_tiling}
 
 
-def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None):
-    """(blockDim, {field: value}) for the rendered kernel `src` (an AscendSource) and these sizes."""
-    return TILINGS[src.plan.kind](src.plan, symbols, soc, cores, tile_cap)
+def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None, scalars=None):
+    """(blockDim, {field: value}) for the rendered kernel `src` (an AscendSource), these sizes and the values of its
+    scalar parameters `scalars` (the scalars before the loop that the host computes, host_scalars.py; None for an
+    estimate: those fields NaN)."""
+    block_dim, values = TILINGS[src.plan.kind](src.plan, symbols, soc, cores, tile_cap)
+    return block_dim, {**values, **host_values(src.plan, scalars, symbols)}

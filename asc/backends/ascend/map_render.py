@@ -2,6 +2,7 @@
 through a double-buffered CopyIn / Compute / CopyOut pipeline (TPipe, TQue of depth 1 with two buffers)."""
 from __future__ import annotations
 
+from .host_scalars import host_doc, host_fields
 from .budget import MAP_DOC, MAP_FIELDS, sym_fields
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in_method, copy_out_method, entry_params, header, names,
@@ -151,8 +152,8 @@ def render_map(plan: MapPlan) -> AscendSource:
     name, cls, sname = names(kernel)
     out = Out()
     header(out, kernel, "element-wise map, split across vector cores, double-buffered CopyIn/Compute/CopyOut")
-    fields = MAP_FIELDS + sym_fields(kernel)
-    tiling_struct(out, sname, fields, MAP_DOC)
+    fields = MAP_FIELDS + sym_fields(kernel) + host_fields(plan)
+    tiling_struct(out, sname, fields, MAP_DOC | host_doc(plan))
     params = entry_params(plan)
     ins_t = [t for t in plan.tensors if t.reads]
     outs_t = [t for t in plan.tensors if t.writes]

@@ -12,6 +12,7 @@ from ...errors import CompileError
 from .budget import check_budget, check_row_budget
 from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
+from .host_scalars import evaluate, field_name, hoisted, host_expr, sample
 from .lowering import Lowerer, assigned_names, same_dim, simple_range
 from .phases import phased_plan
 from .plans import GmTensor, MapPlan, Plan, S, ScalarPlan, Unsupported
@@ -113,9 +114,10 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     for sym in k.symbols:                      # dynamic sizes: fields of the tiling, members of the kernel class
         scalar_names[sym] = f"static_cast<float>({cname(sym)}_)"
     tensors = {t.name: t for t in base.tensors}
-    pre, loops = [], []
+    pre, loops, host = [], [], []
     pre_math: dict = {}                        # the scalar math helpers the scalars before the loop call
-    for s in fn.body:
+    known = {name: sample(t) for name, t in base.scalars} | {sym: 1 for sym in k.symbols}
+    for s in hoisted(list(fn.body), known):
         if isinstance(s, ir.Alloc):
             if s.output is None:
                 raise Unsupported("temporary tensors have no vector lowering yet", s.loc)
@@ -124,7 +126,12 @@ def _vector_plan(k: ir.Kernel) -> Plan:
                 raise Unsupported("statements after the element loop", s.loc)
             if s.var.type.dtype.kind != "f":
                 raise Unsupported(f"the scalar {s.var.name!r} before the loop", s.loc)
-            pre.append((s.loc, s.var.name, "float", _pre_text(tensors, scalar_names, s, pre_math)))
+            if host_expr(s.value, known):       # known on the host: computed there in float64, in the tiling
+                host.append((s.var.name, s.value))
+                known[s.var.name] = evaluate(s.value, known)
+                pre.append((s.loc, s.var.name, "float", f"t.{field_name(s.var.name)}"))
+            else:
+                pre.append((s.loc, s.var.name, "float", _pre_text(tensors, scalar_names, s, pre_math)))
             scalar_names[s.var.name] = f"{cname(s.var.name)}_"
         elif isinstance(s, ir.For):
             loops.append(s)
@@ -143,12 +150,12 @@ def _vector_plan(k: ir.Kernel) -> Plan:
             raise Unsupported(f"`{type(x).__name__.lower()}` inside the loop has no vector lowering", x.loc)
     nest = _element_nest(loop)
     if nest is None:
-        return _with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop)
+        return _with_host(_with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop), host)
     indices, body, nest_loops = nest
     for t in base.tensors:
         if len(t.shape) != len(indices) or not all(same_dim(lp.stop, d) for lp, d in zip(nest_loops, t.shape)):
             if len(indices) == 2:
-                return _with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop)
+                return _with_host(_with_pre_math(row_plan(base, pre, loop, scalar_names), pre_math, loop), host)
             raise Unsupported(f"{t.name!r} has shape {t.shape}, not the loop's", loop.loc)
     low = Lowerer(tensors, indices, scalar_names)
     low.unit = {lp.var.name for lp in nest_loops if isinstance(lp.stop, ir.Const) and lp.stop.value == 1}
@@ -160,7 +167,7 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     alloc = finalize(low.out, {t.name: t.dtype for t in base.tensors})
     p = MapPlan(**base.interface(), pre=pre, loop_loc=loop.loc, loop_locs=[lp.loc for lp in nest_loops],
                 numel=base.tensors[0].shape, instrs=alloc.instrs, nslots=alloc.nslots, slot_of=alloc.slot_of,
-                adv=low.adv, select=low.select, pre_math=pre_math)
+                adv=low.adv, select=low.select, pre_math=pre_math, host=host)
     check_budget(p, loop.loc)
     return p
 
@@ -175,6 +182,12 @@ def _pre_text(tensors, scalar_names, s: ir.Assign, pre_math: dict) -> str:
     except Unsupported:
         pass
     return PreScalars(scalar_names, pre_math).text(s.value)
+
+
+def _with_host(p, host: list):
+    """A row plan with the scalars before its loop that the host computes (host_scalars.py)."""
+    p.host = host
+    return p
 
 
 def _with_pre_math(p, pre_math: dict, loop):

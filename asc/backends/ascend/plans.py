@@ -102,6 +102,7 @@ class MapPlan(Plan):
     """One loop nest over all elements: the body as count-form instructions on UB tiles."""
     kind: ClassVar[str] = "map"
     pre: list = field(default_factory=list)           # (loc, name, ctype, text): invariant scalars before the loop
+    host: list = field(default_factory=list)          # (name, expr): those of `pre` computed on the host (host_scalars)
     loop_loc: object = None
     loop_locs: list = field(default_factory=list)     # each loop of the nest, outermost first
     numel: tuple = ()                                 # the shape whose elements the loop walks (ints and Syms)
@@ -123,6 +124,7 @@ class RowPlan(Plan):
     """A loop over the rows of [R, C] tensors: per-row scalar statements and instructions over the row."""
     kind: ClassVar[str] = "row"
     pre: list = field(default_factory=list)           # (loc, name, ctype, text): invariant scalars before the loop
+    host: list = field(default_factory=list)          # (name, expr): those of `pre` computed on the host (host_scalars)
     loop_loc: object = None
     rows_dim: object = None                           # R (int or Sym)
     cols_dim: object = None                           # C (int or Sym)

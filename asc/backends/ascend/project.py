@@ -7,6 +7,7 @@ import os
 
 from ... import ir
 from .budget import tiling
+from .host_scalars import c_float, host_params
 from .ctext import STORAGE, camel, cname
 from .emitter import AscendSource, param_name
 from .soc import DEFAULT_SOC
@@ -38,7 +39,9 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
     """main.cpp: the host program that runs the kernel once on device 0 for these sizes and scalar values."""
     plan = src.plan
     k = plan.kernel
-    block_dim, values = tiling(src, symbols, soc)
+    values_of = {n: scalars.get(n, 0) for kind, n, _ in src.entry_params if kind == "scalar"}
+    block_dim, values = tiling(src, symbols, soc, scalars=values_of)
+    fixed = host_params(plan)           # scalars the host scalars of the tiling were computed from (host_scalars.py)
     sname = f"{camel(k.entry.name)}Tiling"
     gm = {t.name: t for t in plan.tensors}
     lines = [
@@ -93,14 +96,18 @@ def host_source(src: AscendSource, symbols: dict, soc: str, scalars: dict) -> st
         lines.append("    for (int argi = 1; argi < argc; ++argi) {")
         lines.append("        std::string arg(argv[argi]);")
         for kind, n, ct in src.entry_params:
-            if kind == "scalar":
+            if kind == "scalar" and n in fixed:
+                lines.append(f'        if (arg.rfind("{n}=", 0) == 0) {{ std::fprintf(stderr, "{n} is fixed at '
+                             f'{values_of[n]!r}: asc computed scalars of the tiling from it (in float64, as the '
+                             f'interpreter); regenerate the project with asc for another value\\n"); return 2; }}')
+            elif kind == "scalar":
                 lines.append(f'        if (arg.rfind("{n}=", 0) == 0) {{ {cname(n)} = static_cast<{ct}>'
                              f'(std::atof(arg.c_str() + {len(n) + 1})); }}')
         lines.append("    }")
     else:
         lines.append("    (void)argc;")
         lines.append("    (void)argv;")
-    vals = ", ".join(str(values[f]) for f, _ in src.tiling_fields)
+    vals = ", ".join(c_float(values[f]) if ct == "float" else str(values[f]) for f, ct in src.tiling_fields)
     lines.append(f"    // tiling computed by asc for {', '.join(f'{s}={v}' for s, v in sorted(symbols.items())) or 'these sizes'}")
     lines.append(f"    {sname} tiling = {{{vals}}};")
     lines.append(f"    const uint32_t blockDim = {block_dim};")
@@ -206,11 +213,14 @@ target_link_libraries(main PRIVATE kernels ascendcl runtime)
 """
 
 
-def readme_source(src: AscendSource, symbols: dict, soc: str) -> str:
+def readme_source(src: AscendSource, symbols: dict, soc: str, scalars: dict | None = None) -> str:
     """README.md: what the directory holds, how to build and run it, the tiling."""
     plan = src.plan
     k = plan.kernel
-    block_dim, values = tiling(src, symbols, soc)
+    scalars = scalars or {}
+    block_dim, values = tiling(src, symbols, soc,
+                               scalars={n: scalars.get(n, 0) for kind, n, _ in src.entry_params if kind == "scalar"})
+    fixed = sorted(host_params(plan))
     sizes = ", ".join(f"{s}={v}" for s, v in sorted(symbols.items())) or "static shapes"
     kind = f"scalar code on one AI core ({plan.reason})" if plan.kind == "scalar" else KIND_TEXT[plan.kind]
     table = "\n".join(f"| `{f}` | {values[f]} |" for f, _ in src.tiling_fields)
@@ -239,7 +249,7 @@ cmake --build build -j
 cd build && ./main                                     # reads input_<name>.bin when present, writes output_<name>.bin
 ```
 
-Scalar arguments are given as `NAME=VALUE` (e.g. `./main a=2.5`). Input files hold the raw little-endian data of each
+Scalar arguments are given as `NAME=VALUE` (e.g. `./main a=2.5`).{_fixed_text(fixed, scalars)} Input files hold the raw little-endian data of each
 tensor argument in row-major order (e.g. `x.astype(np.float16).tofile("input_x.bin")`).
 
 ## Tiling (computed by asc on the host; passed to the kernel in GM)
@@ -257,12 +267,21 @@ docs/ascend.md.
 """
 
 
+def _fixed_text(fixed: list, scalars: dict) -> str:
+    if not fixed:
+        return ""
+    return (" " + ", ".join(f"`{n}` (= {scalars.get(n, 0)!r})" for n in fixed) +
+            " cannot be changed there: asc computed scalars of the tiling from them on the host (in float64, as the "
+            "interpreter computes them), and main.cpp refuses `NAME=VALUE` for them; generate the project again for "
+            "other values.")
+
+
 def write_project(src: AscendSource, symbols: dict, scalars: dict, out_dir: str, soc: str = DEFAULT_SOC) -> list:
     """Writes the directory for the rendered kernel `src`, its sizes `symbols` ({name: value}) and the values of its
     scalar parameters `scalars` (the host program's defaults); returns the files written."""
     os.makedirs(out_dir, exist_ok=True)
     files = {f"{src.name}.cpp": src.text, "main.cpp": host_source(src, symbols, soc, scalars),
-             "CMakeLists.txt": cmake_source(src.name, soc), "README.md": readme_source(src, symbols, soc)}
+             "CMakeLists.txt": cmake_source(src.name, soc), "README.md": readme_source(src, symbols, soc, scalars)}
     for name, text in files.items():
         with open(os.path.join(out_dir, name), "w") as f:
             f.write(text)

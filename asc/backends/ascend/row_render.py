@@ -2,6 +2,7 @@
 loaded once per core; reductions into `red` with a work tensor, per-row scalar math through `red` / `red2`."""
 from __future__ import annotations
 
+from .host_scalars import host_doc, host_fields
 from .budget import ROW_DOC, row_fields, sym_fields
 from .ctext import STORAGE, cname, scalar_ctype
 from .emitter import (AscendSource, Out, class_entry, copy_in, copy_in_method, copy_out_method, entry_params, header,
@@ -219,8 +220,8 @@ def render_row(p: RowPlan) -> AscendSource:
     header(out, kernel, "row kernel: rows split across vector cores, " +
            ("tiles of several short rows, per-row values spread by Brcb" if p.packed else
             "one double-buffered UB tile per row, reductions with ReduceSum/ReduceMax"))
-    fields = row_fields(p) + sym_fields(kernel)
-    tiling_struct(out, sname, fields, ROW_DOC)
+    fields = row_fields(p) + sym_fields(kernel) + host_fields(p)
+    tiling_struct(out, sname, fields, ROW_DOC | host_doc(p))
     params = entry_params(p)
     st = {t.name: STORAGE[t.dtype.name] for t in p.tensors}
     t2 = [t for t in p.tensors if len(t.shape) == 2]
