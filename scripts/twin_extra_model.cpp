@@ -1,8 +1,10 @@
 // twin_extra_model.cpp -- asc's own bodies for the Ascend C intrinsics that the CANN twin's shared intrinsic model
 // (ASC_CANN_TWIN/twin_model.cpp) does not define yet: the cube path (ND->NZ copies into L1, LoadData 2D into
-// L0A/L0B, mad, Fixpipe's L0C -> GM copy with its float conversion), the cross-core flags of a MIX kernel
-// (ffts_cross_core_sync / wait_flag_dev, which SyncAll<false>() lowers to), the remaining vconv conversions
-// (int8, int32, float->float rounding, bfloat16) and the members of Huawei's bfloat16 class.
+// L0A/L0B, with transpose (LoadDataWithTranspose), Fill / InitConstValue of L1, L0A and L0B, mad, Fixpipe's L0C -> GM
+// copy with its float conversion), the cross-core flags of a MIX kernel (ffts_cross_core_sync / wait_flag_dev, which
+// SyncAll<false>() lowers to) and of a KERNEL_TYPE_MIX_AIV_1_0 vector kernel (the hard SyncAll<true>(); its launch:
+// LaunchMixAiv10), the remaining vconv conversions (int8, int32, float->float rounding, bfloat16) and the members of
+// Huawei's bfloat16 class.
 //
 // Not Huawei code. The declarations are Huawei's (asc-devkit tests/unit/basic_api/ut/stub/stub_fun.h); the bodies are
 // written from the documented semantics of the 910B (dav-2201) instructions:
@@ -22,8 +24,10 @@
 //   * cross-core flags (ffts_cross_core_sync(pipe, 1 + (mode << 4) + (flag << 8))): mode 0 completes once every core
 //     of the sender's type has set the flag, then each of them may pass one wait; mode 1 the same for the two AIVs of
 //     a group; mode 2 from an AIC lets each AIV of its group pass one wait, from AIVs lets their AIC pass one wait
-//     once both have set it. wait_flag_dev(flag) blocks until the core may pass (a wait that never can would hang
-//     the NPU: reported after TWIN_FLAG_TIMEOUT_S seconds, default 60).
+//     once both have set it (in a MIX AIV 1:0 launch mode 0 counts its blockDim AIVs; in an AIV_ONLY one any
+//     cross-core flag is refused, as the devkit's SyncAll docs ask for KERNEL_TYPE_MIX_AIV_1_0). wait_flag_dev(flag)
+//     blocks until the core may pass (a wait that never can would hang the NPU: reported after TWIN_FLAG_TIMEOUT_S
+//     seconds, default 60).
 // Every body is a weak symbol: a later twin_model.cpp that defines the same intrinsic takes precedence.
 //
 // scripts/cann_twin.py compiles this file into each kernel's translation unit (its entry file NAME_twin.cpp includes it).
