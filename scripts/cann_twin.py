@@ -15,7 +15,8 @@ see its header), then `asc_twin_entry`, which calls the kernel and takes an int6
 bytes (the twin's driver passes gm/f32/i32/u32). A cube kernel (KERNEL_TYPE_AIC_ONLY) runs as TWIN_KERNEL_MODE=aic, a
 phased one (KERNEL_TYPE_MIX_AIC_1_2) as mix: blockDim AICs and 2 * blockDim AIVs, each a process of Huawei's
 ICPU_RUN_KF, with its GM workspaces (poisoned with 0xFF, as asc's launcher does) passed where the kernel takes them;
-the sys workspace is ICPU_RUN_KF's own."""
+the sys workspace is ICPU_RUN_KF's own. A vector kernel with the hard SyncAll (KERNEL_TYPE_MIX_AIV_1_0) runs as aiv:
+blockDim AIVs, each made a block of its own by the entry (twin_extra::LaunchMixAiv10)."""
 from __future__ import annotations
 
 import math
@@ -207,14 +208,28 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
 EXTRA_MODEL = os.path.join(ROOT, "scripts", "twin_extra_model.cpp")
 
 
-def kernel_mode(text: str) -> str:
-    """TWIN_KERNEL_MODE for a kernel .cpp: its KERNEL_TASK_TYPE_DEFAULT (vector kernels declare none)."""
+# a kernel's KERNEL_TASK_TYPE_DEFAULT -> (TWIN_KERNEL_MODE of the twin's driver, the call the entry makes in each
+# process before the kernel, or None). KERNEL_TYPE_MIX_AIV_1_0 (a vector kernel with the hard SyncAll): the driver's
+# AIV mode, blockDim processes, each made a block of its own by twin_extra::LaunchMixAiv10 (no sub-blocks); its
+# SyncAll lowers to ffts_cross_core_sync / wait_flag_dev, which twin_extra_model.cpp models over shared memory.
+LAUNCH = {"KERNEL_TYPE_AIV_ONLY": ("aiv", None), "KERNEL_TYPE_AIC_ONLY": ("aic", None),
+          "KERNEL_TYPE_MIX_AIC_1_2": ("mix", None),
+          "KERNEL_TYPE_MIX_AIV_1_0": ("aiv", "twin_extra::LaunchMixAiv10();")}
+
+
+def launch(text: str) -> tuple:
+    """(TWIN_KERNEL_MODE, the entry's launch call or None) for a kernel .cpp: from its KERNEL_TASK_TYPE_DEFAULT
+    (vector kernels declare none)."""
     m = re.search(r"KERNEL_TASK_TYPE_DEFAULT\((\w+)\)", text)
     kind = m.group(1) if m else "KERNEL_TYPE_AIV_ONLY"
-    modes = {"KERNEL_TYPE_AIV_ONLY": "aiv", "KERNEL_TYPE_AIC_ONLY": "aic", "KERNEL_TYPE_MIX_AIC_1_2": "mix"}
-    if kind not in modes:
+    if kind not in LAUNCH:
         raise ValueError(f"the twin's driver has no launch mode for {kind}")
-    return modes[kind]
+    return LAUNCH[kind]
+
+
+def kernel_mode(text: str) -> str:
+    """TWIN_KERNEL_MODE for a kernel .cpp."""
+    return launch(text)[0]
 
 
 INOUT = os.path.join(ROOT, "scripts", "twin_inout.cpp")
@@ -252,7 +267,9 @@ def entry_file(src, d: str, in_place=frozenset()) -> str:
         else:
             params.append(f"{ct if kind == 'scalar' else 'GM_ADDR'} a{i}")
             call.append(f"a{i}")
-    first = f"    twin_extra::CopyOnce({{{', '.join(copies)}}});\n" if copies else ""
+    start = launch(src.text)[1]
+    first = f"    {start}\n" if start else ""
+    first += f"    twin_extra::CopyOnce({{{', '.join(copies)}}});\n" if copies else ""
     return write_entry(os.path.join(d, f"{src.name}_twin.cpp"), f"{d}/{src.name}.cpp", src.name, params, call,
                        pre=first)
 

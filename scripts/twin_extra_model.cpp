@@ -1,8 +1,10 @@
 // twin_extra_model.cpp -- asc's own bodies for the Ascend C intrinsics that the CANN twin's shared intrinsic model
 // (ASC_CANN_TWIN/twin_model.cpp) does not define yet: the cube path (ND->NZ copies into L1, LoadData 2D into
-// L0A/L0B, mad, Fixpipe's L0C -> GM copy with its float conversion), the cross-core flags of a MIX kernel
-// (ffts_cross_core_sync / wait_flag_dev, which SyncAll<false>() lowers to), the remaining vconv conversions
-// (int8, int32, float->float rounding, bfloat16) and the members of Huawei's bfloat16 class.
+// L0A/L0B, with transpose (LoadDataWithTranspose), Fill / InitConstValue of L1, L0A and L0B, mad, Fixpipe's L0C -> GM
+// copy with its float conversion), the cross-core flags of a MIX kernel (ffts_cross_core_sync / wait_flag_dev, which
+// SyncAll<false>() lowers to) and of a KERNEL_TYPE_MIX_AIV_1_0 vector kernel (the hard SyncAll<true>(); its launch:
+// LaunchMixAiv10), the remaining vconv conversions (int8, int32, float->float rounding, bfloat16) and the members of
+// Huawei's bfloat16 class.
 //
 // Not Huawei code. The declarations are Huawei's (asc-devkit tests/unit/basic_api/ut/stub/stub_fun.h); the bodies are
 // written from the documented semantics of the 910B (dav-2201) instructions:
@@ -22,8 +24,10 @@
 //   * cross-core flags (ffts_cross_core_sync(pipe, 1 + (mode << 4) + (flag << 8))): mode 0 completes once every core
 //     of the sender's type has set the flag, then each of them may pass one wait; mode 1 the same for the two AIVs of
 //     a group; mode 2 from an AIC lets each AIV of its group pass one wait, from AIVs lets their AIC pass one wait
-//     once both have set it. wait_flag_dev(flag) blocks until the core may pass (a wait that never can would hang
-//     the NPU: reported after TWIN_FLAG_TIMEOUT_S seconds, default 60).
+//     once both have set it (in a MIX AIV 1:0 launch mode 0 counts its blockDim AIVs; in an AIV_ONLY one any
+//     cross-core flag is refused, as the devkit's SyncAll docs ask for KERNEL_TYPE_MIX_AIV_1_0). wait_flag_dev(flag)
+//     blocks until the core may pass (a wait that never can would hang the NPU: reported after TWIN_FLAG_TIMEOUT_S
+//     seconds, default 60).
 // The vector intrinsics the Ascend C of pyasc's kernels needs beyond these are in twin_extra_vector.cpp (included
 // below). Every body is a weak symbol: a later twin_model.cpp that defines the same intrinsic takes precedence.
 //
@@ -209,6 +213,24 @@ static struct FlagsInit {
     }
 } g_flagsInit;
 
+// KERNEL_TYPE_MIX_AIV_1_0 (a vector kernel with the hard SyncAll): the driver's AIV mode starts blockDim processes;
+// scripts/cann_twin.py's entry calls LaunchMixAiv10() in each of them before the kernel, which makes every AIV a
+// block of its own with no sub-blocks (GetBlockIdx 0 .. blockDim - 1, GetSubBlockIdx 0, GetTaskRatio 1: the devkit's
+// tables for this kernel type). Only such a launch may use the AIV-only cross-core flags in AIV mode.
+static bool g_mixAiv10 = false;
+inline void LaunchMixAiv10()
+{
+    if (g_kernelMode != KernelMode::AIV_MODE || g_coreType != AscendC::AIV) {
+        std::fprintf(stderr, "[TWIN] a KERNEL_TYPE_MIX_AIV_1_0 launch needs the driver's AIV mode "
+                             "(TWIN_KERNEL_MODE=aiv)\n");
+        std::exit(3);
+    }
+    block_idx = block_idx * g_taskRation + sub_block_idx;
+    sub_block_idx = 0;
+    g_taskRation = 1;
+    g_mixAiv10 = true;
+}
+
 static int Ration() { return g_kernelMode == KernelMode::MIX_MODE ? g_taskRation : 1; }
 static bool IsAic() { return g_coreType == AscendC::AIC; }
 // the launcher's process index of the AIC of group b and of its AIV s (twin_model.cpp's set_block_dim, inverted)
@@ -372,6 +394,79 @@ TWIN_X_LOAD(load_cbuf_to_cb, bfloat16_t, bfloat16_t)
 TWIN_X_LOAD(load_cbuf_to_ca, float, float)
 TWIN_X_LOAD(load_cbuf_to_cb, float, float)
 
+// ---- cube: LoadDataWithTranspose, L1 -> L0A / L0B (asc-devkit docs/api/context/LoadDataWithTranspose.md).
+// Repeat i takes square i' = indexID + i * srcStride of the source (squares of 512 B x the fractals per square). With
+// 16-bit data the square is one 16 x 16 fractal, transposed into destination fractal i * (dstGap + 1). With 32-bit
+// data it is two consecutive 16 x 8 fractals side by side (element (r, c) of the square is element (r, c % 8) of
+// fractal c / 8), transposed, and split the same way into two 16 x 8 fractals: the first at destination fractal
+// i * (dstGap + 1) (dstGap: 512-byte units from the end of one repeat's first fractal to the next one's), the second
+// dstFracGap fractals after the end of the first.
+template <typename T>
+static void Load2DTranspose(T* dst, T* src, uint16_t indexID, uint8_t repeat, uint16_t srcStride, uint16_t dstGap,
+    uint16_t dstFracGap)
+{
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "LoadDataWithTranspose of 16- and 32-bit data is modelled");
+    constexpr uint32_t c0 = 32 / sizeof(T), fe = 16 * c0, frac = 16 / c0;  // fractals per 16 x 16 square
+    for (uint32_t i = 0; i < repeat; ++i) {
+        const T* sq = src + (static_cast<uint64_t>(indexID) + static_cast<uint64_t>(i) * srcStride) * frac * fe;
+        T* first = dst + static_cast<uint64_t>(i) * (dstGap + 1u) * fe;
+        T* part[2] = {first, first + (frac == 2 ? (dstFracGap + 1u) * fe : 0)};
+        for (uint32_t r = 0; r < 16; ++r) {
+            for (uint32_t c = 0; c < 16; ++c) {  // result (r, c) = square (c, r)
+                part[c / c0][r * c0 + c % c0] = sq[(r / c0) * fe + c * c0 + r % c0];
+            }
+        }
+    }
+}
+#define TWIN_X_LOAD_T(NAME, TD, T)                                                                                \
+    TWIN_WEAK void NAME(TD* dst, T* src, uint16_t indexID, uint8_t repeat, uint16_t srcStride, uint16_t dstGap,    \
+        bool, uint16_t dstFracGap)                                                                                \
+    {                                                                                                             \
+        Load2DTranspose<T>(dst, src, indexID, repeat, srcStride, dstGap, dstFracGap);                             \
+    }
+TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, half, half)
+TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, half, half)
+TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, bfloat16_t, bfloat16_t)
+TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, bfloat16_t, bfloat16_t)
+TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, float, float)
+TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, float, float)
+TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, int32_t, int32_t)
+TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, int32_t, int32_t)
+TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, uint32_t, uint32_t)
+TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, uint32_t, uint32_t)
+
+// ---- cube: InitConstValue / Fill of L1 (create_cbuf_matrix), L0A (create_ca_matrix), L0B (create_cb_matrix)
+// (asc-devkit docs/api/context/InitConstValue.md). config: repeatTimes [15:0], blockNum [31:16], dstGap [47:32];
+// repeat i writes blockNum blocks (32 B in L1, 512 B in L0A / L0B) of the value's bits from block
+// i * (blockNum + dstGap). The value comes as the bits of the element: a half for 16-bit elements, a uint32_t for
+// 32-bit ones.
+template <typename T, typename V>
+static void CreateMatrix(void* dst, int64_t config, V value, uint32_t block)
+{
+    static_assert(sizeof(T) == sizeof(V), "the value has the element's size");
+    const uint64_t c = static_cast<uint64_t>(config);
+    const uint32_t repeat = c & 0xFFFFu, blocks = (c >> 16) & 0xFFFFu, gap = (c >> 32) & 0xFFFFu;
+    uint8_t* d = static_cast<uint8_t*>(dst);
+    for (uint64_t i = 0; i < repeat; ++i) {
+        uint8_t* at = d + i * (static_cast<uint64_t>(blocks) + gap) * block;
+        for (uint64_t e = 0; e < static_cast<uint64_t>(blocks) * block / sizeof(T); ++e)
+            std::memcpy(at + e * sizeof(T), &value, sizeof(T));
+    }
+}
+#define TWIN_X_CREATE(NAME, T, V, BLOCK)                                                                          \
+    TWIN_WEAK void NAME(T* dst, int64_t config, V value) { CreateMatrix<T, V>(dst, config, value, BLOCK); }
+#define TWIN_X_CREATE_ALL(NAME, BLOCK)                                                                            \
+    TWIN_X_CREATE(NAME, half, half, BLOCK)                                                                        \
+    TWIN_X_CREATE(NAME, int16_t, half, BLOCK)                                                                     \
+    TWIN_X_CREATE(NAME, uint16_t, half, BLOCK)                                                                    \
+    TWIN_X_CREATE(NAME, float, uint32_t, BLOCK)                                                                   \
+    TWIN_X_CREATE(NAME, int32_t, uint32_t, BLOCK)                                                                 \
+    TWIN_X_CREATE(NAME, uint32_t, uint32_t, BLOCK)                                                                \
+    TWIN_X_CREATE(NAME##_bf16, bfloat16_t, bfloat16_t, BLOCK)
+TWIN_X_CREATE_ALL(create_cbuf_matrix, 32)
+TWIN_X_CREATE_ALL(create_ca_matrix, 512)
+TWIN_X_CREATE_ALL(create_cb_matrix, 512)
+
 // ---- cube: mad. A: Zz fractals of 16 x K0 (row-major inside), B: Zn fractals of K0 x 16 stored [n][k], C: Nz
 // fractals of 16 x 16 floats in column strips of M16 rows; K0 = 32 bytes of the input type.
 template <typename T> static inline float ToF(T v) { return static_cast<float>(v); }
@@ -474,6 +569,12 @@ TWIN_WEAK void ffts_cross_core_sync(pipe_t, uint64_t config)
     const int b = static_cast<int>(block_idx), r = Ration();
     if (g_flags == nullptr) {
         std::fprintf(stderr, "[TWIN] ffts_cross_core_sync: no shared flag memory\n");
+        std::exit(3);
+    }
+    if (g_kernelMode == KernelMode::AIV_MODE && !g_mixAiv10) {
+        std::fprintf(stderr, "[TWIN SYNC ERROR][AIV %ld] ffts_cross_core_sync (the hard SyncAll, CrossCoreSetFlag) in "
+                             "a KERNEL_TYPE_AIV_ONLY kernel: a vector kernel needs KERNEL_TYPE_MIX_AIV_1_0 for it\n",
+            static_cast<long>(GetBlockIdx()));
         std::exit(3);
     }
     if (mode == 0) {  // every core of the sender's type

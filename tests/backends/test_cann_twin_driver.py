@@ -41,6 +41,9 @@ def test_launch_mode_follows_the_kernel_task_type():
     assert twin.kernel_mode(_src("matmul_f16")[2].text) == "aic"
     assert twin.kernel_mode(_src("matmul_bias_relu_f16")[2].text) == "mix"
     assert twin.kernel_mode(_src("vector_add")[2].text) == "aiv"
+    # a vector kernel with the hard SyncAll: the driver's AIV mode, each process made a block of its own by the entry
+    assert twin.launch(_src("mse_loss")[2].text) == ("aiv", "twin_extra::LaunchMixAiv10();")
+    assert twin.launch(_src("vector_add")[2].text) == ("aiv", None)
     with pytest.raises(ValueError, match="KERNEL_TYPE_MIX_AIC_1_1"):
         twin.kernel_mode("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1);")
 
@@ -81,6 +84,20 @@ def test_phased_kernel_gets_its_workspaces_and_the_mix_mode(monkeypatch, tmp_pat
     assert worst is None and err                            # the twin failed: no numbers
     # once, without the block, core type and pid
     assert fired == ["ERROR kernel_tensor_impl.h:361: offset is 4096, which can not be larger than data len 4096"]
+
+
+def test_hard_syncall_kernel_runs_as_blocks_of_aivs(monkeypatch, tmp_path):
+    twin, cmd, env, _ = _intercepted_run(monkeypatch, tmp_path, "mse_loss")
+    src = _src("mse_loss")[2]
+    assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0)" in src.text and env["TWIN_KERNEL_MODE"] == "aiv"
+    ws = dict(src.workspaces)
+    assert ws and all(a.endswith(f"{p}.ws") for (_, p, _), a in zip(src.entry_params, cmd[6:]) if p in ws)
+    entry = open(cmd[2]).read()
+    # every process becomes a block of its own before the kernel runs
+    call = f"    {src.name}({', '.join(f'a{i}' for i in range(len(src.entry_params)))});"
+    assert f"{{\n    twin_extra::LaunchMixAiv10();\n{call}\n}}" in entry
+    _, cmd, env, _ = _intercepted_run(monkeypatch, tmp_path, "vector_add")
+    assert "LaunchMixAiv10" not in open(cmd[2]).read() and env["TWIN_KERNEL_MODE"] == "aiv"
 
 
 def test_int64_scalar_goes_through_gm_bytes(monkeypatch, tmp_path):
@@ -191,3 +208,68 @@ def test_phased_kernel_on_several_groups_through_the_twin(tmp_path):
     assert err is None and not fired, (err, fired)
     assert block_dim > 1 and {"Mmad", "Fixpipe", "SyncAll"} <= set(apis)
     assert worst_sim == 0 and worst <= 1, (worst, worst_sim)    # ascend-sim's numbers; the interpreter's within 1 ulp
+
+
+_TWIN = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+                                                                  "development-time tool)")
+
+
+# (largest |twin - interpreter|, largest |twin - ascend-sim|) in ulp of the output's largest element
+@_TWIN
+@pytest.mark.parametrize("name, bound, bound_sim", [
+    # ascend-sim's ReduceSum adds in index order, the twin's vcadd pairwise (ascend-sim's kernel_operator.h says so):
+    # the first block's partial of 4096 squares is 32718.016 there, 32718.020 here, and the mean 1.00 ulp apart
+    ("mse_loss", 8, 1.5),
+    ("attention_tensor_f16", 1, 0.5),
+    ("matmul_tail", 2, 0),                     # float32 B through LoadDataWithTranspose: ascend-sim's bits
+])
+def test_syncall_transposed_and_filled_kernels_through_the_twin(tmp_path, name, bound, bound_sim):
+    twin = _script()
+    kernel, args = CORPUS[name][0], CORPUS[name][1]("awkward")
+    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.config.config.cann_twin,
+                                                             str(tmp_path))
+    assert err is None and not fired, (err, fired)
+    assert worst <= bound and worst_sim <= bound_sim, (worst, worst_sim)
+
+
+SYNCALL = """#include "kernel_operator.h"
+using namespace AscendC;
+// each block writes its value late (the higher blocks wait less), then after the hard SyncAll reads its neighbour's
+extern "C" __global__ __aicore__ void syncall_k(GM_ADDR out)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
+    __gm__ volatile int32_t* o = reinterpret_cast<__gm__ volatile int32_t*>(out);
+    const int32_t b = static_cast<int32_t>(GetBlockIdx()), n = static_cast<int32_t>(GetBlockNum());
+    for (volatile int spin = 0; spin < 5000000 * (n - b); ++spin) {}
+    o[b] = 100 + b;
+    o[16 + b] = static_cast<int32_t>(GetSubBlockIdx() * 10 + GetTaskRatio());
+    SyncAll();
+    o[8 + b] = o[(b + 1) % n];
+}
+"""
+
+
+@_TWIN
+def test_hard_syncall_orders_the_aiv_blocks_and_is_refused_in_an_aiv_only_kernel(tmp_path):
+    import types
+    twin = _script()
+    runs = {}
+    for case, text in {"mix_aiv": SYNCALL, "aiv_only": SYNCALL.replace("KERNEL_TYPE_MIX_AIV_1_0",
+                                                                       "KERNEL_TYPE_AIV_ONLY")}.items():
+        d = tmp_path / case
+        d.mkdir()
+        (d / "syncall_k.cpp").write_text(text)
+        src = types.SimpleNamespace(name="syncall_k", text=text, entry_params=[("gm", "out", "GM_ADDR")])
+        entry = twin.entry_file(src, str(d))
+        env = dict(os.environ, TWIN_KERNEL_MODE=twin.kernel_mode(text), TWIN_FLAG_TIMEOUT_S="3")
+        runs[case] = subprocess.run(["bash", os.path.join(asc.config.config.cann_twin, "run_twin.sh"), entry,
+                                     "asc_twin_entry", "gm", "4", f"out:96:{d}/out.bin"],
+                                    capture_output=True, text=True, env=env)
+    p = runs["mix_aiv"]
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = np.fromfile(tmp_path / "mix_aiv" / "out.bin", np.int32)
+    assert out[:4].tolist() == [100, 101, 102, 103] and out[8:12].tolist() == [101, 102, 103, 100]
+    assert out[16:20].tolist() == [1, 1, 1, 1]                  # no sub-blocks, task ratio 1
+    bad = runs["aiv_only"]
+    assert bad.returncode != 0
+    assert "in a KERNEL_TYPE_AIV_ONLY kernel: a vector kernel needs KERNEL_TYPE_MIX_AIV_1_0" in bad.stdout + bad.stderr
