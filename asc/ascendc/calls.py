@@ -10,7 +10,7 @@ import warnings
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
 from . import cube, dtypes, enums, matmul, objects, struct
-from .values import Bound, Const, Deferred, Val, freeze, ident, param_kind
+from .values import Bound, Const, Deferred, Val, bind_args, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
              builtins.round, builtins.tuple, builtins.list, builtins.isinstance, builtins.str}
@@ -408,20 +408,7 @@ def _pos_arg(tr, node, v, what):
 
 
 def _args(tr, node, name, names, args, kwargs, defaults=None):
-    defaults = defaults or {}
-    if len(args) > len(names):
-        raise tr.err(node, f"asc.{name} takes at most {len(names)} arguments", KernelTypeError)
-    got = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names or k in got:
-            raise tr.err(node, f"asc.{name}: unexpected argument {k!r}", KernelTypeError)
-        got[k] = v
-    for k in names:
-        if k not in got:
-            if k not in defaults:
-                raise tr.err(node, f"asc.{name}: missing argument {k!r}", KernelTypeError)
-            got[k] = Const(defaults[k])
-    return got
+    return bind_args(tr, node, f"asc.{name}", names, args, kwargs, defaults)
 
 
 def construct(tr, node, cls, args, kwargs):

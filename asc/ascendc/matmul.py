@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..errors import KernelTypeError
 from . import dtypes, enums
-from .values import Const, Val
+from .values import Const, Val, bind_args
 
 INCLUDE = '#include "lib/matmul_intf.h"'
 
@@ -55,19 +55,7 @@ def _void(text) -> Val:
 
 
 def _args(tr, node, what, names, defaults, args, kwargs):
-    if len(args) > len(names):
-        raise tr.err(node, f"{what} takes at most {len(names)} arguments", KernelTypeError)
-    got = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names or k in got:
-            raise tr.err(node, f"{what}: unexpected argument {k!r}", KernelTypeError)
-        got[k] = v
-    for k in names:
-        if k not in got:
-            if k not in defaults:
-                raise tr.err(node, f"{what}: missing argument {k!r}", KernelTypeError)
-            got[k] = Const(defaults[k])
-    return got
+    return bind_args(tr, node, what, names, args, kwargs, defaults)
 
 
 def _const(tr, node, v, what, cls):

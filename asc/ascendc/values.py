@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..errors import KernelTypeError
 from .dtypes import ConstExpr
 
 
@@ -86,3 +87,22 @@ def freeze(v):
         return (type(v).__name__, v)
     except TypeError:
         return ("id", id(v))
+
+
+def bind_args(tr, node, what, names, args, kwargs, defaults=None) -> dict:
+    """The arguments of a call of `what` (as the message names it) bound to `names`, positional then keyword, each
+    missing one from `defaults` (as a Const); an extra, unknown, repeated or missing argument is an error at the call."""
+    defaults = defaults or {}
+    if len(args) > len(names):
+        raise tr.err(node, f"{what} takes at most {len(names)} arguments", KernelTypeError)
+    got = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in got:
+            raise tr.err(node, f"{what}: unexpected argument {k!r}", KernelTypeError)
+        got[k] = v
+    for k in names:
+        if k not in got:
+            if k not in defaults:
+                raise tr.err(node, f"{what}: missing argument {k!r}", KernelTypeError)
+            got[k] = Const(defaults[k])
+    return got
