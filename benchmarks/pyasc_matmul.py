@@ -36,8 +36,7 @@ def offsets(tiling: asc.adv.TCubeTiling):
             m_index * tiling.n * tiling.single_core_m + n_index * tiling.single_core_n, tail_m, tail_n)
 
 
-@asc.jit
-def matmul_mix(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
+def _matmul(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
                workspace: asc.GlobalAddress):
     off_a, off_b, off_c, tail_m, tail_n = offsets(tiling)
     ga = asc.GlobalTensor()
@@ -59,27 +58,9 @@ def matmul_mix(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress,
         mm.end()
 
 
-@asc.jit(matmul_cube_only=True)
-def matmul_cube(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
-                workspace: asc.GlobalAddress):
-    off_a, off_b, off_c, tail_m, tail_n = offsets(tiling)
-    ga = asc.GlobalTensor()
-    gb = asc.GlobalTensor()
-    gc = asc.GlobalTensor()
-    ga.set_global_buffer(a + off_a)
-    gb.set_global_buffer(b + off_b)
-    gc.set_global_buffer(c + off_c)
-    pipe = asc.TPipe()
-    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype),
-                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype),
-                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype))
-    asc.adv.register_matmul(pipe, workspace, mm, tiling)
-    if asc.get_block_idx() < tiling.used_core_num:
-        mm.set_tensor_a(ga)
-        mm.set_tensor_b(gb)
-        mm.set_tail(tail_m, tail_n)
-        mm.iterate_all(gc)
-        mm.end()
+# one kernel body, two launches: MIX (1 AIC + 2 AIVs per block) and cube only (AIC blocks)
+matmul_mix = asc.jit(_matmul)
+matmul_cube = asc.jit(matmul_cube_only=True)(_matmul)
 
 
 def tiling_for(m, n, k, dim):
