@@ -510,17 +510,7 @@ class FuncTranslator:
             return
         if not isinstance(v, Val):
             raise self.err(value_node, "this value cannot be stored in a kernel variable")
-        have = self.declared(name)
-        if have is not None:
-            if have != v.ctype and not self.widens(have, v):
-                raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
-                               KernelTypeError)
-            if v.text != cn:
-                self.parts.append(f"{cn} = {v.text};")
-        else:
-            self.declare(name, v.ctype)
-            self.parts.append(f"{v.ctype} {cn} = {v.text};")
-        self.env[name] = Val(v.kind, cn, v.ctype, v.dtype, v.root, v.info)
+        self.bind_val(name, v, node)
 
     # ------------------------------------------------------------------ expressions
 
