@@ -10,7 +10,9 @@ import os, sys, time, statistics, json
 os.environ["OMP_NUM_THREADS"] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np
-import run, harness
+import harness
+harness.peers_at_target_isa()  # before a peer loads: an AVX2 build holds them to AVX2 too
+import run
 from harness import Case
 import torch
 torch.set_num_threads(1)
@@ -22,7 +24,7 @@ except ImportError:
 R = int(os.environ.get("ROUNDS", 7))
 ONLY = os.environ.get("ONLY")  # e.g. ONLY="gelu erf float32": only the groups whose "name dtype" starts so
 isa, lines = harness.machine()
-print(lines, "torch capability", torch.backends.cpu.get_cpu_capability(), flush=True)
+print(lines + "\ntorch capability", torch.backends.cpu.get_cpu_capability(), flush=True)
 triad = harness.Triad()
 res = []
 for name, dt, elems, nbytes, cases in run.groups(1 << 24, 2048, 4096, torch, False, nm):

@@ -29,7 +29,45 @@ def machine():
     target_isa, so that figures from different ISAs are never compared blindly (docs/cpu.md, "Per ISA")."""
     from asc.runtime import toolchain
     info = toolchain.target_isa()
-    return info, toolchain.describe_isa(info)
+    held = peers_held()
+    return dict(info, peers=held or "native"), toolchain.describe_isa(info) + (f"\n{held}" if held else "")
+
+
+# An ISA below the host's (ASC_CFLAGS=-march=x86-64-v3 on an AVX-512 machine) stands for a machine that has no more:
+# the peers are held to it too, as they would be there. Without this, torch's GELU (oneDNN's JIT) and NumPy's loops
+# keep using AVX-512 while asc's kernels may not, a state no user's machine is in. PEERS_NATIVE=1 leaves them native.
+PEER_ISA_ENV = {
+    "AVX2": {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "NUMBA_CPU_NAME": "haswell",
+             "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR", "OPENBLAS_CORETYPE": "Haswell"},
+    "SSE4.2": {"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41", "NUMBA_CPU_NAME": "nehalem",
+               "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR", "OPENBLAS_CORETYPE": "Nehalem"},
+}
+
+
+def peers_at_target_isa() -> str:
+    """Holds torch, oneDNN, Numba, NumPy and OpenBLAS to the ISA asc's kernels are built for, when that is AVX2 or
+    SSE4.2: they read these variables when they load, so the script starts once more with them set (a benchmark
+    calls this first thing, before it imports a peer). Returns the header's line for what was held ("" when nothing)."""
+    from asc.runtime import toolchain
+    if os.environ.get("PEERS_NATIVE") == "1":
+        return ""
+    env = PEER_ISA_ENV.get(toolchain.target_isa()["isa"])
+    if not env:
+        return ""
+    if any(os.environ.get(k) != v for k, v in env.items()):
+        import sys
+        os.environ.update(env)
+        sys.stdout.flush()
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    return peers_held()
+
+
+def peers_held() -> str:
+    """The header's line for what peers_at_target_isa set in this process ("" when the peers run native)."""
+    for env in PEER_ISA_ENV.values():
+        if all(os.environ.get(k) == v for k, v in env.items()):
+            return "peers held to the same ISA (PEERS_NATIVE=1: native): " + " ".join(f"{k}={v}" for k, v in env.items())
+    return ""
 
 
 class Triad:

@@ -30,6 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
+harness.peers_at_target_isa()  # before a peer loads: an AVX2 build holds them to AVX2 too
 from harness import Case  # noqa: E402
 import kernels as K  # noqa: E402
 

@@ -29,6 +29,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
 import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
+harness.peers_at_target_isa()  # before a peer loads: an AVX2 build holds them to AVX2 too
 from harness import Case  # noqa: E402
 
 import asc.language as lang  # noqa: E402

@@ -21,6 +21,7 @@ import asc.torch as asct  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_kernels as K  # noqa: E402
 import harness  # noqa: E402
+harness.peers_at_target_isa()  # before a peer loads: an AVX2 build holds them to AVX2 too
 
 
 def timed(fn, runs):

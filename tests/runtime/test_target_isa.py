@@ -71,7 +71,9 @@ def test_the_benchmarks_header_and_json_carry_it(cflags):
     finally:
         sys.path.remove(BENCH)
     info, lines = harness.machine()
-    assert info == toolchain.target_isa() and lines == toolchain.describe_isa(info)
+    peers = info.pop("peers")
+    assert info == toolchain.target_isa() and peers == (harness.peers_held() or "native")
+    assert lines == toolchain.describe_isa(info) + (f"\n{peers}" if peers != "native" else "")
     assert lines.startswith("ISA ") and info["flags"] in lines
     for script in ("run.py", "tensor.py", "matmul.py", "checks.py", "torch_ops.py"):   # every `asc bench` suite
         with open(os.path.join(BENCH, script)) as f:
@@ -97,3 +99,44 @@ def test_cross_flags_replace_native_march():
     assert toolchain.flags({}, user=False, machine=platform.machine()) == native
     with pytest.raises(ToolchainError, match="no cross-build flags"):
         toolchain.flags({}, user=False, machine="riscv64")
+
+
+PEERS_SCRIPT = """
+import os, sys
+sys.path.insert(0, {bench!r})
+import harness
+line = harness.peers_at_target_isa()
+info, lines = harness.machine()
+print("RUNS", 1)
+print("LINE", line)
+print("PEERS", info["peers"])
+print("HEADER", lines.splitlines()[-1])
+print("ATEN", os.environ.get("ATEN_CPU_CAPABILITY"), os.environ.get("ONEDNN_MAX_CPU_ISA"))
+"""
+
+
+@pytest.mark.skipif(not X86, reason="x86-64 ISA levels")
+@pytest.mark.parametrize("native", [False, True])
+def test_an_avx2_build_holds_the_peers_to_avx2(tmp_path, native):
+    """ASC_CFLAGS=-march=x86-64-v3 stands for a machine without AVX-512: the benchmark scripts restart once with
+    torch, oneDNN, Numba, NumPy and OpenBLAS held to AVX2 (benchmarks/harness.py peers_at_target_isa), and say so in
+    the header; PEERS_NATIVE=1 leaves them alone."""
+    import subprocess
+    script = tmp_path / "peers.py"
+    script.write_text(PEERS_SCRIPT.format(bench=BENCH))
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA",
+                                                           "NUMBA_CPU_NAME", "NPY_DISABLE_CPU_FEATURES",
+                                                           "OPENBLAS_CORETYPE", "PEERS_NATIVE")}
+    env["ASC_CFLAGS"] = "-march=x86-64-v3"
+    if native:
+        env["PEERS_NATIVE"] = "1"
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("RUNS") == 1                    # the restart happens before any output
+    got = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    if native:
+        assert got["LINE"] == "" and got["PEERS"] == "native" and got["ATEN"] == "None None"
+    else:
+        assert got["ATEN"] == "avx2 AVX2"
+        assert got["LINE"].startswith("peers held to the same ISA") and "ONEDNN_MAX_CPU_ISA=AVX2" in got["LINE"]
+        assert got["PEERS"] == got["LINE"] == got["HEADER"]
