@@ -1206,6 +1206,27 @@ template <class T> inline acc_t<T> ld(T v) { return acc_t<T>(v); }
 template <class T, class A> inline T st(A v) { return T(v); }
 template <class T> inline bool nan_of(T v) { return v != v; }
 
+// the sum of v[0..n) as the vector unit's in-repeat reduction adds it (asc-devkit ReduceDataBlock.md, its key
+// features: a binary tree, element 2i with element 2i+1, then those sums pairwise, and so on) over `width` lanes (a
+// power of two, n <= width); a lane past n is inactive (masked off) and a pair with one active lane passes that
+// lane's value on. Each addition rounds to float. v is overwritten.
+inline float tree_sum(float* v, int32_t n, int32_t width) {
+    if (n <= 0) return 0.0f;
+    while (width > 1) {
+        const int32_t half_w = width / 2;
+        int32_t m = 0;
+        for (int32_t i = 0; i < half_w; ++i) {
+            if (2 * i + 1 < n) v[i] = v[2 * i] + v[2 * i + 1];
+            else if (2 * i < n) v[i] = v[2 * i];
+            else break;
+            m = i + 1;
+        }
+        n = m;
+        width = half_w;
+    }
+    return v[0];
+}
+
 // the element types an API takes on A2 (910B), as the asc-devkit headers' dtype checks list them: a kernel that
 // instantiates an API for another type does not compile for the NPU, so it does not compile here either
 template <class T, class... U> constexpr bool one_of() { return (std::is_same<T, U>::value || ...); }
@@ -1955,12 +1976,13 @@ inline void SetAippFunctions(const GlobalTensor<T>& src0, const GlobalTensor<T>&
 
 
 // SoftMax (the advanced API, last axis): for each of the M rows of K elements, max = max_k x, sum = sum_k
-// exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
-// over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
-// zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
-// internal split is not used here (the result does not depend on it). CANN declares it where its generated
-// kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope (`SoftMaxTiling`, the name
-// kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
+// exp(x - max) (added in the order of Huawei's implementation: detail::softmax_row_sum), dst = exp(x - max) / sum,
+// computed in float; sumTensor and maxTensor hold each row's value repeated over one 32-byte block (8 floats / 16
+// halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is zero, the src tensor's ShapeInfo (the last
+// axis is K). The SoftMaxTiling the host computes for the NPU's internal split is not used here (the result does not
+// depend on it: rows are independent, and one row or several reduce their 64 lanes in the same tree). CANN declares
+// it where its generated kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope
+// (`SoftMaxTiling`, the name kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
 namespace tiling {
 struct SoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
@@ -1974,6 +1996,40 @@ namespace AscendC {
 struct SoftMaxShapeInfo {
     uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
 };
+
+namespace detail {
+// A row's sum of exponentials in the order Huawei's SoftMax adds it on A2 (asc-devkit NewReduceSumLastNDImpl, float
+// lanes of 64 per repeat): a row shorter than 64 is one WholeReduceSum (a tree over its elements); otherwise 64 lane
+// partials t[l], then the tail's elements into the first lanes (one masked Add), then a tree over the 64 lanes
+// (BlockReduceSum twice, or WholeReduceSum for one row: the same tree). The partials: for K >= 512, t[l] the tree of
+// elements 8l..8l+7 (BlockReduceSum over the first 512) and each further repeat of 64 added in order; for 128 <= K <
+// 512, x[l] + x[64 + l] and the further repeats in order; for 64 <= K < 128, the first repeat itself.
+inline float softmax_row_sum(const float* e, uint64_t K) {
+    float t[64];
+    if (K < 64) {
+        for (uint64_t l = 0; l < K; ++l) t[l] = e[l];
+        return tree_sum(t, int32_t(K), 64);
+    }
+    const uint64_t reps = K / 64, tail = K % 64;
+    if (K >= 512) {
+        float blk[8];
+        for (uint64_t l = 0; l < 64; ++l) {
+            for (int j = 0; j < 8; ++j) blk[j] = e[8 * l + j];
+            t[l] = tree_sum(blk, 8, 8);
+        }
+        for (uint64_t r = 8; r < reps; ++r)
+            for (uint64_t l = 0; l < 64; ++l) t[l] = e[64 * r + l] + t[l];
+    } else if (K >= 128) {
+        for (uint64_t l = 0; l < 64; ++l) t[l] = e[l] + e[64 + l];
+        for (uint64_t r = 2; r < reps; ++r)
+            for (uint64_t l = 0; l < 64; ++l) t[l] = t[l] + e[64 * r + l];
+    } else {
+        for (uint64_t l = 0; l < 64; ++l) t[l] = e[l];
+    }
+    for (uint64_t l = 0; l < tail; ++l) t[l] = t[l] + e[64 * reps + l];
+    return tree_sum(t, 64, 64);
+}
+}  // namespace detail
 
 template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false>
 inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
@@ -2010,8 +2066,8 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, 
             if (std::isnan(row[k]) || std::isnan(mx)) mx = NAN;
             else if (row[k] > mx) mx = row[k];
         }
-        float sum = 0.0f;
-        for (uint64_t k = 0; k < K; ++k) { row[k] = std::exp(row[k] - mx); sum += row[k]; }
+        for (uint64_t k = 0; k < K; ++k) row[k] = std::exp(row[k] - mx);
+        const float sum = detail::softmax_row_sum(row.data(), K);
         T* d = dst.ptr() + m * K;
         for (uint64_t k = 0; k < K; ++k) d[k] = T(row[k] / sum);
         for (uint64_t j = 0; j < epb; ++j) {
@@ -2259,8 +2315,23 @@ inline void reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor
         fail(api, line, "the work tensor has " + str(work.size_) + " elements, " + str(need) + " are needed for count " +
              str(count));
     const T* s = src.ptr();
-    float acc = ld(s[0]);
-    for (int32_t i = 1; i < count; ++i) acc = f(acc, ld(s[i]));
+    float acc = 0.0f;
+    if (isMax) {                                   // the extreme value does not depend on the order
+        acc = ld(s[0]);
+        for (int32_t i = 1; i < count; ++i) acc = f(acc, ld(s[i]));
+    } else {
+        // A2's count-form ReduceSum (asc-devkit dav_c220 ReduceSumImpl: one vcadd in counter mode into the
+        // accumulator; ReduceSum.md's key features: the first of its ways for the count interface on Atlas A2):
+        // each repeat of 256 B summed as a binary tree of adjacent pairs, the repeats' sums added in repeat order
+        const int32_t per = int32_t(256 / sizeof(T));
+        float lanes[128];
+        for (int32_t r = 0; r * per < count; ++r) {
+            const int32_t n = std::min(per, count - r * per);
+            for (int32_t i = 0; i < n; ++i) lanes[i] = ld(s[r * per + i]);
+            const float part = tree_sum(lanes, n, per);
+            acc = r == 0 ? part : acc + part;
+        }
+    }
     work.mark_written(0, need);
     dst.ptr()[0] = st<T>(acc);
     done(dst, 1);
@@ -2270,7 +2341,8 @@ inline void reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor
 template <class T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                       const int32_t count, int line = __builtin_LINE()) {
-    // summed in float in index order (the NPU sums pairwise; the difference is within float rounding)
+    // summed as the NPU adds it (detail::reduce): a binary tree inside each 256-byte repeat, the repeats in order;
+    // each addition rounds to float (also for half: the docs do not say how the vector unit rounds half partials)
     detail::reduce("ReduceSum", dst, src, work, count, false, line, [](float a, float b) { return a + b; });
 }
 
