@@ -1828,6 +1828,25 @@ inline void ub_block(const char* api, const char* which, int i, uint64_t a, bool
                  "S_V sync (SetFlag<HardEvent::S_V> / WaitFlag<HardEvent::S_V>)");
 }
 
+// the size of each tensor of the list form: Huawei's check (asc-tools cpudebug api_check, TransDataTo5HD's tensor
+// sizes, which its CPU-debug build runs on every call with repeatTimes > 0) asks each listed tensor for
+// repeatTimes * repStride + 1 DataBlocks from its start: one stride more than the last repeat reaches by the docs'
+// offsets (repeat r at r * repStride blocks, so (repeatTimes - 1) * repStride + 1 blocks). ascend-sim asks the same.
+template <class T>
+inline void trans_5hd_size(const char* api, const char* which, int i, const LocalTensor<T>& t, uint8_t repeatTimes,
+                           uint16_t repStride, int line) {
+    if (repeatTimes == 0) return;
+    t.use(api, 0, line);
+    const uint64_t blocks = uint64_t(repeatTimes) * repStride + 1;
+    const uint64_t have = uint64_t(t.size_) * sizeof(T);
+    if (have < blocks * 32)
+        fail(api, line, std::string(which) + "[" + str(i) + "] is a LocalTensor<" + type_name<T>::get() + "> of " +
+             str(t.size_) + " elements (" + str(have) + " B), but each listed tensor must hold repeatTimes * " +
+             (which[0] == 's' ? "srcRepStride" : "dstRepStride") + " + 1 = " + str(repeatTimes) + " * " +
+             str(repStride) + " + 1 = " + str(blocks) + " DataBlocks (" + str(blocks * 32) + " B) from its start: "
+             "Huawei's TransDataTo5HD check (asc-tools api_check) asks one stride more than the last repeat reaches");
+}
+
 template <class T>
 inline void trans_5hd_addrs(const char* api, const uint64_t (&dst)[16], const uint64_t (&src)[16],
                             const TransDataTo5HDParams& p, int line) {
@@ -1862,14 +1881,13 @@ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTenso
     const char* api = "TransDataTo5HD";
     auto& c = ascend_sim::ctx(api, line);
     if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
-    const uint64_t last = p.repeatTimes == 0 ? 0 : (p.repeatTimes == 1 ? 1 : p.repeatTimes - 1u);
     uint64_t d[16], s[16];
-    for (int i = 0; i < 16; ++i) {      // each tensor of the lists holds every block its repeats touch
-        if (p.repeatTimes) srcList[i].use(api, last * p.srcRepStride * 16 + 16, line);
+    for (int i = 0; i < 16; ++i) {
+        detail::trans_5hd_size(api, "srcList", i, srcList[i], p.repeatTimes, p.srcRepStride, line);
         s[i] = srcList[i].addr_;
     }
     for (int i = 0; i < 16; ++i) {
-        if (p.repeatTimes) dstList[i].use(api, last * p.dstRepStride * 16 + 16, line);
+        detail::trans_5hd_size(api, "dstList", i, dstList[i], p.repeatTimes, p.dstRepStride, line);
         d[i] = dstList[i].addr_;
     }
     detail::trans_5hd_addrs<T>(api, d, s, p, line);
