@@ -1882,12 +1882,10 @@ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTenso
     auto& c = ascend_sim::ctx(api, line);
     if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
     uint64_t d[16], s[16];
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < 16; ++i) {      // in Huawei's order: srcList[i], then dstList[i]
         detail::trans_5hd_size(api, "srcList", i, srcList[i], p.repeatTimes, p.srcRepStride, line);
-        s[i] = srcList[i].addr_;
-    }
-    for (int i = 0; i < 16; ++i) {
         detail::trans_5hd_size(api, "dstList", i, dstList[i], p.repeatTimes, p.dstRepStride, line);
+        s[i] = srcList[i].addr_;
         d[i] = dstList[i].addr_;
     }
     detail::trans_5hd_addrs<T>(api, d, s, p, line);
