@@ -953,9 +953,13 @@ private:
 
 }  // namespace AscendC
 
-namespace AscendC {
+// the block's TPipe: CANN declares GetTPipePtr at global scope (asc-devkit include/basic_api/kernel_common.h), not
+// in AscendC, so `AscendC::GetTPipePtr()` does not compile there and does not here
+inline AscendC::TPipe* GetTPipePtr() {
+    return ascend_sim::cur ? static_cast<AscendC::TPipe*>(ascend_sim::cur->pipe) : nullptr;
+}
 
-inline TPipe* GetTPipePtr() { return ascend_sim::cur ? static_cast<TPipe*>(ascend_sim::cur->pipe) : nullptr; }
+namespace AscendC {
 
 // ------------------------------------------------------------------ synchronization
 
