@@ -329,7 +329,7 @@ def sp_softmax(tr, node, a, args, kwargs):
 
 def sp_call(tr, node, a, args, kwargs):
     if a.name == "get_tpipe_ptr":
-        return Val("pipeptr", "AscendC::GetTPipePtr()", "AscendC::TPipe*")
+        return Val("pipeptr", "::GetTPipePtr()", "AscendC::TPipe*")     # global in CANN (kernel_common.h)
     sig, got = bind(tr, node, a, args, kwargs)
     return scalar(f"AscendC::{a.cname}({', '.join(tr.value_text(v, node) for v in got.values())})", dtypes.int64)
 

@@ -220,8 +220,10 @@ def transposes(x: asc.GlobalAddress, z: asc.GlobalAddress, total: asc.ConstExpr[
 
 @asc.jit
 def to_5hd(x: asc.GlobalAddress, z: asc.GlobalAddress, hw: asc.ConstExpr[int], repeat: asc.ConstExpr[int],
-           dst_stride: asc.ConstExpr[int], src_stride: asc.ConstExpr[int]):
-    """16 channels of hw 16-bit elements: srcList[i] = channel i, dstList[j] = z[16 j:], one TransDataTo5HD."""
+           dst_stride: asc.ConstExpr[int], src_stride: asc.ConstExpr[int], room: asc.ConstExpr[int]):
+    """16 channels of hw 16-bit elements: srcList[i] = channel i, dstList[j] = z[16 j:], one TransDataTo5HD; the
+    two UB buffers hold `room` elements more than the data (Huawei's size check asks one repeat stride more of each
+    listed tensor than the repeats reach)."""
     total = 16 * hw
     xg = asc.GlobalTensor()
     zg = asc.GlobalTensor()
@@ -230,8 +232,8 @@ def to_5hd(x: asc.GlobalAddress, z: asc.GlobalAddress, hw: asc.ConstExpr[int], r
     pipe = asc.TPipe()
     qx = asc.TQue(asc.TPosition.VECIN, 1)
     qz = asc.TQue(asc.TPosition.VECOUT, 1)
-    pipe.init_buffer(qx, 1, total * x.dtype.sizeof())
-    pipe.init_buffer(qz, 1, total * x.dtype.sizeof())
+    pipe.init_buffer(qx, 1, (total + room) * x.dtype.sizeof())
+    pipe.init_buffer(qz, 1, (total + room) * x.dtype.sizeof())
     load_full(qx, xg, total)
     xl = qx.deque(x.dtype)
     zl = qz.alloc_tensor(x.dtype)

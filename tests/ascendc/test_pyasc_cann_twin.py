@@ -99,7 +99,7 @@ def test_trans_data_to_5hd_equals_ascend_sim(tmp_path, monkeypatch):
     hw = 16
     x = np.arange(16 * hw, dtype=np.float16)
     z = np.zeros_like(x)
-    cap = _captured(tmp_path, monkeypatch, lambda: A.to_5hd[1](x, z, hw, 1, 0, 0))
+    cap = _captured(tmp_path, monkeypatch, lambda: A.to_5hd[1](x, z, hw, 1, 0, 0, 0))
     got_blocks, worst, why, fired = twin.run_captured(cap, asc.config.config.cann_twin)
     assert why is None and fired == [], (why, fired)
     assert worst == 0                                  # a permutation: bit-equal

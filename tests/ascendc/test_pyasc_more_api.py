@@ -218,14 +218,37 @@ def test_trans_data_to_5hd(d, hw):
     if hw == 16:
         # repeatTimes == 1: the one repeat starts one stride on, here one block past the start of each channel:
         # the last channel's tensor (x[240:], 16 elements) has no second block
-        with pytest.raises(AscendSimError, match=r"TransDataTo5HD: accesses 32 elements of a LocalTensor<\w+> of "
-                                                 r"16 elements") as e:
-            K.to_5hd[1](x, z, hw, 1, 16, 1)
+        # (and Huawei's check asks 1 * 16 + 1 = 17 blocks of dstList[0], z's 16, before it gets there)
+        with pytest.raises(AscendSimError, match=r"TransDataTo5HD: dstList\[0\] is a LocalTensor<\w+> of 256 "
+                                                 r"elements \(512 B\), but each listed tensor must hold repeatTimes "
+                                                 r"\* dstRepStride \+ 1 = 1 \* 16 \+ 1 = 17 DataBlocks") as e:
+            K.to_5hd[1](x, z, hw, 1, 16, 1, 0)
         assert f"pyasc_api_kernels.py:{_line('asc.trans_data_to_5hd(dst, src')}" in str(e.value)
-        K.to_5hd[1](x, z, hw, 1, 0, 0)           # strides 0: the repeat starts at the lists
+        K.to_5hd[1](x, z, hw, 1, 0, 0, 0)        # strides 0: the repeat starts at the lists
     else:
-        K.to_5hd[1](x, z, hw, hw // 16, 16, 1)
+        K.to_5hd[1](x, z, hw, hw // 16, 16, 1, 256)
     np.testing.assert_array_equal(z, x.reshape(16, hw).T.reshape(-1))
+
+
+@pytest.mark.parametrize("dst_stride, src_stride, room, which, have, rule", [
+    # 4 repeats over 16 channels of 64 halves, srcList[i] = x[64 i:], dstList[j] = z[16 j:]: with dst stride 16 the
+    # last repeat reaches 49 blocks of dstList[j] (z[16 j + 768:] + 16), within the buffer; Huawei asks 65 of each
+    (16, 1, 0, "dstList[0]", "1024 elements (2048 B)", "repeatTimes * dstRepStride + 1 = 4 * 16 + 1 = 65 DataBlocks "
+     "(2080 B)"),
+    # 16 elements of room: dstList[0] has its 65th block, dstList[1] not (srcList[0] and [1] are checked first)
+    (16, 1, 16, "dstList[1]", "1024 elements (2048 B)", "repeatTimes * dstRepStride + 1 = 4 * 16 + 1 = 65 "
+     "DataBlocks (2080 B)"),
+    (0, 16, 0, "srcList[0]", "1024 elements (2048 B)", "repeatTimes * srcRepStride + 1 = 4 * 16 + 1 = 65 DataBlocks "
+     "(2080 B)"),
+])
+def test_trans_data_to_5hd_asks_one_stride_more_than_the_repeats_reach(dst_stride, src_stride, room, which, have,
+                                                                        rule):
+    x = _rand(np.float16, 16 * 64, 6)
+    with pytest.raises(AscendSimError) as e:
+        K.to_5hd[1](x, np.zeros_like(x), 64, 4, dst_stride, src_stride, room)
+    assert f"TransDataTo5HD: {which} is a LocalTensor<half> of {have}, but each listed tensor must hold {rule}" \
+        in str(e.value)
+    assert f"pyasc_api_kernels.py:{_line('asc.trans_data_to_5hd(dst, src')}" in str(e.value)
 
 
 # ------------------------------------------------------------------ SoftMax (adv)

@@ -30,16 +30,24 @@ def sq_mean(a: lang.float32[N], b: lang.float32[N]) -> lang.float32[3]:
     return out
 
 
+def _tree(v: np.ndarray) -> np.float32:
+    """v (float32, a power of two long) summed as a binary tree of adjacent pairs, each addition in float32."""
+    while len(v) > 1:
+        v = (v[0::2] + v[1::2]).astype(np.float32)
+    return v[0]
+
+
 def _lanes_sum(x: np.ndarray) -> np.float32:
-    """x (float32) into SUM_LANES lanes (element k into lane k % SUM_LANES, in order), then the lanes in index order
-    (ascend-sim's ReduceSum)."""
+    """x (float32) into SUM_LANES lanes (element k into lane k % SUM_LANES, in order), then the lanes through
+    ReduceSum as A2 adds them (asc-devkit ReduceSum.md, its key features: the count interface sums each 64-float
+    repeat as a binary tree and adds the repeats' sums in order)."""
     lanes = np.zeros(SUM_LANES, np.float32)
     for k in range(0, len(x), SUM_LANES):
         part = x[k:k + SUM_LANES]
         lanes[:len(part)] += part
-    total = np.float32(0)
-    for v in lanes:
-        total = np.float32(total + v)
+    total = _tree(lanes[:64])
+    for r in range(64, SUM_LANES, 64):
+        total = np.float32(total + _tree(lanes[r:r + 64]))
     return total
 
 

@@ -953,9 +953,13 @@ private:
 
 }  // namespace AscendC
 
-namespace AscendC {
+// the block's TPipe: CANN declares GetTPipePtr at global scope (asc-devkit include/basic_api/kernel_common.h), not
+// in AscendC, so `AscendC::GetTPipePtr()` does not compile there and does not here
+inline AscendC::TPipe* GetTPipePtr() {
+    return ascend_sim::cur ? static_cast<AscendC::TPipe*>(ascend_sim::cur->pipe) : nullptr;
+}
 
-inline TPipe* GetTPipePtr() { return ascend_sim::cur ? static_cast<TPipe*>(ascend_sim::cur->pipe) : nullptr; }
+namespace AscendC {
 
 // ------------------------------------------------------------------ synchronization
 
@@ -1205,6 +1209,27 @@ template <class T> using acc_t = typename std::conditional<std::is_integral<T>::
 template <class T> inline acc_t<T> ld(T v) { return acc_t<T>(v); }
 template <class T, class A> inline T st(A v) { return T(v); }
 template <class T> inline bool nan_of(T v) { return v != v; }
+
+// the sum of v[0..n) as the vector unit's in-repeat reduction adds it (asc-devkit ReduceDataBlock.md, its key
+// features: a binary tree, element 2i with element 2i+1, then those sums pairwise, and so on) over `width` lanes (a
+// power of two, n <= width); a lane past n is inactive (masked off) and a pair with one active lane passes that
+// lane's value on. Each addition rounds to float. v is overwritten.
+inline float tree_sum(float* v, int32_t n, int32_t width) {
+    if (n <= 0) return 0.0f;
+    while (width > 1) {
+        const int32_t half_w = width / 2;
+        int32_t m = 0;
+        for (int32_t i = 0; i < half_w; ++i) {
+            if (2 * i + 1 < n) v[i] = v[2 * i] + v[2 * i + 1];
+            else if (2 * i < n) v[i] = v[2 * i];
+            else break;
+            m = i + 1;
+        }
+        n = m;
+        width = half_w;
+    }
+    return v[0];
+}
 
 // the element types an API takes on A2 (910B), as the asc-devkit headers' dtype checks list them: a kernel that
 // instantiates an API for another type does not compile for the NPU, so it does not compile here either
@@ -1807,6 +1832,25 @@ inline void ub_block(const char* api, const char* which, int i, uint64_t a, bool
                  "S_V sync (SetFlag<HardEvent::S_V> / WaitFlag<HardEvent::S_V>)");
 }
 
+// the size of each tensor of the list form: Huawei's check (asc-tools cpudebug api_check, TransDataTo5HD's tensor
+// sizes, which its CPU-debug build runs on every call with repeatTimes > 0) asks each listed tensor for
+// repeatTimes * repStride + 1 DataBlocks from its start: one stride more than the last repeat reaches by the docs'
+// offsets (repeat r at r * repStride blocks, so (repeatTimes - 1) * repStride + 1 blocks). ascend-sim asks the same.
+template <class T>
+inline void trans_5hd_size(const char* api, const char* which, int i, const LocalTensor<T>& t, uint8_t repeatTimes,
+                           uint16_t repStride, int line) {
+    if (repeatTimes == 0) return;
+    t.use(api, 0, line);
+    const uint64_t blocks = uint64_t(repeatTimes) * repStride + 1;
+    const uint64_t have = uint64_t(t.size_) * sizeof(T);
+    if (have < blocks * 32)
+        fail(api, line, std::string(which) + "[" + str(i) + "] is a LocalTensor<" + type_name<T>::get() + "> of " +
+             str(t.size_) + " elements (" + str(have) + " B), but each listed tensor must hold repeatTimes * " +
+             (which[0] == 's' ? "srcRepStride" : "dstRepStride") + " + 1 = " + str(repeatTimes) + " * " +
+             str(repStride) + " + 1 = " + str(blocks) + " DataBlocks (" + str(blocks * 32) + " B) from its start: "
+             "Huawei's TransDataTo5HD check (asc-tools api_check) asks one stride more than the last repeat reaches");
+}
+
 template <class T>
 inline void trans_5hd_addrs(const char* api, const uint64_t (&dst)[16], const uint64_t (&src)[16],
                             const TransDataTo5HDParams& p, int line) {
@@ -1841,14 +1885,11 @@ inline void TransDataTo5HD(const LocalTensor<T> (&dstList)[16], const LocalTenso
     const char* api = "TransDataTo5HD";
     auto& c = ascend_sim::ctx(api, line);
     if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
-    const uint64_t last = p.repeatTimes == 0 ? 0 : (p.repeatTimes == 1 ? 1 : p.repeatTimes - 1u);
     uint64_t d[16], s[16];
-    for (int i = 0; i < 16; ++i) {      // each tensor of the lists holds every block its repeats touch
-        if (p.repeatTimes) srcList[i].use(api, last * p.srcRepStride * 16 + 16, line);
+    for (int i = 0; i < 16; ++i) {      // in Huawei's order: srcList[i], then dstList[i]
+        detail::trans_5hd_size(api, "srcList", i, srcList[i], p.repeatTimes, p.srcRepStride, line);
+        detail::trans_5hd_size(api, "dstList", i, dstList[i], p.repeatTimes, p.dstRepStride, line);
         s[i] = srcList[i].addr_;
-    }
-    for (int i = 0; i < 16; ++i) {
-        if (p.repeatTimes) dstList[i].use(api, last * p.dstRepStride * 16 + 16, line);
         d[i] = dstList[i].addr_;
     }
     detail::trans_5hd_addrs<T>(api, d, s, p, line);
@@ -1955,12 +1996,13 @@ inline void SetAippFunctions(const GlobalTensor<T>& src0, const GlobalTensor<T>&
 
 
 // SoftMax (the advanced API, last axis): for each of the M rows of K elements, max = max_k x, sum = sum_k
-// exp(x - max), dst = exp(x - max) / sum, computed in float; sumTensor and maxTensor hold each row's value repeated
-// over one 32-byte block (8 floats / 16 halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is
-// zero, the src tensor's ShapeInfo (the last axis is K). The SoftMaxTiling the host computes for the NPU's
-// internal split is not used here (the result does not depend on it). CANN declares it where its generated
-// kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope (`SoftMaxTiling`, the name
-// kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
+// exp(x - max) (added in the order of Huawei's implementation: detail::softmax_row_sum), dst = exp(x - max) / sum,
+// computed in float; sumTensor and maxTensor hold each row's value repeated over one 32-byte block (8 floats / 16
+// halves). The shape is softmaxShapeInfo's (srcM, srcK) or, where that is zero, the src tensor's ShapeInfo (the last
+// axis is K). The SoftMaxTiling the host computes for the NPU's internal split is not used here (the result does not
+// depend on it: rows are independent, and one row or several reduce their 64 lanes in the same tree). CANN declares
+// it where its generated kernel_tiling.h does: AscendC::tiling::SoftMaxTiling, exported to the global scope
+// (`SoftMaxTiling`, the name kernels use); `AscendC::SoftMaxTiling` is not a name there, so it is none here.
 namespace tiling {
 struct SoftMaxTiling {
     uint32_t srcM = 0, srcK = 0, srcSize = 0, outMaxM = 0, outMaxK = 0, outMaxSize = 0, splitM = 0, splitK = 0,
@@ -1974,6 +2016,40 @@ namespace AscendC {
 struct SoftMaxShapeInfo {
     uint32_t srcM = 0, srcK = 0, oriSrcM = 0, oriSrcK = 0;
 };
+
+namespace detail {
+// A row's sum of exponentials in the order Huawei's SoftMax adds it on A2 (asc-devkit NewReduceSumLastNDImpl, float
+// lanes of 64 per repeat): a row shorter than 64 is one WholeReduceSum (a tree over its elements); otherwise 64 lane
+// partials t[l], then the tail's elements into the first lanes (one masked Add), then a tree over the 64 lanes
+// (BlockReduceSum twice, or WholeReduceSum for one row: the same tree). The partials: for K >= 512, t[l] the tree of
+// elements 8l..8l+7 (BlockReduceSum over the first 512) and each further repeat of 64 added in order; for 128 <= K <
+// 512, x[l] + x[64 + l] and the further repeats in order; for 64 <= K < 128, the first repeat itself.
+inline float softmax_row_sum(const float* e, uint64_t K) {
+    float t[64];
+    if (K < 64) {
+        for (uint64_t l = 0; l < K; ++l) t[l] = e[l];
+        return tree_sum(t, int32_t(K), 64);
+    }
+    const uint64_t reps = K / 64, tail = K % 64;
+    if (K >= 512) {
+        float blk[8];
+        for (uint64_t l = 0; l < 64; ++l) {
+            for (int j = 0; j < 8; ++j) blk[j] = e[8 * l + j];
+            t[l] = tree_sum(blk, 8, 8);
+        }
+        for (uint64_t r = 8; r < reps; ++r)
+            for (uint64_t l = 0; l < 64; ++l) t[l] = e[64 * r + l] + t[l];
+    } else if (K >= 128) {
+        for (uint64_t l = 0; l < 64; ++l) t[l] = e[l] + e[64 + l];
+        for (uint64_t r = 2; r < reps; ++r)
+            for (uint64_t l = 0; l < 64; ++l) t[l] = t[l] + e[64 * r + l];
+    } else {
+        for (uint64_t l = 0; l < 64; ++l) t[l] = e[l];
+    }
+    for (uint64_t l = 0; l < tail; ++l) t[l] = t[l] + e[64 * reps + l];
+    return tree_sum(t, 64, 64);
+}
+}  // namespace detail
 
 template <class T, bool isReuseSource = false, bool isBasicBlock = false, bool isDataFormatNZ = false>
 inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, const LocalTensor<T>& maxTensor,
@@ -2010,8 +2086,8 @@ inline void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor, 
             if (std::isnan(row[k]) || std::isnan(mx)) mx = NAN;
             else if (row[k] > mx) mx = row[k];
         }
-        float sum = 0.0f;
-        for (uint64_t k = 0; k < K; ++k) { row[k] = std::exp(row[k] - mx); sum += row[k]; }
+        for (uint64_t k = 0; k < K; ++k) row[k] = std::exp(row[k] - mx);
+        const float sum = detail::softmax_row_sum(row.data(), K);
         T* d = dst.ptr() + m * K;
         for (uint64_t k = 0; k < K; ++k) d[k] = T(row[k] / sum);
         for (uint64_t j = 0; j < epb; ++j) {
@@ -2259,8 +2335,23 @@ inline void reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor
         fail(api, line, "the work tensor has " + str(work.size_) + " elements, " + str(need) + " are needed for count " +
              str(count));
     const T* s = src.ptr();
-    float acc = ld(s[0]);
-    for (int32_t i = 1; i < count; ++i) acc = f(acc, ld(s[i]));
+    float acc = 0.0f;
+    if (isMax) {                                   // the extreme value does not depend on the order
+        acc = ld(s[0]);
+        for (int32_t i = 1; i < count; ++i) acc = f(acc, ld(s[i]));
+    } else {
+        // A2's count-form ReduceSum (asc-devkit dav_c220 ReduceSumImpl: one vcadd in counter mode into the
+        // accumulator; ReduceSum.md's key features: the first of its ways for the count interface on Atlas A2):
+        // each repeat of 256 B summed as a binary tree of adjacent pairs, the repeats' sums added in repeat order
+        const int32_t per = int32_t(256 / sizeof(T));
+        float lanes[128];
+        for (int32_t r = 0; r * per < count; ++r) {
+            const int32_t n = std::min(per, count - r * per);
+            for (int32_t i = 0; i < n; ++i) lanes[i] = ld(s[r * per + i]);
+            const float part = tree_sum(lanes, n, per);
+            acc = r == 0 ? part : acc + part;
+        }
+    }
     work.mark_written(0, need);
     dst.ptr()[0] = st<T>(acc);
     done(dst, 1);
@@ -2270,7 +2361,8 @@ inline void reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor
 template <class T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                       const int32_t count, int line = __builtin_LINE()) {
-    // summed in float in index order (the NPU sums pairwise; the difference is within float rounding)
+    // summed as the NPU adds it (detail::reduce): a binary tree inside each 256-byte repeat, the repeats in order;
+    // each addition rounds to float (also for half: the docs do not say how the vector unit rounds half partials)
     detail::reduce("ReduceSum", dst, src, work, count, false, line, [](float a, float b) { return a + b; });
 }
 
