@@ -9,7 +9,7 @@ import warnings
 
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
-from . import cube, dtypes, enums, matmul, objects, struct
+from . import cube, dtypes, enums, matmul, objects, quant, struct
 from .values import Bound, Const, Deferred, Val, bind_args, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
@@ -327,6 +327,52 @@ def sp_softmax(tr, node, a, args, kwargs):
     return void(f"AscendC::SoftMax{targs}({', '.join(cargs)})")
 
 
+def _none(v) -> bool:
+    return v is None or (isinstance(v, Const) and v.value is None)
+
+
+def sp_quant(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    dst = tensor_of(tr, node, got["dst"], "dst", a.name, ("ltensor",))
+    src = tensor_of(tr, node, got["src"], "src", a.name, ("ltensor",))
+    if src.dtype not in (dtypes.float16, dtypes.float32):
+        raise tr.err(node, f"asc.adv.quant: src is {src.dtype.name}: AscendQuant quantizes half or float "
+                           f"(float16 or float32) to int8", KernelTypeError)
+    if dst.dtype is not dtypes.int8:
+        raise tr.err(node, f"asc.adv.quant: dst is {dst.dtype.name}: the per-tensor AscendQuant of A2 writes int8 "
+                           f"(dst must be an int8 tensor)", KernelTypeError)
+    tensors = [("dst", "dst", dst), ("src", "src", src)]
+    cargs = [dst.text, src.text]
+    tmp = got.get("temp_buffer")
+    if not _none(tmp):
+        t = tensor_of(tr, node, tmp, "temp_buffer", a.name, ("ltensor",))
+        if t.dtype is not dtypes.uint8:
+            raise tr.err(node, f"asc.adv.quant: temp_buffer is {t.dtype.name}: AscendQuant's sharedTmpBuffer is a "
+                               f"uint8 tensor (its size in bytes)", KernelTypeError)
+        tensors.append(("dst", "temp_buffer", t))
+        cargs.append(t.text)
+    # pyasc materializes scale and offset in src's element type; the C parameters are float
+    for k in ("scale", "offset"):
+        cargs.append(scalar_as(tr, node, got[k], src.dtype, f"asc.adv.quant: {k}"))
+    count = got.get("count")
+    if not _none(count):
+        cargs.append(tr.int_text(count, node))
+    reuse = got.get("reuse_source", Const(False))
+    if not (isinstance(reuse, Const) and isinstance(reuse.value, bool)):
+        raise tr.err(node, "asc.adv.quant: reuse_source must be a compile-time bool", KernelTypeError)
+    targs = [src.dtype.cname, "true" if reuse.value else "false"]
+    cfg = got.get("config")
+    if not _none(cfg):
+        if not (isinstance(cfg, Const) and isinstance(cfg.value, quant.QuantConfig)):
+            raise tr.err(node, "asc.adv.quant: config must be an asc.adv.QuantConfig(calc_count, offset_count, "
+                               "scale_count, work_local_size) of compile-time ints", KernelTypeError)
+        name = tr.fresh("quant_cfg")
+        tr.parts.append(f"static constexpr AscendC::AscendQuantConfig {name} = {cfg.value.ctext()};")
+        targs.append(name)
+    sync_before(tr, "V", tensors)
+    return void(f"AscendC::AscendQuant<{', '.join(targs)}>({', '.join(cargs)})")
+
+
 def sp_call(tr, node, a, args, kwargs):
     if a.name == "get_tpipe_ptr":
         return Val("pipeptr", "AscendC::GetTPipePtr()", "AscendC::TPipe*")
@@ -390,7 +436,7 @@ def sp_coretype(tr, node, a, args, kwargs):
 
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
             "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd, "regist": matmul.register,
-            "coretype": sp_coretype}
+            "coretype": sp_coretype, "quant": sp_quant}
 
 
 # ------------------------------------------------------------------ constructors
