@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import re
 import warnings
 
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
@@ -457,6 +458,40 @@ def _args(tr, node, name, names, args, kwargs, defaults=None):
     return bind_args(tr, node, f"asc.{name}", names, args, kwargs, defaults)
 
 
+_C_WORDS = frozenset({"static_cast", "int64_t", "int32_t", "uint32_t", "uint64_t", "int16_t", "uint16_t"})
+
+
+def _auto_bytes(tr, node, length, d):
+    """The bytes of a LocalTensorAuto of `length` elements (an int or a shape: a tuple of dims): an int, or, for a
+    length known at run time, the C expression of the kernel's scalar parameters that gives it (its TBuf is given
+    its space at kernel start, where only the parameters exist)."""
+    dims = list(length.value) if isinstance(length, Const) and isinstance(length.value, (tuple, list)) else [length]
+    dims = [x if isinstance(x, (Const, Val)) else Const(x) for x in dims]
+    what = "asc.LocalTensorAuto: the length" if len(dims) == 1 else "asc.LocalTensorAuto: each dim of the shape"
+    for x in dims:
+        if isinstance(x, Const) and (isinstance(x.value, bool) or not isinstance(x.value, int)):
+            raise tr.err(node, f"{what} must be an int, got {x.value!r}", KernelTypeError)
+        if isinstance(x, Val) and (x.kind != "scalar" or x.dtype is None or not x.dtype.is_int):
+            raise tr.err(node, f"{what} must be an int, got a {x.kind} of {getattr(x.dtype, 'name', '?')}",
+                         KernelTypeError)
+    if all(isinstance(x, Const) for x in dims):
+        n = 1
+        for x in dims:
+            n *= x.value
+        if n <= 0:
+            raise tr.err(node, f"asc.LocalTensorAuto: the length must be positive, got {n}", KernelTypeError)
+        return n * d.size
+    text = " * ".join(f"({tr.int_text(x, node)})" for x in dims)
+    stored = {n.id for n in ast.walk(tr.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    free = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)) - _C_WORDS
+    bad = sorted(free - (tr.prog.scalar_params - {ident(x) for x in stored}))
+    if bad:
+        raise tr.err(node, f"asc.LocalTensorAuto: a length known at run time must be computed from the kernel's "
+                           f"scalar parameters (its Unified Buffer space is given at kernel start), not from "
+                           f"{', '.join(bad)} (a local or reassigned value)", KernelTypeError)
+    return f"static_cast<uint32_t>({text} * {d.size})"
+
+
 def construct(tr, node, cls, args, kwargs):
     name = cls._asc_name
     if name == "adv.Matmul":
@@ -510,19 +545,15 @@ def construct(tr, node, cls, args, kwargs):
     if name == "LocalTensorAuto":
         got = _args(tr, node, name, ["dtype", "length"], args, kwargs)
         d = _dtype_arg(tr, node, got["dtype"], "LocalTensorAuto: dtype")
-        n = got["length"]
-        if not (isinstance(n, Const) and isinstance(n.value, int)) or n.value <= 0:
-            raise tr.err(node, "asc.LocalTensorAuto: the length must be a positive compile-time int (a ConstExpr "
-                               "parameter or a constant): its Unified Buffer space is reserved at kernel start",
-                         KernelTypeError)
         if not tr.is_kernel:
             raise tr.err(node, "asc.LocalTensorAuto is created in the kernel function itself (pass it to helpers)")
+        nbytes = _auto_bytes(tr, node, got["length"], d)
         key = (node.lineno, node.col_offset)
         bid = tr.prog.auto_sites.get(key)
         if bid is None:
             bid = len(tr.prog.autos)
             tr.prog.auto_sites[key] = bid
-            tr.prog.autos.append((bid, n.value * d.size))
+            tr.prog.autos.append((bid, nbytes))
         tr.prog.insert_sync = True
         ct = f"AscendC::LocalTensor<{d.cname}>"
         return Val("new", ct + " {name} = " + f"asc_auto_buf_{bid}.Get<{d.cname}>();", ct, d, ("auto", bid),
