@@ -96,6 +96,15 @@ def test_quant_forms(d, form):
     np.testing.assert_array_equal(z, quant_ref(x, 2.0, 0.9))
 
 
+def test_config_calc_count_replaces_count():
+    """calc_count and work_local_size both set: AscendQuant computes calc_count elements (here all 64), not count
+    (32): the constant path of the docs."""
+    x = _data(np.float16, 64, 5)
+    z = np.zeros(64, np.int8)
+    K.quant_blocks[1](x, z, 64, 32, 64, 512, 2.0, 0.9, 1, asc.adv.QuantConfig(64, 0, 0, 512))
+    np.testing.assert_array_equal(z, quant_ref(x, 2.0, 0.9))
+
+
 @pytest.mark.parametrize("d", [np.float16, np.float32], ids=lambda d: np.dtype(d).name)
 def test_quant_in_place(d):
     n = 1024                                    # 4 chunks of the 512-byte temporary buffer
@@ -157,10 +166,12 @@ def test_rule_tmp_overlapping_src():
     ((32, 0, 0, 256), "config.workLocalSize is 256 B: the temporary space must be at least 512 B"),
     ((96, 0, 0, 512), "config.calcCount is 96, above the 64 elements of srcTensor"),
     ((48, 0, 0, 512), "config.calcCount is 48: the int8_t output of 48 B is not 32-byte aligned"),
+    ((32, 0, 0, 512, 96), "calCount is 96, above the 64 elements of srcTensor"),
 ])
 def test_rule_config(cfg, rule):
-    _sim_rule(rule, "asc.adv.quant(zl, xl, scale, offset, cnt, tmp, config=cfg)", 64, 64, 64, 512, form=1,
-              cfg=asc.adv.QuantConfig(*cfg))
+    cnt = cfg[4] if len(cfg) > 4 else 64
+    _sim_rule(rule, "asc.adv.quant(zl, xl, scale, offset, cnt, tmp, config=cfg)", 64, cnt, 64, 512, form=1,
+              cfg=asc.adv.QuantConfig(*cfg[:4]))
 
 
 @pytest.mark.parametrize("xd,zd,td,rule", [

@@ -19,9 +19,8 @@
 //   - sharedTmpBuffer smaller than 512 B (GetAscendQuantMaxMinTmpSize's minimum: 2 x 256 B, "the temporary space
 //     must not be smaller than the minimum for a correct result"); config.workLocalSize non-zero and below 512 B or
 //     above sharedTmpBuffer's size;
-//   - calCount (or config.calcCount where it is used) above src's or dst's size, or not 32-byte aligned for the
-//     int8_t output (the docs: the data length each operand takes part in the computation with is 32 B aligned);
-//     config.calcCount above src's size;
+//   - calCount or config.calcCount above src's or dst's size; the one used not 32-byte aligned for the int8_t
+//     output (the docs: the data length each operand takes part in the computation with is 32 B aligned);
 //   - the temporary space the call uses overlapping src or dst; operands not in the Unified Buffer, not 32-byte
 //     aligned, unwritten source elements and the pipe synchronization of every vector instruction.
 // The form without sharedTmpBuffer takes the framework's space (PopStackBuffer on the NPU), not checked here.
@@ -69,9 +68,6 @@ inline void ascend_quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& s
     if (c.coreType == 1) return;                          // ASCEND_IS_AIC: the vector API returns on the cube core
     src.use(api, 0, line);
     dst.use(api, 0, line);
-    if (config.calcCount > src.GetSize())
-        fail(api, line, "config.calcCount is " + str(config.calcCount) + ", above the " + str(src.GetSize()) +
-             " elements of srcTensor");
     const bool constant = config.calcCount != 0 && config.workLocalSize != 0;
     uint64_t tmpBytes = 0;
     if (tmp != nullptr) {
@@ -87,12 +83,16 @@ inline void ascend_quant(const LocalTensor<int8_t>& dst, const LocalTensor<T>& s
     if (config.workLocalSize != 0 && config.workLocalSize < QUANT_MIN_TMP_BYTES)
         fail(api, line, "config.workLocalSize is " + str(config.workLocalSize) + " B: the temporary space must be at "
              "least " + str(QUANT_MIN_TMP_BYTES) + " B (GetAscendQuantMaxMinTmpSize's minValue)");
+    // asc-devkit's checks bound calCount and config.calcCount by both tensors, whichever of the two is used
+    for (int k = 0; k < 2; ++k) {
+        const uint32_t v = k ? config.calcCount : calCount;
+        if (v > src.GetSize() || v > dst.GetSize())
+            fail(api, line, std::string(k ? "config.calcCount" : "calCount") + " is " + str(v) + ", above the " +
+                 str(v > src.GetSize() ? src.GetSize() : dst.GetSize()) + " elements of " +
+                 (v > src.GetSize() ? "srcTensor" : "dstTensor"));
+    }
     const uint32_t n = constant ? config.calcCount : calCount;
     const char* what = constant ? "config.calcCount" : "calCount";
-    if (n > src.GetSize() || n > dst.GetSize())
-        fail(api, line, std::string(what) + " is " + str(n) + ", above the " +
-             str(n > src.GetSize() ? src.GetSize() : dst.GetSize()) + " elements of " +
-             (n > src.GetSize() ? "srcTensor" : "dstTensor"));
     if (n % ascend_sim::UB_BLOCK)
         fail(api, line, std::string(what) + " is " + str(n) + ": the int8_t output of " + str(n) + " B is not 32-byte "
              "aligned (the data length each operand takes part in the computation with must be a multiple of 32 B)");
