@@ -488,7 +488,7 @@ def _auto_bytes(tr, node, length, d):
     if bad:
         raise tr.err(node, f"asc.LocalTensorAuto: a length known at run time must be computed from the kernel's "
                            f"scalar parameters (its Unified Buffer space is given at kernel start), not from "
-                           f"{', '.join(bad)} (a local or reassigned value)", KernelTypeError)
+                           f"{', '.join(bad)} (a local value, a call or a reassigned parameter)", KernelTypeError)
     return f"static_cast<uint32_t>({text} * {d.size})"
 
 
