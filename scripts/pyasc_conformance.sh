@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pyasc conformance: runs pyasc's own tests (tutorials 01 to 05, kernels/test_vadd.py and test_matmul*.py,
-# kernels/insert_sync/test_vadd*.py, test_softmax.py and test_matmul.py, generalization/basic/*.py and
-# generalization/adv/*.py) against this
+# kernels/insert_sync/test_vadd*.py, test_softmax.py, test_matmul.py, test_quant.py and test_quant_dynamic.py,
+# generalization/basic/*.py and generalization/adv/*.py (test_quant.py among them)) against this
 # checkout of asc, and prints a pass/fail table.
 #
 #   scripts/pyasc_conformance.sh PYASC_CHECKOUT      (a git checkout of hicann/pyasc, or its git dir)
@@ -53,7 +53,7 @@ done
 for f in test_vadd.py test_matmul.py test_matmul_torch.py; do
     run_pytest "$WORK/python/test/kernels" "$f"
 done
-for f in test_vadd.py test_vadd_scalar.py test_softmax.py test_matmul.py; do
+for f in test_vadd.py test_vadd_scalar.py test_softmax.py test_matmul.py test_quant.py test_quant_dynamic.py; do
     # each file on its own: pyasc's two test_vadd.py have one basename (pytest's rootdir-less import mode clashes)
     cp "$WORK/python/test/kernels/conftest.py" "$WORK/python/test/kernels/insert_sync/conftest.py"
     run_pytest "$WORK/python/test/kernels/insert_sync" "$f"

@@ -190,6 +190,13 @@ for _n, _c in (("exp", "Exp"), ("tanh", "Tanh"), ("sin", "Sin"), ("cos", "Cos"),
     api(f"adv.{_n}", "adv", _c, "dst:dst src:src shared_tmp_buffer:dst count:n", pipe="V",
         note="the (dst, src, shared_tmp_buffer, count) form")
 
+api("adv.quant", "adv", "AscendQuant", "dst:dst src:src scale:s offset:s count:n=None temp_buffer:dst=None "
+    "reuse_source:T=False config:p=None", pipe="V", special="quant",
+    note="the per-tensor form: dst int8, src float16 or float32, scalar scale and offset; with or without "
+         "temp_buffer (uint8, at least 512 bytes) and count; the QuantConfig form")
+api("adv.QuantConfig", "adv", "AscendQuantConfig", special="ctor",
+    note="calc_count, offset_count, scale_count, work_local_size: compile-time ints, a static constexpr")
+
 # ------------------------------------------------------------------ not yet: named so that docs/pyasc.md lists them
 
 not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_interpolation", "brcb", "cast_deq",

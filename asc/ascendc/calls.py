@@ -5,11 +5,12 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import re
 import warnings
 
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
 from . import api as api_mod
-from . import cube, dtypes, enums, matmul, objects, struct
+from . import cube, dtypes, enums, matmul, objects, quant, struct
 from .values import Bound, Const, Deferred, Val, bind_args, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
@@ -327,6 +328,52 @@ def sp_softmax(tr, node, a, args, kwargs):
     return void(f"AscendC::SoftMax{targs}({', '.join(cargs)})")
 
 
+def _none(v) -> bool:
+    return v is None or (isinstance(v, Const) and v.value is None)
+
+
+def sp_quant(tr, node, a, args, kwargs):
+    sig, got = bind(tr, node, a, args, kwargs)
+    dst = tensor_of(tr, node, got["dst"], "dst", a.name, ("ltensor",))
+    src = tensor_of(tr, node, got["src"], "src", a.name, ("ltensor",))
+    if src.dtype not in (dtypes.float16, dtypes.float32):
+        raise tr.err(node, f"asc.adv.quant: src is {src.dtype.name}: AscendQuant quantizes half or float "
+                           f"(float16 or float32) to int8", KernelTypeError)
+    if dst.dtype is not dtypes.int8:
+        raise tr.err(node, f"asc.adv.quant: dst is {dst.dtype.name}: the per-tensor AscendQuant of A2 writes int8 "
+                           f"(dst must be an int8 tensor)", KernelTypeError)
+    tensors = [("dst", "dst", dst), ("src", "src", src)]
+    cargs = [dst.text, src.text]
+    tmp = got.get("temp_buffer")
+    if not _none(tmp):
+        t = tensor_of(tr, node, tmp, "temp_buffer", a.name, ("ltensor",))
+        if t.dtype is not dtypes.uint8:
+            raise tr.err(node, f"asc.adv.quant: temp_buffer is {t.dtype.name}: AscendQuant's sharedTmpBuffer is a "
+                               f"uint8 tensor (its size in bytes)", KernelTypeError)
+        tensors.append(("dst", "temp_buffer", t))
+        cargs.append(t.text)
+    # pyasc materializes scale and offset in src's element type; the C parameters are float
+    for k in ("scale", "offset"):
+        cargs.append(scalar_as(tr, node, got[k], src.dtype, f"asc.adv.quant: {k}"))
+    count = got.get("count")
+    if not _none(count):
+        cargs.append(tr.int_text(count, node))
+    reuse = got.get("reuse_source", Const(False))
+    if not (isinstance(reuse, Const) and isinstance(reuse.value, bool)):
+        raise tr.err(node, "asc.adv.quant: reuse_source must be a compile-time bool", KernelTypeError)
+    targs = [src.dtype.cname, "true" if reuse.value else "false"]
+    cfg = got.get("config")
+    if not _none(cfg):
+        if not (isinstance(cfg, Const) and isinstance(cfg.value, quant.QuantConfig)):
+            raise tr.err(node, "asc.adv.quant: config must be an asc.adv.QuantConfig(calc_count, offset_count, "
+                               "scale_count, work_local_size) of compile-time ints", KernelTypeError)
+        name = tr.fresh("quant_cfg")
+        tr.parts.append(f"static constexpr AscendC::AscendQuantConfig {name} = {cfg.value.ctext()};")
+        targs.append(name)
+    sync_before(tr, "V", tensors)
+    return void(f"AscendC::AscendQuant<{', '.join(targs)}>({', '.join(cargs)})")
+
+
 def sp_call(tr, node, a, args, kwargs):
     if a.name == "get_tpipe_ptr":
         return Val("pipeptr", "::GetTPipePtr()", "AscendC::TPipe*")     # global in CANN (kernel_common.h)
@@ -390,7 +437,7 @@ def sp_coretype(tr, node, a, args, kwargs):
 
 SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf": sp_printf,
             "softmax": sp_softmax, "call": sp_call, "trans_5hd": sp_trans_5hd, "regist": matmul.register,
-            "coretype": sp_coretype}
+            "coretype": sp_coretype, "quant": sp_quant}
 
 
 # ------------------------------------------------------------------ constructors
@@ -409,6 +456,40 @@ def _pos_arg(tr, node, v, what):
 
 def _args(tr, node, name, names, args, kwargs, defaults=None):
     return bind_args(tr, node, f"asc.{name}", names, args, kwargs, defaults)
+
+
+_C_WORDS = frozenset({"static_cast", "int64_t", "int32_t", "uint32_t", "uint64_t", "int16_t", "uint16_t"})
+
+
+def _auto_bytes(tr, node, length, d):
+    """The bytes of a LocalTensorAuto of `length` elements (an int or a shape: a tuple of dims): an int, or, for a
+    length known at run time, the C expression of the kernel's scalar parameters that gives it (its TBuf is given
+    its space at kernel start, where only the parameters exist)."""
+    dims = list(length.value) if isinstance(length, Const) and isinstance(length.value, (tuple, list)) else [length]
+    dims = [x if isinstance(x, (Const, Val)) else Const(x) for x in dims]
+    what = "asc.LocalTensorAuto: the length" if len(dims) == 1 else "asc.LocalTensorAuto: each dim of the shape"
+    for x in dims:
+        if isinstance(x, Const) and (isinstance(x.value, bool) or not isinstance(x.value, int)):
+            raise tr.err(node, f"{what} must be an int, got {x.value!r}", KernelTypeError)
+        if isinstance(x, Val) and (x.kind != "scalar" or x.dtype is None or not x.dtype.is_int):
+            raise tr.err(node, f"{what} must be an int, got a {x.kind} of {getattr(x.dtype, 'name', '?')}",
+                         KernelTypeError)
+    if all(isinstance(x, Const) for x in dims):
+        n = 1
+        for x in dims:
+            n *= x.value
+        if n <= 0:
+            raise tr.err(node, f"asc.LocalTensorAuto: the length must be positive, got {n}", KernelTypeError)
+        return n * d.size
+    text = " * ".join(f"({tr.int_text(x, node)})" for x in dims)
+    stored = {n.id for n in ast.walk(tr.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    free = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)) - _C_WORDS
+    bad = sorted(free - (tr.prog.scalar_params - {ident(x) for x in stored}))
+    if bad:
+        raise tr.err(node, f"asc.LocalTensorAuto: a length known at run time must be computed from the kernel's "
+                           f"scalar parameters (its Unified Buffer space is given at kernel start), not from "
+                           f"{', '.join(bad)} (a local value, a call or a reassigned parameter)", KernelTypeError)
+    return f"static_cast<uint32_t>({text} * {d.size})"
 
 
 def construct(tr, node, cls, args, kwargs):
@@ -464,19 +545,15 @@ def construct(tr, node, cls, args, kwargs):
     if name == "LocalTensorAuto":
         got = _args(tr, node, name, ["dtype", "length"], args, kwargs)
         d = _dtype_arg(tr, node, got["dtype"], "LocalTensorAuto: dtype")
-        n = got["length"]
-        if not (isinstance(n, Const) and isinstance(n.value, int)) or n.value <= 0:
-            raise tr.err(node, "asc.LocalTensorAuto: the length must be a positive compile-time int (a ConstExpr "
-                               "parameter or a constant): its Unified Buffer space is reserved at kernel start",
-                         KernelTypeError)
         if not tr.is_kernel:
             raise tr.err(node, "asc.LocalTensorAuto is created in the kernel function itself (pass it to helpers)")
+        nbytes = _auto_bytes(tr, node, got["length"], d)
         key = (node.lineno, node.col_offset)
         bid = tr.prog.auto_sites.get(key)
         if bid is None:
             bid = len(tr.prog.autos)
             tr.prog.auto_sites[key] = bid
-            tr.prog.autos.append((bid, n.value * d.size))
+            tr.prog.autos.append((bid, nbytes))
         tr.prog.insert_sync = True
         ct = f"AscendC::LocalTensor<{d.cname}>"
         return Val("new", ct + " {name} = " + f"asc_auto_buf_{bid}.Get<{d.cname}>();", ct, d, ("auto", bid),

@@ -18,8 +18,9 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
 - Backends (`asc.runtime.config`): `Backend.CPU` runs on the CPU twin; `Backend.Model` (CANN's simulator in
   pyasc) runs on the CPU twin too, with a one-time notice; `Backend.NPU` without an NPU is an error saying what
   to run instead.
-- `LocalTensorAuto` (and `@asc.jit(insert_sync=True)`): each LocalTensorAuto becomes a `TBuf` of a kernel TPipe,
-  and the translator inserts the `SetFlag`/`WaitFlag` pairs (MTE2->V, V->MTE3, MTE2->S, and the next iteration's
+- `LocalTensorAuto` (and `@asc.jit(insert_sync=True)`): each LocalTensorAuto becomes a `TBuf` of a kernel TPipe
+  (its length or shape compile-time, or, known at run time, an expression of the kernel's scalar parameters: the
+  TBuf is given its space at kernel start), and the translator inserts the `SetFlag`/`WaitFlag` pairs (MTE2->V, V->MTE3, MTE2->S, and the next iteration's
   V/MTE3->MTE2) a real build needs.
 - Arguments: NumPy arrays and torch CPU tensors (global memory), Python scalars, `asc.language.core.struct`
   structs, and compile-time values for `asc.ConstExpr` parameters.
@@ -32,7 +33,7 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
   Compare/Select, the reductions, TransDataTo5HD (16-bit elements; tensor lists, uint64_t address arrays and the
   address-tensor form, whose element type asc takes from the addresses stored with
   `set_value(i, t[k].get_phy_addr())`), SetAippFunctions (the configuration, checked as documented; LoadImageToLocal,
-  which applies it, is not yet), SoftMax (ND, last axis, from the ShapeInfo), LeakyRelu, DataCopy with
+  which applies it, is not yet), SoftMax (ND, last axis, from the ShapeInfo), AscendQuant (per tensor, int8 output: lib/ascend_quant.h), LeakyRelu, DataCopy with
   DataCopyParams between GM and UB, the cube basic API and the Matmul high-level API (below), and is growing to AddRelu/SubRelu, the
   bitwise and shift APIs and the repeat form of Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
@@ -113,6 +114,25 @@ and the Python line:
 The emulation is fast enough to develop on: a 1024 x 1024 x 1024 float16 Matmul takes about 0.15 s per launch on
 the CPU twin of a 2-core machine (`python benchmarks/pyasc_matmul.py`; NumPy's float32 matmul: 0.03 s), the
 operands converted to float32 once per core and multiplied by a register-blocked kernel compiled -O3.
+
+## Quantization (`asc.adv.quant`)
+
+`asc.adv.quant(dst, src, scale, offset, count=None, temp_buffer=None, reuse_source=False, config=None)` is the
+per-tensor `AscendC::AscendQuant<T, isReuseSource[, config]>(dst, src[, sharedTmpBuffer], scale, offset[,
+calCount])` of A2 (pyasc's tests kernels/insert_sync/test_quant.py, test_quant_dynamic.py and
+generalization/adv/test_quant.py run unmodified); `asc.adv.QuantConfig(calc_count, offset_count, scale_count,
+work_local_size)` (compile-time ints) becomes a `static constexpr AscendC::AscendQuantConfig`. As the Ascend C docs
+and asc-devkit's implementation compute it, all in half: a float src is cast to half (to nearest even), scale and
+offset (pyasc materializes them in src's type; the C parameters are float) are cast to half, then `half(x *
+scale)`, `half(... + offset)`, and the cast to int8 rounds to nearest even and saturates to [-128, 127]. With
+`calc_count` and `work_local_size` both non-zero the call computes `calc_count` elements, whatever `count` says (the
+docs' constant parameters). ascend-sim (asc/include/ascend_sim/lib/ascend_quant.h) computes chunk by chunk of the
+temporary buffer as the NPU, and refuses, naming the call and the Python line: a temp_buffer under 512 bytes
+(GetAscendQuantMaxMinTmpSize's minimum), a `work_local_size` under 512 bytes or over the temp_buffer, a count (or
+`calc_count`) over src's or dst's size or not a multiple of 32 (the int8 output's data length must be 32-byte
+aligned), and a temp_buffer overlapping src or dst (src and dst may be the same buffer). The translator refuses a src
+other than float16 / float32, a dst other than int8, a temp_buffer other than uint8 and a config that is not a
+QuantConfig.
 
 ## Host tiling (`asc.lib.host`)
 

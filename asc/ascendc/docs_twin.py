@@ -60,6 +60,15 @@ Last run (38 distinct sources of 39 launches; 30 agree, all 30 bit-equal; the so
 | vadd_kernel | generalization/basic/test_vadd.py::test_vadd[dtype5-size5] | 16 | 1 | 0.00 | pass | none |
 | vadd_kernel | generalization/basic/test_vadd_bits.py::test_vadd_bits[dtype4-size4] | 16 | 1 | 0.00 | pass | none |
 
+pyasc's quantization tests (kernels/insert_sync/test_quant.py and test_quant_dynamic.py, generalization/adv/
+test_quant.py: `asc.adv.quant`, AscendQuant with and without a QuantConfig, float16 and float32), run the same way
+later: 6 distinct sources of 6 launches, all 6 bit-equal with asc (Huawei's AscendQuant code: the cast of float to
+half, Muls, Adds and the cast to int8, chunk by chunk of the temporary buffer), none of Huawei's checks fired; so
+are the 21 distinct sources of tests/ascendc/test_pyasc_quant.py that succeed (.5 ties, saturation, several chunks
+with a tail, 1 to 4 blocks, the QuantConfig and no-temp-buffer forms, dst in src's buffer), captured the same way.
+The twin's model of the half -> int8 conversion is asc's own (scripts/twin_extra_model.cpp), so that last rounding
+is not a second opinion; the order of the steps and the chunking are Huawei's.
+
 `python scripts/pyasc_twin.py` runs asc's own pyasc kernels (tests/ascendc/pyasc_kernels.py: the binary, scalar
 and unary families, the queue and the insert_sync vadd, over float32, float16, int32 and int16, 18 kernels): all 18
 equal ascend-sim bit for bit on the twin and NumPy within 0.59 ulp (unary_float32: Exp, Ln, Sqrt, Rsqrt,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import api as _api
 from .matmul import MatmulConfig as _MatmulConfig
 from .matmul import MatmulType as _MatmulType
+from .quant import QuantConfig as _QuantConfig
 from .tiling import TCubeTiling as _TCubeTiling
 
 
@@ -140,13 +141,14 @@ for _a in _api.TABLE:
 
 
 class _Adv:
-    """asc.adv: the advanced APIs (softmax, ...)."""
+    """asc.adv: the advanced APIs (softmax, quant, ...)."""
 
     SoftmaxTiling = SoftmaxTiling
     TCubeTiling = _TCubeTiling
     Matmul = Matmul
     MatmulType = _MatmulType
     MatmulConfig = _MatmulConfig
+    QuantConfig = _QuantConfig
 
     def __repr__(self) -> str:
         return "<module 'asc.adv'>"

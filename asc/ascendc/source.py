@@ -127,6 +127,7 @@ def translate_kernel(jf, bound: list) -> Kernel:
             ct = a.dtype.cname
             tr.env[a.name] = Val("scalar", cn, ct, a.dtype)
             tr.declare(a.name, ct)
+            prog.scalar_params.add(cn)
             sig.append(f"{ct} {cn}")
             params.append(("scalar", cn, ct))
             spec.append(f"{a.name}: {a.dtype.name}")

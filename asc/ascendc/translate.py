@@ -87,8 +87,9 @@ class Program:
         self.helpers: dict = {}            # specialization key -> (c name, return Val or None, exit sync state)
         self.helper_names: dict = {}
         self.structs: dict = {}            # Struct class -> C declaration
-        self.autos: list = []              # (buffer id, ctype, bytes)
+        self.autos: list = []              # (buffer id, bytes: an int, or a C expression of the parameters)
         self.auto_sites: dict = {}         # ast node id -> buffer id
+        self.scalar_params: set = set()    # the C names of the kernel's scalar parameters
         self.insert_sync = bool(options.insert_sync)
         self.sync = SyncState()
         self.line_files: dict = {}         # python line -> Loc (for ascend-sim reports)

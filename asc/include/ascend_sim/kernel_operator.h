@@ -2807,3 +2807,6 @@ inline int run_mix_blocks(uint32_t blockDim, F body, char* err, int errLen, int*
 }
 
 }  // namespace ascend_sim
+
+// the advanced APIs CANN declares through kernel_operator.h, each in its own header here
+#include "lib/ascend_quant.h"
