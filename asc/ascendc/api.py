@@ -236,17 +236,19 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
                                "en_partial_sum and wait_iterate_batch not yet"}.get(_n, ""))
 # the cube basic API (cube.py): GM -> A1/B1 with data_copy(dst, src, Nd2NzParams), A1/B1 -> A2/B2, Mmad, Fixpipe
 api("load_data", "basic", "LoadData", "dst:dst src:src params:p", pipe="MTE1", special="load_data",
-    note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2), if_transpose for 16-bit data; the GM source, "
-         "LoadData2DParamsV2 and the 3-D forms are not yet")
+    note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2) of float16, bfloat16, float32 and int8 (16 x 32 "
+         "fractals), if_transpose for 16-bit data; the GM source, LoadData2DParamsV2 and the 3-D forms are not yet")
 api("load_data_with_transpose", "basic", "LoadDataWithTranspose", "dst:dst src:src params:p", pipe="MTE1",
     special="load_data_with_transpose",
     note="LoadData2dTransposeParams, float32 (16-bit data: load_data with if_transpose); V2 params not yet")
 api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", special="mmad",
-    note="float16 / bfloat16 / float32 operands into a float32 L0C; accumulate with cmatrix_init_val=False; the "
-         "bias-tensor form is not yet")
+    note="float16 / bfloat16 / float32 operands into a float32 L0C, int8 into an int32 L0C (exact); accumulate "
+         "with cmatrix_init_val=False; the bias-tensor form is not yet")
 api("fixpipe", "basic", "Fixpipe", "dst:dst src:src params:p config:T=None", pipe="FIX", special="fixpipe",
-    note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; quant_pre NoQuant / F322F16 / F322BF16 (the other "
-         "pre-modes and cbuf_workspace are refused)")
+    note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; every quant_pre of FixpipeParamsV220: float32 L0C -> "
+         "float32 / float16 (F322F16) / bfloat16 (F322BF16) / int8, uint8 ((V)QF322B8_PRE), int32 L0C -> int32 / "
+         "float16 ((V)DEQF16) / int8, uint8 ((V)REQ8); the V modes with a cbuf_workspace (uint64 in L1, a word per "
+         "column); words with MCB or a nonzero Offset are refused")
 api("set_sys_workspace", "basic", "SetSysWorkspace", "workspace:p", special="sys_workspace")
 api("get_sys_workspace", "basic", "GetSysWorkspacePtr", "", special="sys_workspace",
     note="a GlobalAddress of uint8; before any set_sys_workspace it is refused (a null workspace)")
