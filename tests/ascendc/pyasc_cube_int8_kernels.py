@@ -224,3 +224,46 @@ def broken(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddress, w:
         asc.fixpipe(gc, c1, p)  # RULE: pair
     qw.free_tensor(w1)
     qc.free_tensor(c1)
+
+
+# ------------------------------------------------------------------ the Matmul high-level API with int8 A and B
+
+from pyasc_matmul_kernels import offsets  # noqa: E402  (the per-core offsets and tails of test_pyasc_matmul)
+
+
+@asc.jit
+def mm_adv_int8(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+                qv: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, quant_word: int,
+                mode: asc.ConstExpr[str], with_bias: asc.ConstExpr[bool]):
+    """asc.adv.Matmul of int8 A (M x K) and B (K x N) into an int32 C (mode "none") or a float16 C dequantized with
+    set_quant_scalar(quant_word) ("scalar") or set_quant_vector(qv) ("vector", one word per column); a MIX kernel."""
+    off_a, off_b, off_c, off_n, tail_m, tail_n = offsets(tiling, False, False)
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    gbias = asc.GlobalTensor()
+    gq = asc.GlobalTensor()
+    ga.set_global_buffer(a + off_a)
+    gb.set_global_buffer(b + off_b)
+    gc.set_global_buffer(c + off_c)
+    gbias.set_global_buffer(bias + off_n)
+    gq.set_global_buffer(qv + off_n)
+    pipe = asc.TPipe()
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype),
+                        bias=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gbias.dtype))
+    asc.adv.register_matmul(pipe, workspace, mm, tiling)
+    if asc.get_block_idx() < tiling.used_core_num:
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        if with_bias:
+            mm.set_bias(gbias)
+        if mode == "scalar":
+            mm.set_quant_scalar(quant_word)  # RULE: mm_quant_scalar
+        if mode == "vector":
+            mm.set_quant_vector(gq)  # RULE: mm_quant_vector
+        mm.set_tail(tail_m, tail_n)
+        mm.iterate_all(gc)  # RULE: mm_iterate_all
+        mm.end()
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)

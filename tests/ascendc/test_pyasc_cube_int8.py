@@ -304,3 +304,112 @@ def test_a_float_l0c_to_int8_needs_qf322b8():
     msg = str(e.value)
     assert "Fixpipe: a float L0C to an int8_t output needs quantPre = QF322B8_PRE or VQF322B8_PRE, not REQ8" in msg
     assert line_of("f16_pair") in msg, msg
+
+
+# ------------------------------------------------------------------ asc.adv.Matmul of int8 A and B
+
+import asc.lib.host as host  # noqa: E402
+
+HDT = {np.int32: host.DataType.DT_INT32, np.float16: host.DataType.DT_FLOAT16}
+WS = np.zeros(16 * 1024 * 1024, np.uint8)
+
+
+def mm_tiling(m, n, k, dim, c_dt, bias=False):
+    """pyasc's host tiling with DT_INT8 A and B (as test_matmul_quant.py builds it)."""
+    t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
+    t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT8, False)
+    t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT8, False)
+    t.set_c_type(host.TPosition.GM, host.CubeFormat.ND, HDT[c_dt])
+    t.set_bias_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_INT32)
+    t.set_dim(dim)
+    t.set_org_shape(m, n, k)
+    t.set_shape(m, n, k)
+    t.enable_bias(bias)
+    t.set_buffer_space(-1, -1, -1)
+    tl = asc.adv.TCubeTiling()
+    assert t.get_tiling(tl) == 0, t.error
+    return tl
+
+
+def run_mm(m, n, k, dim, c_dt, mode="none", quant_word=0, words=None, bias=False, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    bv = rng.integers(-2 ** 20, 2 ** 20, n).astype(np.int32)
+    a[0], b[:, 0] = 127, 127                 # C[0, 0] = 127 * 127 * k: above 2**24 and odd for a large odd k
+    qv = np.zeros(n, np.uint64) if words is None else np.array(words, np.uint64)
+    tl = mm_tiling(m, n, k, dim, c_dt, bias)
+    c = np.zeros((m, n), c_dt)
+    K.mm_adv_int8[-(-tl.used_core_num // 2), rt.current_stream()](a, b, c, bv, qv, tl, WS, quant_word, mode, bias)
+    acc = a.astype(np.int64) @ b.astype(np.int64) + (bv if bias else 0)
+    assert np.abs(acc).max() < 2 ** 31
+    return c, acc.astype(np.int32), tl
+
+
+@pytest.mark.parametrize("m,n,k,dim", [(64, 64, 64, 1), (96, 80, 2049, 4), (50, 70, 130, 3)])
+def test_matmul_int8_to_int32_exact(m, n, k, dim):
+    c, acc, tl = run_mm(m, n, k, dim, np.int32)
+    assert (c == acc).all()
+    if k == 2049:
+        assert acc[0, 0] == 127 * 127 * 2049 and acc[0, 0] > 2 ** 24 and acc[0, 0] % 2
+
+
+def test_matmul_int8_int32_bias():
+    c, acc, _ = run_mm(48, 64, 96, 2, np.int32, bias=True, seed=1)
+    assert (c == acc).all()
+
+
+@pytest.mark.parametrize("m,n,k,dim", [(64, 64, 64, 1), (50, 70, 130, 4)])
+def test_matmul_set_quant_scalar(m, n, k, dim):
+    w = word(2.0 ** -12 * 1.3711)
+    c, acc, _ = run_mm(m, n, k, dim, np.float16, "scalar", quant_word=w, seed=2)
+    assert np.array_equal(c.view(np.uint16), ref_deqf16(acc, m1_of(w)).view(np.uint16))
+
+
+@pytest.mark.parametrize("m,n,k,dim", [(64, 64, 64, 1), (50, 70, 130, 4), (256, 256, 256, 16)])
+def test_matmul_set_quant_vector(m, n, k, dim):
+    rng = np.random.default_rng(3)
+    scales = ((rng.random(n) - 0.5) * 10 * 2.0 ** -10).astype(np.float32)
+    words = [word(s) for s in scales]
+    c, acc, _ = run_mm(m, n, k, dim, np.float16, "vector", words=words, seed=3)
+    ref = ref_deqf16(acc, np.array([m1_of(w) for w in words]))
+    assert np.array_equal(c.view(np.uint16), ref.view(np.uint16))
+
+
+def test_matmul_tiling_of_int8_within_the_budgets():
+    # pyasc's test_matmul_quant.py shapes (m, k, n) with set_dim(16): base blocks of whole 16 x 32 int8 fractals
+    for m, k, n in [(256, 256, 256), (256, 128, 64), (64, 128, 256)]:
+        tl = mm_tiling(m, n, k, 16, np.float16)
+        assert tl.base_k % 32 == 0 and tl.base_m % 16 == 0 and tl.base_n % 16 == 0
+        assert tl.base_m * tl.base_k <= 64 * 1024 and tl.base_n * tl.base_k <= 64 * 1024
+        assert tl.base_m * tl.base_n * 4 <= 128 * 1024
+        assert tl.depth_a1 * tl.base_m * tl.base_k + tl.depth_b1 * tl.base_k * tl.base_n <= 512 * 1024
+
+
+def mm_broken(c_dt, mode, quant_word=0, words=None):
+    with pytest.raises(AscendSimError) as e:
+        run_mm(64, 64, 64, 1, c_dt, mode, quant_word, words)
+    return str(e.value)
+
+
+def test_matmul_half_c_of_int8_needs_a_quantization():
+    msg = mm_broken(np.float16, "none")
+    assert line_of("mm_iterate_all") in msg and "Matmul::IterateAll: C of half for int8_t A and B is the int32_t " \
+        "L0C dequantized: call SetQuantScalar (DEQF16) or SetQuantVector (VDEQF16)" in msg, msg
+
+
+def test_matmul_quant_scalar_with_an_int32_c():
+    msg = mm_broken(np.int32, "scalar", word(0.5))
+    assert line_of("mm_quant_scalar") in msg and "Matmul::SetQuantScalar: C is int32_t: the int32_t L0C goes to an " \
+        "int32_t C unquantized" in msg, msg
+
+
+def test_matmul_quant_words_refused():
+    msg = mm_broken(np.float16, "scalar", word(0.5, extra=1 << 36))
+    assert line_of("mm_quant_scalar") in msg and "Matmul::SetQuantScalar: the quantization scalar: MCB (bit 36" \
+        in msg, msg
+    words = [word(0.5)] * 64
+    words[5] = word(np.inf)
+    msg = mm_broken(np.float16, "vector", words=words)
+    assert line_of("mm_iterate_all") in msg and "Matmul::IterateAll: the quantization vector's word 5: the scale " \
+        "(bits [31:13]) is inf or nan" in msg, msg
