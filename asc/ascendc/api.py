@@ -250,7 +250,8 @@ api("load_data_with_transpose", "basic", "LoadDataWithTranspose", "dst:dst src:s
     note="LoadData2dTransposeParams, float32 (16-bit data: load_data with if_transpose); V2 params not yet")
 api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", special="mmad",
     note="float16 / bfloat16 / float32 operands into a float32 L0C, int8 into an int32 L0C (exact); accumulate "
-         "with cmatrix_init_val=False; the bias-tensor form is not yet")
+         "with cmatrix_init_val=False; the bias-tensor form mmad(dst, fm, filter, bias, params): the bias row of the "
+         "L0C's type in the BiasTable (TPosition.C2, filled from C1 with data_copy)")
 api("fixpipe", "basic", "Fixpipe", "dst:dst src:src params:p config:T=None", pipe="FIX", special="fixpipe",
     note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; every quant_pre of FixpipeParamsV220: float32 L0C -> "
          "float32 / float16 (F322F16) / bfloat16 (F322BF16) / int8, uint8 ((V)QF322B8_PRE), int32 L0C -> int32 / "

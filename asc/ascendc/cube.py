@@ -178,13 +178,15 @@ def sp_load_data_with_transpose(tr, node, a, args, kwargs) -> Val:
 
 
 def sp_mmad(tr, node, a, args, kwargs) -> Val:
-    """mmad(dst, fm, filter, params) -> AscendC::Mmad; the form with a bias tensor is refused (no bias table)."""
+    """mmad(dst, fm, filter, params) -> AscendC::Mmad; mmad(dst, fm, filter, bias, params) (the bias row in the
+    BiasTable buffer, TPosition.C2, of the L0C's type) -> AscendC::Mmad(dst, fm, filter, bias, params)."""
     _on_cube(tr, node, "mmad")
-    if len(args) + len(kwargs) == 5 or "bias" in kwargs:
-        raise tr.err(node, "asc.mmad with a bias tensor (C2 / the bias table) is not supported yet by asc")
-    got = _bind(tr, node, "mmad", ("dst", "fm", "filter", "params"), args, kwargs)
-    if len(got) != 4:
-        raise tr.err(node, "asc.mmad takes (dst, fm, filter, params)", KernelTypeError)
+    with_bias = len(args) + len(kwargs) == 5 or "bias" in kwargs
+    names = ("dst", "fm", "filter", "bias", "params") if with_bias else ("dst", "fm", "filter", "params")
+    got = _bind(tr, node, "mmad", names, args, kwargs)
+    if len(got) != len(names):
+        raise tr.err(node, "asc.mmad takes (dst, fm, filter, params) or (dst, fm, filter, bias, params)",
+                     KernelTypeError)
     ts = [_tensor(tr, node, got[k], f"asc.mmad: {k}", ("ltensor",)) for k in ("dst", "fm", "filter")]
     p = _struct(tr, node, got["params"], "asc.mmad: params", "MmadParams")
     dst, fm, flt = ts
@@ -198,7 +200,14 @@ def sp_mmad(tr, node, a, args, kwargs) -> Val:
     if dst.dtype is not want:
         raise tr.err(node, f"asc.mmad: dst (L0C) holds {dst.dtype.name}: {fm.dtype.name} operands accumulate in "
                            f"{want.name}", KernelTypeError)
-    return _void(f"AscendC::Mmad({dst.text}, {fm.text}, {flt.text}, {p.text})")
+    bias = ""
+    if with_bias:
+        bt = _tensor(tr, node, got["bias"], "asc.mmad: bias", ("ltensor",))
+        if bt.dtype is not want:
+            raise tr.err(node, f"asc.mmad: the bias holds {bt.dtype.name}: the bias of {fm.dtype.name} operands is "
+                               f"{want.name} (the L0C's type)", KernelTypeError)
+        bias = f"{bt.text}, "
+    return _void(f"AscendC::Mmad({dst.text}, {fm.text}, {flt.text}, {bias}{p.text})")
 
 
 def sp_fixpipe(tr, node, a, args, kwargs) -> Val:

@@ -80,8 +80,14 @@ disagrees with the output type, a scale that is inf, nan or subnormal (the docs 
 fields asc does not emulate: MCB (bit 36, a right shift of the int32 by N first: the docs give N two encodings) and
 a nonzero Offset (bits [45:37]: the docs do not say whether it is signed).
 
+`asc.mmad(l0c, l0a, l0b, bias, params)` adds a bias row: `bias` is a LocalTensor of the L0C's type (float32;
+int32 for int8 operands) at `TPosition.C2` (the 1 KB BiasTable buffer, 64-byte aligned), filled from L1 with
+`asc.data_copy(bt, l1, count)` (whole 32-byte blocks, the count rounded down as the docs say; the half -> float
+conversion form is not yet); C = A B + bias, so `cmatrix_init_val=False` with a bias is refused, as are a bias
+outside C2 and a copy into C2 from GM.
+
 The translator refuses what it sees at compile time: `load_data` from GM, LoadData2DParamsV2 and the 3-D forms,
-`mmad` with a bias tensor, operands of two types or of a type the cube does not take (uint8, int4), an L0C of
+a bias of another type than the L0C's, operands of two types or of a type the cube does not take (uint8, int4), an L0C of
 another type than the operands' (float32; int32 for int8), a Fixpipe dtype pair the docs do not list, a
 `cbuf_workspace` that is not uint64, `load_data_with_transpose` of 16-bit data.
 
@@ -100,7 +106,7 @@ transpose)`, `set_bias`, `disable_bias`, `set_tail(tail_m, tail_n, tail_k)`, `se
 mm.Iterate()` as `for (int64_t count = 0; mm.Iterate(false); ++count)`, `mm.GetTensorC(...)`, `mm.End()`. The
 tiling is CANN's `TCubeTiling` (`#include "kernel_tiling/kernel_tiling.h"`; `tiling.base_m` is `tiling.baseM`).
 `MatmulConfig()` is CFG_NORM and `MatmulConfig(do_norm=False, do_multi_data_load=True)` CFG_MDL; other
-configurations, matmul policies, batch iteration and quantization are not yet.
+configurations, matmul policies and the batch forms other than IterateBatch's are not yet.
 
 A kernel with a Matmul is, as in pyasc, a MIX kernel (`KERNEL_TYPE_MIX_AIC_1_2`: each of the launch's blocks is
 one AIC and two AIVs; `set_dim(48)` on the host counts the AIVs) or, with `@asc.jit(matmul_cube_only=True)`, a
@@ -112,14 +118,19 @@ ascend-sim's Matmul (asc/include/ascend_sim/lib/matmul_intf.h) takes A and B in 
 not, of float16, bfloat16 or float32, C float32 or the inputs' type in GM or UB, a float32 (or input-typed)
 bias; it multiplies each base block (baseM x baseN over the whole K, in the tiling's iterate_order: 0 M first,
 1 N first) accumulating in float32 as L0C does, adds the bias row first, and rounds once to C's type; the core's
-part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. Its rules, each an error naming the call
+part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. int8 A and B accumulate exactly in int32
+(an int32 L0C, an int32 bias) into an int32 C, or into a float16 C dequantized as Fixpipe's DEQF16 / VDEQF16 do
+(above): `set_quant_scalar(word)` (`SetQuantScalar`, one uint64 word) or `set_quant_vector(gm)` (`SetQuantVector`,
+a uint64 GlobalTensor with a word per column of the core's part of C, as pyasc's test_matmul_quant.py offsets it). Its rules, each an error naming the call
 and the Python line:
 
 - a Matmul in a launch of vector cores only (`kernel_type=KERNEL_TYPE_AIV_ONLY`): there is no cube core;
 - a MIX kernel's `register_matmul` with a null workspace;
 - a method before the Matmul is initialized (register_matmul with a tiling, or `init`); `iterate` /
   `iterate_all` before `set_tensor_a` and `set_tensor_b`; `get_tensor_c` without a block from `iterate`;
-- A and B of different types, C neither float32 nor the inputs' type, a bias of another type;
+- A and B of different types, C neither float32 nor the inputs' type (int8: neither int32 nor float16), a bias
+  of another type; a float16 C of int8 A and B without `set_quant_scalar` / `set_quant_vector`, a quantization
+  with an int32 C or of float operands, a quantization word Fixpipe refuses;
 - the tiling: non-positive shapes, base_m / base_n not multiples of 16 or base_k not of 32 bytes of the input
   (whole fractals), L0A (base_m x base_k x size x db_l0a), L0B (base_k x base_n x size x db_l0b) over 64 KB,
   L0C (base_m x base_n x 4 x db_l0c) over 128 KB, L1 (depth_a1 x base_m x base_k + depth_b1 x base_k x base_n

@@ -148,6 +148,88 @@ def mm_f16_to_b8(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddre
 
 
 @asc.jit(kernel_type=AIC)
+def mm_bias(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+            m: asc.ConstExpr[int], n: asc.ConstExpr[int], k: asc.ConstExpr[int], case: asc.ConstExpr[str] = "ok"):
+    """C (m x n) = A (m x k) @ B (B^T given, n x k) + bias (n), int8 operands with an int32 bias or float16 ones
+    with a float32 bias: the bias GM -> L1 (C1) -> BiasTable (C2), then the mmad overload with the bias tensor."""
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    gbias = asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(bt)
+    gc.set_global_buffer(c)
+    gbias.set_global_buffer(bias)
+    dt = ga.dtype
+    c0 = 32 // dt.sizeof()
+    mp = (m + 15) // 16 * 16
+    np_ = (n + 15) // 16 * 16
+    kp = (k + c0 - 1) // c0 * c0
+    pipe = asc.TPipe()
+    qa1 = asc.TQue(asc.TPosition.A1, 1)
+    qb1 = asc.TQue(asc.TPosition.B1, 1)
+    qs1 = asc.TQue(asc.TPosition.C1, 1)
+    qbt = asc.TQue(asc.TPosition.C2, 1)
+    qa2 = asc.TQue(asc.TPosition.A2, 1)
+    qb2 = asc.TQue(asc.TPosition.B2, 1)
+    qc = asc.TQue(asc.TPosition.CO1, 1)
+    pipe.init_buffer(qa1, 1, mp * kp * dt.sizeof())
+    pipe.init_buffer(qb1, 1, np_ * kp * dt.sizeof())
+    pipe.init_buffer(qs1, 1, np_ * 4)
+    pipe.init_buffer(qbt, 1, np_ * 4)
+    pipe.init_buffer(qa2, 1, mp * kp * dt.sizeof())
+    pipe.init_buffer(qb2, 1, np_ * kp * dt.sizeof())
+    pipe.init_buffer(qc, 1, mp * np_ * 4)
+    a1 = qa1.alloc_tensor(dt)
+    b1 = qb1.alloc_tensor(dt)
+    s1 = qs1.alloc_tensor(gbias.dtype)
+    asc.data_copy(a1, ga, asc.Nd2NzParams(1, m, k, 0, k, mp, 1, 0))
+    asc.data_copy(b1, gb, asc.Nd2NzParams(1, n, k, 0, k, np_, 1, 0))
+    asc.data_copy(s1, gbias, np_)
+    qa1.enque(a1)
+    qb1.enque(b1)
+    qs1.enque(s1)
+    a1 = qa1.deque(dt)
+    b1 = qb1.deque(dt)
+    s1 = qs1.deque(gbias.dtype)
+    a2 = qa2.alloc_tensor(dt)
+    b2 = qb2.alloc_tensor(dt)
+    b_t = qbt.alloc_tensor(gbias.dtype)
+    for i in range(mp // 16):
+        asc.load_data(a2[i * kp * 16:], a1, asc.LoadData2DParams(i, kp // c0, mp // 16, 0, 0, False, 0))
+    asc.load_data(b2, b1, asc.LoadData2DParams(0, (kp // c0) * (np_ // 16), 1, 0, 0, False, 0))
+    if case == "bt_from_gm":
+        asc.data_copy(b_t, gbias, np_)  # RULE: bt_from_gm
+    asc.data_copy(b_t, s1, np_)
+    qa1.free_tensor(a1)
+    qb1.free_tensor(b1)
+    qs1.free_tensor(s1)
+    qa2.enque(a2)
+    qb2.enque(b2)
+    qbt.enque(b_t)
+    a2 = qa2.deque(dt)
+    b2 = qb2.deque(dt)
+    b_t = qbt.deque(gbias.dtype)
+    c1 = qc.alloc_tensor(gc.dtype)
+    if case == "bias_accumulate":
+        asc.mmad(c1, a2, b2, b_t, asc.MmadParams(m, n, k, unit_flag=0, cmatrix_source=False,  # RULE: bias_accumulate
+                                                 cmatrix_init_val=False))
+    elif case == "bias_in_l0b":
+        asc.mmad(c1, a2, b2, b2.reinterpret_cast(gbias.dtype), asc.MmadParams(m, n, k, unit_flag=0,  # RULE: bias_in_l0b
+                                                                             cmatrix_source=False,
+                                                                             cmatrix_init_val=True))
+    else:
+        asc.mmad(c1, a2, b2, b_t, asc.MmadParams(m, n, k, unit_flag=0, cmatrix_source=False, cmatrix_init_val=True))
+    qa2.free_tensor(a2)
+    qb2.free_tensor(b2)
+    qbt.free_tensor(b_t)
+    qc.enque(c1)
+    c1 = qc.deque(gc.dtype)
+    asc.fixpipe(gc, c1, asc.FixpipeParamsV220(n, m, mp, n))
+    qc.free_tensor(c1)
+
+
+@asc.jit(kernel_type=AIC)
 def broken(a: asc.GlobalAddress, bt: asc.GlobalAddress, c: asc.GlobalAddress, w: asc.GlobalAddress,
            case: asc.ConstExpr[str], quant: asc.ConstExpr = asc.QuantModes.NoQuant, deq: asc.ConstExpr[int] = 0):
     """C (32 x 32) = A (32 x 32 int8) @ B (B^T given) with one rule broken, chosen by `case`; quant / deq: the

@@ -128,7 +128,7 @@ def test_a_float16_output_needs_f322f16():
 @pytest.mark.parametrize("case,words", [
     ("from_gm", "asc.load_data from a GlobalTensor"),
     ("mixed", "asc.MmadParams: give m, n, k and either all of (is_bias"),
-    ("mmad_bias", "asc.mmad with a bias tensor"),
+    ("mmad_bias", "asc.mmad: the bias holds float16: the bias of float16 operands is float32"),
     ("b_type", "asc.mmad: fm holds float16, filter float32"),
     ("lwt_half", "asc.load_data_with_transpose of float16 is not supported by asc"),
     ("wrong_params", "asc.load_data: asc takes LoadData2DParams"),

@@ -414,3 +414,59 @@ def test_matmul_quant_words_refused():
     msg = mm_broken(np.float16, "vector", words=words)
     assert line_of("mm_iterate_all") in msg and "Matmul::IterateAll: the quantization vector's word 5: the scale " \
         "(bits [31:13]) is inf or nan" in msg, msg
+
+
+# ------------------------------------------------------------------ mmad with a bias tensor (the BiasTable, C2)
+
+def run_bias(m, n, k, dt, case="ok", seed=11):
+    rng = np.random.default_rng(seed)
+    npad = (n + 15) // 16 * 16
+    if dt == np.int8:
+        a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+        b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+        bias = np.zeros(npad, np.int32)
+        bias[:n] = rng.integers(-2 ** 24, 2 ** 24, n)
+        c = np.zeros((m, n), np.int32)
+    else:
+        a = rng.standard_normal((m, k)).astype(np.float16)
+        b = rng.standard_normal((k, n)).astype(np.float16)
+        bias = np.zeros(npad, np.float32)
+        bias[:n] = rng.standard_normal(n).astype(np.float32) * 8
+        c = np.zeros((m, n), np.float32)
+    K.mm_bias[1, rt.current_stream()](a, np.ascontiguousarray(b.T), c, bias, m, n, k, case)
+    return a, b, bias[:n], c
+
+
+@pytest.mark.parametrize("m,n,k", [(32, 48, 64), (20, 40, 50)])
+def test_mmad_with_an_int32_bias(m, n, k):
+    a, b, bias, c = run_bias(m, n, k, np.int8)
+    assert (c == (a.astype(np.int64) @ b.astype(np.int64) + bias).astype(np.int32)).all()
+
+
+def test_mmad_with_a_float32_bias():
+    a, b, bias, c = run_bias(32, 48, 64, np.float16)
+    # C starts from the bias; the float16 products are exact in float32 and summed in K order
+    ref = np.broadcast_to(bias, (32, 48)).astype(np.float32)
+    for i in range(64):
+        ref = (ref + a[:, i:i + 1].astype(np.float32) * b[i:i + 1, :].astype(np.float32)).astype(np.float32)
+    assert np.array_equal(c, ref)
+
+
+@pytest.mark.parametrize("case,words", [
+    ("bias_accumulate", "Mmad: cmatrixInitVal = false with a bias tensor: the bias form initializes C from the "
+                        "BiasTable"),
+    ("bias_in_l0b", "Mmad: the bias of Mmad is in the BiasTable buffer (C2)"),
+    ("bt_from_gm", "DataCopy: the BiasTable buffer (C2) is filled from L1 (C1), not from GM"),
+])
+def test_mmad_bias_rules(case, words):
+    with pytest.raises((AscendSimError, CompileError)) as e:
+        run_bias(32, 32, 32, np.int8, case)
+    msg = str(e.value)
+    assert line_of(case) in msg and words in msg, msg
+
+
+def test_the_bias_form_in_the_source():
+    a = np.zeros((32, 32), np.int8)
+    src = K.mm_bias.source(a, a, np.zeros((32, 32), np.int32), np.zeros(32, np.int32), 32, 32, 32)
+    assert "AscendC::Mmad(c1, a2, b2, b_t, AscendC::MmadParams(32, 32, 32, 0, false, true));" in src
+    assert "AscendC::DataCopy(b_t, s1, 32);" in src

@@ -57,9 +57,11 @@ constexpr uint32_t UB_BLOCK = 32;
 constexpr uint32_t SELECT_SCRATCH = 8192;  // Select modes 1/2 on A2: UB reserved as the API's temporary space
 constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
 constexpr uint32_t L1_SIZE = 524288, L0A_SIZE = 65536, L0B_SIZE = 65536, L0C_SIZE = 131072;
-constexpr uint32_t MEM_SIZE[5] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE};   // L1: 128 B reserved
-constexpr uint32_t MEM_ALIGN[5] = {32, 32, 512, 512, 1024};
-constexpr const char* MEM_NAME[5] = {"Unified Buffer", "L1 buffer", "L0A buffer", "L0B buffer", "L0C buffer"};
+constexpr uint32_t BT_SIZE = 1024;        // the BiasTable buffer (C2) of the Atlas A2 / A3
+constexpr uint32_t MEM_SIZE[6] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE, BT_SIZE};   // L1: 128 B reserved
+constexpr uint32_t MEM_ALIGN[6] = {32, 32, 512, 512, 1024, 64};
+constexpr const char* MEM_NAME[6] = {"Unified Buffer", "L1 buffer", "L0A buffer", "L0B buffer", "L0C buffer",
+                                     "BiasTable buffer"};
 
 struct Violation {
     std::string api;
@@ -76,13 +78,13 @@ struct BlockCtx {
     uint32_t phase = 0;                // SyncAll<false> barriers this core has passed (MIX launches)
     alignas(64) uint8_t ub[UB_SIZE];
     uint8_t written[UB_SIZE];          // shadow: 1 when the UB byte was written since its buffer was handed out
-    // the cube core's memories: L1, L0A, L0B, L0C (memory kinds 1..4; the UB is 0), with their shadows
-    alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE];
-    uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE];
-    uint32_t usedMem[5] = {0};         // bytes handed out by InitBuffer, per memory
+    // the cube core's memories: L1, L0A, L0B, L0C, BiasTable (memory kinds 1..5; the UB is 0), with their shadows
+    alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE], bt[BT_SIZE];
+    uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE], btw[BT_SIZE];
+    uint32_t usedMem[6] = {0};         // bytes handed out by InitBuffer, per memory
     uint8_t* sysWorkspace = nullptr;   // SetSysWorkspace's (the first non-null one of this block)
-    uint8_t* mem(int m) { uint8_t* t[5] = {ub, l1, l0a, l0b, l0c}; return t[m]; }
-    uint8_t* shadow(int m) { uint8_t* t[5] = {written, l1w, l0aw, l0bw, l0cw}; return t[m]; }
+    uint8_t* mem(int m) { uint8_t* t[6] = {ub, l1, l0a, l0b, l0c, bt}; return t[m]; }
+    uint8_t* shadow(int m) { uint8_t* t[6] = {written, l1w, l0aw, l0bw, l0cw, btw}; return t[m]; }
     int pipes = 0;
     int posBuffers[32] = {0};
     // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
@@ -125,6 +127,7 @@ struct BlockCtx {
         std::memset(l0b, 0xFF, sizeof(l0b)); std::memset(l0c, 0xFF, sizeof(l0c));
         std::memset(l1w, 0, sizeof(l1w)); std::memset(l0aw, 0, sizeof(l0aw));
         std::memset(l0bw, 0, sizeof(l0bw)); std::memset(l0cw, 0, sizeof(l0cw));
+        std::memset(bt, 0xFF, sizeof(bt)); std::memset(btw, 0, sizeof(btw));
         std::memset(posBuffers, 0, sizeof(posBuffers));
         std::memset(ub, 0xFF, sizeof(ub));          // NaN in every float type
         std::memset(written, 0, sizeof(written));
@@ -445,6 +448,7 @@ inline int mem_of(AscendC::TPosition p) {
         case TPosition::A2: return 2;
         case TPosition::B2: return 3;
         case TPosition::CO1: return 4;
+        case TPosition::C2: return 5;
         default: return 0;
     }
 }
@@ -1065,6 +1069,7 @@ inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    if (dst.mem_ == 5) fail("DataCopy", line, "the BiasTable buffer (C2) is filled from L1 (C1), not from GM");
     detail::check_len<T>("DataCopy", count, line);
     dst.use("DataCopy", count, line);
     src.check("DataCopy", 0, count, line);
@@ -1114,6 +1119,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
                      int line = __builtin_LINE()) {
+    if (dst.mem_ == 5) fail("DataCopy", line, "the BiasTable buffer (C2) is filled from L1 (C1), not from GM");
     const char* api = "DataCopy";
     static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
     const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
@@ -1133,6 +1139,22 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    if (dst.mem_ == 5 || src.mem_ == 5) {      // L1 -> BiasTable (the bias of Mmad): whole 32-byte blocks
+        const char* api = "DataCopy(L1->BT)";
+        if (!(std::is_same<T, float>::value || std::is_same<T, int32_t>::value))
+            fail(api, line, std::string("a BiasTable tensor of ") + type_name<T>::get() + ": asc-sim emulates the "
+                 "copy of float and int32_t (the half -> float conversion of the DataCopyParams form is not yet)");
+        if (dst.mem_ != 5 || src.mem_ != 1)
+            fail(api, line, "the BiasTable buffer (C2) is filled from L1 (C1 / A1 / B1) only");
+        if (dst.addr_ % 64) fail(api, line, "the BiasTable destination is not 64-byte aligned");
+        const uint32_t n = uint32_t(uint64_t(count) * sizeof(T) / 32 * 32 / sizeof(T));   // the docs: rounded down
+        dst.use(api, n, line);
+        src.use(api, n, line);
+        src.check_written(api, 0, n, line);
+        std::memmove(dst.ptr(), src.ptr(), size_t(n) * sizeof(T));
+        dst.mark_written(0, n);
+        return;
+    }
     detail::check_len<T>("DataCopy", count, line);
     dst.use("DataCopy", count, line);
     src.use("DataCopy", count, line);
@@ -2499,9 +2521,9 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
     }
 }
 
-template <class T, class U, class S>
-inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
-                 const MmadParams& p, int line = __builtin_LINE()) {
+template <class T, class U, class S, class B>
+inline void mmad_impl(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                      const LocalTensor<B>* bias, const MmadParams& p, int line) {
     const char* api = "Mmad";
     constexpr bool int8 = std::is_same<U, int8_t>::value;
     static_assert(std::is_same<U, S>::value && detail::cube_type<U>() &&
@@ -2514,6 +2536,14 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
     if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
         fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
     if (p.isBias) fail(api, line, "isBias is not emulated (accumulate into L0C with cmatrixInitVal = false)");
+    static_assert(std::is_same<B, T>::value, "the bias of Mmad is of the L0C's type (float; int32_t for int8_t)");
+    if (bias) {
+        if (bias->mem_ != 5) fail(api, line, "the bias of Mmad is in the BiasTable buffer (C2)");
+        if (bias->addr_ % 64) fail(api, line, "the bias is not 64-byte aligned");
+        if (!p.cmatrixInitVal)
+            fail(api, line, "cmatrixInitVal = false with a bias tensor: the bias form initializes C from the "
+                 "BiasTable (accumulate without a bias)");
+    }
     if (p.fmOffset || p.enSsparse || p.enWinogradA || p.enWinogradB)
         fail(api, line, "fmOffset, enSsparse and enWinogradA/B are not emulated");
     if (p.cmatrixSource) fail(api, line, "cmatrixSource = true (the initial C matrix from the bias table C2) is not "
@@ -2526,6 +2556,10 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
     fm.use(api, uint64_t(M) * K, line);
     filter.use(api, uint64_t(K) * N, line);
     dst.use(api, uint64_t(M) * N, line);
+    if (bias) {
+        bias->use(api, p.n, line);
+        bias->check_written(api, 0, p.n, line);
+    }
     const U* a = fm.ptr();
     const S* b = filter.ptr();
     T* c = dst.ptr();
@@ -2533,7 +2567,9 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
         for (uint32_t ni = 0; ni < N; ++ni) {
             const uint64_t at = (((ni / 16) * (M / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
             bool ok = p.cmatrixInitVal || detail::elem_written(dst, at);
-            Acc acc = Acc(0);
+            // the bias form: C starts from the bias row (columns past n are invalid)
+            if (bias && ni >= p.n) ok = false;
+            Acc acc = bias && ok ? Acc(bias->ptr()[ni]) : Acc(0);
             for (uint32_t ki = 0; ki < K && ok; ++ki) {
                 const uint64_t ai = ((uint64_t(mi / 16) * KF + ki / C0) * 16 + mi % 16) * C0 + ki % C0;
                 const uint64_t bi = ((uint64_t(ki / C0) * (N / 16) + ni / 16) * 16 + ni % 16) * C0 + ki % C0;
@@ -2554,6 +2590,19 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
                 std::memset(dst.shadow() + at * sizeof(T), 0, sizeof(T));
             }
         }
+}
+
+template <class T, class U, class S>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const MmadParams& p, int line = __builtin_LINE()) {
+    mmad_impl<T, U, S, T>(dst, fm, filter, nullptr, p, line);
+}
+
+// the bias form: C = A B + the bias row (1 x n, in the BiasTable buffer: float, int32_t for int8_t operands)
+template <class T, class U, class S, class B>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const LocalTensor<B>& bias, const MmadParams& p, int line = __builtin_LINE()) {
+    mmad_impl<T, U, S, B>(dst, fm, filter, &bias, p, line);
 }
 
 namespace detail {
