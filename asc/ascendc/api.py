@@ -221,7 +221,8 @@ not_yet("basic", "add_deq_relu", "add_relu_cast", "sub_relu_cast", "bilinear_int
         "TensorDesc.get_shape", "TensorDesc.set_shape_addr", note="vector path first; cube, atomics, sort later")
 api("adv.Matmul", "adv", "Matmul", special="ctor",
     note="A and B in GM (ND or NZ, transposed or not) of float16, bfloat16 or float32; C float32 or the inputs' type "
-         "in GM or UB; bias")
+         "in GM or UB; bias; int8 A and B (exact int32 accumulation) into an int32 C, or a float16 C dequantized "
+         "with set_quant_scalar / set_quant_vector; an int32 bias")
 api("adv.register_matmul", "adv", "REGIST_MATMUL_OBJ", "pipe:p workspace:p matmul:p tiling:p=None", special="regist")
 for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", "tensor:p transpose:p=False"),
                    ("set_tensor_b", "SetTensorB", "tensor:p transpose:p=False"), ("set_bias", "SetBias", "tensor:p"),
@@ -235,25 +236,34 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
                     "optional_tensor:p=None"),
                    ("iterate_batch", "IterateBatch", "tensor:p batch_a:n batch_b:n en_sequential_write:p "
                     "matrix_stride_a:n=0 matrix_stride_b:n=0 matrix_stride_c:n=0 en_partial_sum:p=False "
-                    "en_atomic:n=0 sync:p=True wait_iterate_batch:p=None"), ("end", "End", "")):
+                    "en_atomic:n=0 sync:p=True wait_iterate_batch:p=None"), ("end", "End", ""),
+                   ("set_quant_scalar", "SetQuantScalar", "quant_scalar:n"),
+                   ("set_quant_vector", "SetQuantVector", "quant_vector:p")):
     api(f"adv.Matmul.{_n}", "adv", _c, _s, special="method",
         note={"iterate": "`with mm.iterate() as count:` loops while Iterate() gives a block",
               "iterate_batch": "the mix form into a GlobalTensor, LayoutMode.NORMAL (BMNK), A and B in ND, batch_a "
                                "and batch_b multiples of one another (the smaller broadcast); into UB, "
-                               "en_partial_sum and wait_iterate_batch not yet"}.get(_n, ""))
+                               "en_partial_sum and wait_iterate_batch not yet",
+              "set_quant_scalar": "int8 A and B into a float16 C (DEQF16: the uint64 word, its scale 1 + 8 + 10 "
+                                  "bits)",
+              "set_quant_vector": "int8 A and B into a float16 C (VDEQF16: a uint64 GlobalTensor, a word per "
+                                  "column of the core's part)"}.get(_n, ""))
 # the cube basic API (cube.py): GM -> A1/B1 with data_copy(dst, src, Nd2NzParams), A1/B1 -> A2/B2, Mmad, Fixpipe
 api("load_data", "basic", "LoadData", "dst:dst src:src params:p", pipe="MTE1", special="load_data",
-    note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2), if_transpose for 16-bit data; the GM source, "
-         "LoadData2DParamsV2 and the 3-D forms are not yet")
+    note="LoadData2DParams from L1 (A1/B1) to L0A/L0B (A2/B2) of float16, bfloat16, float32 and int8 (16 x 32 "
+         "fractals), if_transpose for 16-bit data; the GM source, LoadData2DParamsV2 and the 3-D forms are not yet")
 api("load_data_with_transpose", "basic", "LoadDataWithTranspose", "dst:dst src:src params:p", pipe="MTE1",
     special="load_data_with_transpose",
     note="LoadData2dTransposeParams, float32 (16-bit data: load_data with if_transpose); V2 params not yet")
 api("mmad", "basic", "Mmad", "dst:dst fm:src filter:src params:p", pipe="M", special="mmad",
-    note="float16 / bfloat16 / float32 operands into a float32 L0C; accumulate with cmatrix_init_val=False; the "
-         "bias-tensor form is not yet")
+    note="float16 / bfloat16 / float32 operands into a float32 L0C, int8 into an int32 L0C (exact); accumulate "
+         "with cmatrix_init_val=False; the bias-tensor form mmad(dst, fm, filter, bias, params): the bias row of the "
+         "L0C's type in the BiasTable (TPosition.C2, filled from C1 with data_copy)")
 api("fixpipe", "basic", "Fixpipe", "dst:dst src:src params:p config:T=None", pipe="FIX", special="fixpipe",
-    note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; quant_pre NoQuant / F322F16 / F322BF16 (the other "
-         "pre-modes and cbuf_workspace are refused)")
+    note="L0C (CO1) to GM, FixpipeConfig.cfg_row_major; every quant_pre of FixpipeParamsV220: float32 L0C -> "
+         "float32 / float16 (F322F16) / bfloat16 (F322BF16) / int8, uint8 ((V)QF322B8_PRE), int32 L0C -> int32 / "
+         "float16 ((V)DEQF16) / int8, uint8 ((V)REQ8); the V modes with a cbuf_workspace (uint64 in L1, a word per "
+         "column); words with MCB or a nonzero Offset are refused")
 api("set_sys_workspace", "basic", "SetSysWorkspace", "workspace:p", special="sys_workspace")
 api("get_sys_workspace", "basic", "GetSysWorkspacePtr", "", special="sys_workspace",
     note="a GlobalAddress of uint8; before any set_sys_workspace it is refused (a null workspace)")
@@ -264,8 +274,7 @@ not_yet("adv", "acos", "acosh", "asin", "asinh", "atan", "atanh", "axpy", "conca
         "get_basic_config", "get_ib_share_norm_config", "get_matmul_api_tiling", "get_mdl_config", "get_mm_config",
         "get_normal_config", "get_special_basic_config", "get_special_mdl_config",
         "Matmul.async_get_tensor_c", "Matmul.get_batch_tensor_c", "Matmul.get_offset_c",
-        "Matmul.iterate_n_batch", "Matmul.set_batch_num", "Matmul.set_hf32", "Matmul.set_quant_scalar",
-        "Matmul.set_quant_vector", "Matmul.set_self_define_data", "Matmul.set_sparse_index", "Matmul.set_user_def_info", "Matmul.set_workspace",
+        "Matmul.iterate_n_batch", "Matmul.set_batch_num", "Matmul.set_hf32", "Matmul.set_self_define_data", "Matmul.set_sparse_index", "Matmul.set_user_def_info", "Matmul.set_workspace",
         "Matmul.wait_get_tensor_c", "Matmul.wait_iterate_all", "Matmul.wait_iterate_batch",
         note="the rest of the Matmul API and of the advanced math come later")
 

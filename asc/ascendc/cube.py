@@ -1,8 +1,9 @@
 """pyasc's cube basic API in a kernel: `asc.load_data` (LoadData2DParams, L1 -> L0A/L0B), `asc.mmad` (MmadParams),
-`asc.fixpipe` (FixpipeParamsV220, FixpipeConfig) and the parameter structs, translated 1:1 to CANN's LoadData, Mmad,
-Fixpipe<T, U, cfg> and their structs. ascend-sim's cube path (kernel_operator.h) runs them and holds the rules
-(fractal layouts, L0 alignment, Fixpipe dtype/quant pairs); the translator refuses only what it can see at compile
-time that ascend-sim does not emulate (the quantization pre-modes other than NoQuant / F322F16 / F322BF16)."""
+`asc.fixpipe` (FixpipeParamsV220, FixpipeConfig, the cbuf_workspace form) and the parameter structs, translated 1:1
+to CANN's LoadData, Mmad, Fixpipe<T, U, cfg> and their structs. ascend-sim's cube path (kernel_operator.h) runs them
+and holds the rules (fractal layouts, L0 alignment, Fixpipe dtype/quant pairs, the quantization words); the
+translator refuses what it can see at compile time: operand dtypes the cube does not pair (Mmad.md, Fixpipe.md for
+Atlas A2/A3)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,8 +12,14 @@ from ..errors import KernelTypeError, UnsupportedError
 from . import dtypes, enums
 from .values import Const, Val
 
-# the quantization pre-modes ascend-sim emulates exactly: a plain float copy and the float -> half / bfloat16 casts
-EMULATED_QUANT = (enums.QuantModes.NoQuant, enums.QuantModes.F322F16, enums.QuantModes.F322BF16)
+# the quantization pre-modes of FixpipeParamsV220 (all nine are emulated by ascend-sim)
+EMULATED_QUANT = tuple(enums.QuantModes)
+# Mmad's operand -> L0C pairs (Mmad.md, Atlas A2/A3): half / bfloat16 / float into float, int8 into int32
+_MMAD_PAIRS = {dtypes.float16: dtypes.float32, dtypes.bfloat16: dtypes.float32, dtypes.float32: dtypes.float32,
+               dtypes.int8: dtypes.int32}
+# Fixpipe's L0C -> GM pairs (Fixpipe.md, Atlas A2/A3)
+_FIXPIPE_PAIRS = {dtypes.float32: (dtypes.float32, dtypes.float16, dtypes.bfloat16, dtypes.int8, dtypes.uint8),
+                  dtypes.int32: (dtypes.int32, dtypes.float16, dtypes.int8, dtypes.uint8)}
 
 
 @dataclass(frozen=True)
@@ -102,9 +109,8 @@ def fixpipe_params(tr, node, args, kwargs) -> Val:
         raise tr.err(node, "asc.FixpipeParamsV220: quant_pre must be an asc.QuantModes member (a compile-time "
                            "value)", KernelTypeError)
     if q.value not in EMULATED_QUANT:
-        raise tr.err(node, f"asc.FixpipeParamsV220: quant_pre=QuantModes.{q.value.name} is not supported by asc: "
-                           f"ascend-sim emulates NoQuant, F322F16 and F322BF16 only (the dequantization / int8 "
-                           f"modes need the NPU's exact rounding tables)")
+        raise tr.err(node, f"asc.FixpipeParamsV220: quant_pre=QuantModes.{q.value.name} is not a pre-mode of "
+                           f"FixpipeParamsV220")
     vals = [_text(tr, node, got.get(k, Const(_FIX_DEFAULTS.get(k))), f"asc.FixpipeParamsV220: {k}") for k in _FIX_C]
     return Val("struct", f"AscendC::FixpipeParamsV220({', '.join(vals)})", "AscendC::FixpipeParamsV220")
 
@@ -172,38 +178,67 @@ def sp_load_data_with_transpose(tr, node, a, args, kwargs) -> Val:
 
 
 def sp_mmad(tr, node, a, args, kwargs) -> Val:
-    """mmad(dst, fm, filter, params) -> AscendC::Mmad; the form with a bias tensor is refused (no bias table)."""
+    """mmad(dst, fm, filter, params) -> AscendC::Mmad; mmad(dst, fm, filter, bias, params) (the bias row in the
+    BiasTable buffer, TPosition.C2, of the L0C's type) -> AscendC::Mmad(dst, fm, filter, bias, params)."""
     _on_cube(tr, node, "mmad")
-    if len(args) + len(kwargs) == 5 or "bias" in kwargs:
-        raise tr.err(node, "asc.mmad with a bias tensor (C2 / the bias table) is not supported yet by asc")
-    got = _bind(tr, node, "mmad", ("dst", "fm", "filter", "params"), args, kwargs)
-    if len(got) != 4:
-        raise tr.err(node, "asc.mmad takes (dst, fm, filter, params)", KernelTypeError)
+    with_bias = len(args) + len(kwargs) == 5 or "bias" in kwargs
+    names = ("dst", "fm", "filter", "bias", "params") if with_bias else ("dst", "fm", "filter", "params")
+    got = _bind(tr, node, "mmad", names, args, kwargs)
+    if len(got) != len(names):
+        raise tr.err(node, "asc.mmad takes (dst, fm, filter, params) or (dst, fm, filter, bias, params)",
+                     KernelTypeError)
     ts = [_tensor(tr, node, got[k], f"asc.mmad: {k}", ("ltensor",)) for k in ("dst", "fm", "filter")]
     p = _struct(tr, node, got["params"], "asc.mmad: params", "MmadParams")
     dst, fm, flt = ts
     if fm.dtype is not flt.dtype:
         raise tr.err(node, f"asc.mmad: fm holds {fm.dtype.name}, filter {flt.dtype.name}: the cube multiplies "
                            f"operands of one type", KernelTypeError)
-    if dst.dtype is not dtypes.float32:
-        raise tr.err(node, f"asc.mmad: dst (L0C) holds {dst.dtype.name}: asc accumulates in float32 (int8 x int8 "
-                           f"-> int32 is not supported yet)", KernelTypeError)
-    return _void(f"AscendC::Mmad({dst.text}, {fm.text}, {flt.text}, {p.text})")
+    want = _MMAD_PAIRS.get(fm.dtype)
+    if want is None:
+        raise tr.err(node, f"asc.mmad of {fm.dtype.name} operands is not supported: the cube (Atlas A2/A3) takes "
+                           f"float16, bfloat16, float32 or int8", KernelTypeError)
+    if dst.dtype is not want:
+        raise tr.err(node, f"asc.mmad: dst (L0C) holds {dst.dtype.name}: {fm.dtype.name} operands accumulate in "
+                           f"{want.name}", KernelTypeError)
+    bias = ""
+    if with_bias:
+        bt = _tensor(tr, node, got["bias"], "asc.mmad: bias", ("ltensor",))
+        if bt.dtype is not want:
+            raise tr.err(node, f"asc.mmad: the bias holds {bt.dtype.name}: the bias of {fm.dtype.name} operands is "
+                               f"{want.name} (the L0C's type)", KernelTypeError)
+        bias = f"{bt.text}, "
+    return _void(f"AscendC::Mmad({dst.text}, {fm.text}, {flt.text}, {bias}{p.text})")
 
 
 def sp_fixpipe(tr, node, a, args, kwargs) -> Val:
     """fixpipe(dst, src, params, config=FixpipeConfig.cfg_row_major) -> AscendC::Fixpipe<T, U, cfg>(dst, src,
-    params); the form with a cbuf_workspace (per-channel quantization) is refused."""
+    params); fixpipe(dst, src, cbuf_workspace, params, config) (the per-column scales of VDEQF16 / VQF322B8_PRE /
+    VREQ8, a uint64 LocalTensor in L1) -> AscendC::Fixpipe<T, U, cfg>(dst, src, cbufWorkspace, params)."""
     _on_cube(tr, node, "fixpipe")
-    if "cbuf_workspace" in kwargs or (len(args) >= 3 and isinstance(args[2], Val) and args[2].kind == "ltensor"):
-        raise tr.err(node, "asc.fixpipe with a cbuf_workspace (vector quantization) is not supported yet by asc")
-    got = _bind(tr, node, "fixpipe", ("dst", "src", "params", "config"), args, kwargs)
-    if any(k not in got for k in ("dst", "src", "params")):
-        raise tr.err(node, "asc.fixpipe takes (dst, src, params, config=FixpipeConfig.cfg_row_major)",
-                     KernelTypeError)
+    with_ws = "cbuf_workspace" in kwargs or (len(args) >= 3 and isinstance(args[2], Val) and args[2].kind == "ltensor")
+    names = ("dst", "src", "cbuf_workspace", "params", "config") if with_ws else ("dst", "src", "params", "config")
+    got = _bind(tr, node, "fixpipe", names, args, kwargs)
+    if any(k not in got for k in names[:-1]):
+        raise tr.err(node, "asc.fixpipe takes (dst, src, params, config=FixpipeConfig.cfg_row_major) or (dst, src, "
+                           "cbuf_workspace, params, config=FixpipeConfig.cfg_row_major)", KernelTypeError)
     dst = _tensor(tr, node, got["dst"], "asc.fixpipe: dst", ("gtensor",))
     src = _tensor(tr, node, got["src"], "asc.fixpipe: src", ("ltensor",))
     p = _struct(tr, node, got["params"], "asc.fixpipe: params", "FixpipeParamsV220")
+    outs = _FIXPIPE_PAIRS.get(src.dtype)
+    if outs is None:
+        raise tr.err(node, f"asc.fixpipe: src (L0C) holds {src.dtype.name}: Fixpipe reads a float32 or int32 L0C",
+                     KernelTypeError)
+    if dst.dtype not in outs:
+        an = "an" if src.dtype is dtypes.int32 else "a"
+        raise tr.err(node, f"asc.fixpipe: {an} {src.dtype.name} L0C goes to {', '.join(o.name for o in outs)} in GM, "
+                           f"not {dst.dtype.name}", KernelTypeError)
+    ws = ""
+    if with_ws:
+        w = _tensor(tr, node, got["cbuf_workspace"], "asc.fixpipe: cbuf_workspace", ("ltensor",))
+        if w.dtype is not dtypes.uint64:
+            raise tr.err(node, f"asc.fixpipe: cbuf_workspace holds {w.dtype.name}: the quantization words are uint64 "
+                               f"(one per column)", KernelTypeError)
+        ws = f"{w.text}, "
     cfg = got.get("config", Const(FixpipeConfig.cfg_row_major))
     c = cfg.value if isinstance(cfg, Const) else None
     if callable(c) and not isinstance(c, FixpipeConfig):
@@ -216,7 +251,7 @@ def sp_fixpipe(tr, node, a, args, kwargs) -> Val:
         raise tr.err(node, f"asc.fixpipe: FixpipeConfig(CO2Layout.{c.layout.name}) is not supported by asc (CANN "
                            f"names CFG_ROW_MAJOR and CFG_NZ)")
     targs = "" if c.layout is enums.CO2Layout.ROW_MAJOR else f"<{dst.dtype.cname}, {src.dtype.cname}, {cn}>"
-    return _void(f"AscendC::Fixpipe{targs}({dst.text}, {src.text}, {p.text})")
+    return _void(f"AscendC::Fixpipe{targs}({dst.text}, {src.text}, {ws}{p.text})")
 
 
 def _on_cube(tr, node, name):

@@ -49,7 +49,7 @@ dst_nz_c0_stride, dst_nz_n_stride, dst_nz_matrix_stride))` (GM ND -> L1 NZ, `Dat
 `asc.load_data(l0, l1, asc.LoadData2DParams(start_index, repeat_times, src_stride, sid, dst_gap, if_transpose,
 addr_mode))` (L1 -> L0A/L0B, `LoadData`; float32 transposed with `asc.load_data_with_transpose(l0, l1,
 asc.LoadData2dTransposeParams(...))`, `LoadDataWithTranspose`), `asc.mmad(l0c, l0a, l0b, asc.MmadParams(...))` (`Mmad`) and
-`asc.fixpipe(gm, l0c, asc.FixpipeParamsV220(n_size, m_size, src_stride, dst_stride, quant_pre, deq_scalar, nd_num,
+`asc.fixpipe(gm, l0c[, cbuf_workspace], asc.FixpipeParamsV220(n_size, m_size, src_stride, dst_stride, quant_pre, deq_scalar, nd_num,
 src_nd_stride, dst_nd_stride, relu_en, unit_flag, is_channel_split), config=asc.FixpipeConfig.cfg_row_major)`
 (`Fixpipe`, whose C++ constructor takes `reluEn` fifth; asc reorders). `asc.MmadParams` takes, as pyasc, either all
 of `is_bias, fm_offset, en_ssparse, en_winograd_a, en_winograd_b` (CANN's 8-argument constructor) or all of
@@ -58,16 +58,39 @@ any other mix, which pyasc turns into an empty `MmadParams()` (m = n = k = 0), i
 `get_sys_workspace` are `SetSysWorkspace` / `GetSysWorkspacePtr` (ascend-sim keeps a block's first non-null
 workspace, as CANN, and refuses a null one and a get before any set).
 
-ascend-sim emulates 16-bit (float16, bfloat16) and float32 operands into a float32 L0C, with the fractal layouts
-of the 910B (L1 NZ, L0A Zz, L0B Zn, L0C Nz; 512-byte fractals), and refuses, naming the call and the Python line:
-an L0 destination not 512-byte aligned, `if_transpose` of float data (LoadDataWithTranspose), a K padding that
-holds no data, `isBias` / `fmOffset` / `enSsparse` / Winograd / `cmatrixSource` (not emulated), a Fixpipe output
-type without its pre-mode (float: NoQuant, half: F322F16, bfloat16: F322BF16), `ndNum != 1`, `CFG_NZ` output, a
-`srcStride` that is not the row count padded to 16, and reads of L0C results never computed. The translator
-refuses what it sees at compile time: `quant_pre` other than NoQuant / F322F16 / F322BF16 (the dequantization and
-int8 modes need the NPU's rounding tables), `load_data` from GM, LoadData2DParamsV2 and the 3-D forms, `mmad` with
-a bias tensor, `fixpipe` with a `cbuf_workspace`, operands of two types, an L0C that is not float32,
-`load_data_with_transpose` of 16-bit data.
+ascend-sim emulates 16-bit (float16, bfloat16) and float32 operands into a float32 L0C and int8 operands into an
+int32 L0C (exact; 16 x 32 int8 fractals in L1 and L0A, 32 x 16 in L0B, K padded to 32: give B as B^T, N x K, whose
+NZ fractals are already L0B's), with the fractal layouts of the 910B (L1 NZ, L0A Zz, L0B Zn, L0C Nz; 512-byte
+fractals), and refuses, naming the call and the Python line: an L0 destination not 512-byte aligned, `if_transpose`
+of data that is not 16-bit, a K padding that holds no data, `isBias` / `fmOffset` / `enSsparse` / Winograd /
+`cmatrixSource` (not emulated), a Fixpipe output type without its pre-mode, `ndNum != 1`, `CFG_NZ` output, a
+`srcStride` that is not the row count padded to 16, and reads of L0C results never computed.
+
+Fixpipe's pre-modes (FixpipeParamsV220 `quant_pre`), as the Fixpipe docs give them for the Atlas A2/A3 (910B): a
+float32 L0C goes to float32 (NoQuant), float16 (F322F16), bfloat16 (F322BF16) or int8/uint8 (QF322B8_PRE, or
+VQF322B8_PRE); an int32 L0C to int32 (NoQuant), float16 (DEQF16 / VDEQF16) or int8/uint8 (REQ8 / VREQ8). The scalar
+modes take the uint64 word `deq_scalar`; the V modes take one word per column from `asc.fixpipe(gm, l0c,
+cbuf_workspace, params)`, a uint64 LocalTensor in L1 (`TPosition.C1` or A1/B1, filled with `asc.data_copy`). A
+word's bits [31:13] are the scale M1 (a float32 with its low 13 mantissa bits cleared: 1 sign + 8 exponent + 10
+mantissa bits), bit 46 the Sign (1: int8, 0: uint8). An element x (the int32 converted to float32, or the float32)
+is multiplied in float32 by M1 when x >= 0 and by M2 below (M2 = M1, or 0 with `relu_en`); DEQF16 rounds the product
+to float16 (nearest even), saturating at +-65504; REQ8 / QF322B8_PRE clamp it to [-256, 255], round it to the
+nearest integer (ties to even) and saturate it to int8 [-128, 127] or uint8 [0, 255]. Refused with the call and the
+line: a mode without its dtype pair, a V mode without a cbuf_workspace or a scalar mode with one, a Sign bit that
+disagrees with the output type, a scale that is inf, nan or subnormal (the docs forbid them), and the two word
+fields asc does not emulate: MCB (bit 36, a right shift of the int32 by N first: the docs give N two encodings) and
+a nonzero Offset (bits [45:37]: the docs do not say whether it is signed).
+
+`asc.mmad(l0c, l0a, l0b, bias, params)` adds a bias row: `bias` is a LocalTensor of the L0C's type (float32;
+int32 for int8 operands) at `TPosition.C2` (the 1 KB BiasTable buffer, 64-byte aligned), filled from L1 with
+`asc.data_copy(bt, l1, count)` (whole 32-byte blocks, the count rounded down as the docs say; the half -> float
+conversion form is not yet); C = A B + bias, so `cmatrix_init_val=False` with a bias is refused, as are a bias
+outside C2 and a copy into C2 from GM.
+
+The translator refuses what it sees at compile time: `load_data` from GM, LoadData2DParamsV2 and the 3-D forms,
+a bias of another type than the L0C's, operands of two types or of a type the cube does not take (uint8, int4), an L0C of
+another type than the operands' (float32; int32 for int8), a Fixpipe dtype pair the docs do not list, a
+`cbuf_workspace` that is not uint64, `load_data_with_transpose` of 16-bit data.
 
 ## The Matmul high-level API (`asc.adv.Matmul`)
 
@@ -84,7 +107,7 @@ transpose)`, `set_bias`, `disable_bias`, `set_tail(tail_m, tail_n, tail_k)`, `se
 mm.Iterate()` as `for (int64_t count = 0; mm.Iterate(false); ++count)`, `mm.GetTensorC(...)`, `mm.End()`. The
 tiling is CANN's `TCubeTiling` (`#include "kernel_tiling/kernel_tiling.h"`; `tiling.base_m` is `tiling.baseM`).
 `MatmulConfig()` is CFG_NORM and `MatmulConfig(do_norm=False, do_multi_data_load=True)` CFG_MDL; other
-configurations, matmul policies, batch iteration and quantization are not yet.
+configurations, matmul policies and the batch forms other than IterateBatch's are not yet.
 
 A kernel with a Matmul is, as in pyasc, a MIX kernel (`KERNEL_TYPE_MIX_AIC_1_2`: each of the launch's blocks is
 one AIC and two AIVs; `set_dim(48)` on the host counts the AIVs) or, with `@asc.jit(matmul_cube_only=True)`, a
@@ -96,14 +119,19 @@ ascend-sim's Matmul (asc/include/ascend_sim/lib/matmul_intf.h) takes A and B in 
 not, of float16, bfloat16 or float32, C float32 or the inputs' type in GM or UB, a float32 (or input-typed)
 bias; it multiplies each base block (baseM x baseN over the whole K, in the tiling's iterate_order: 0 M first,
 1 N first) accumulating in float32 as L0C does, adds the bias row first, and rounds once to C's type; the core's
-part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. Its rules, each an error naming the call
+part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. int8 A and B accumulate exactly in int32
+(an int32 L0C, an int32 bias) into an int32 C, or into a float16 C dequantized as Fixpipe's DEQF16 / VDEQF16 do
+(above): `set_quant_scalar(word)` (`SetQuantScalar`, one uint64 word) or `set_quant_vector(gm)` (`SetQuantVector`,
+a uint64 GlobalTensor with a word per column of the core's part of C, as pyasc's test_matmul_quant.py offsets it). Its rules, each an error naming the call
 and the Python line:
 
 - a Matmul in a launch of vector cores only (`kernel_type=KERNEL_TYPE_AIV_ONLY`): there is no cube core;
 - a MIX kernel's `register_matmul` with a null workspace;
 - a method before the Matmul is initialized (register_matmul with a tiling, or `init`); `iterate` /
   `iterate_all` before `set_tensor_a` and `set_tensor_b`; `get_tensor_c` without a block from `iterate`;
-- A and B of different types, C neither float32 nor the inputs' type, a bias of another type;
+- A and B of different types, C neither float32 nor the inputs' type (int8: neither int32 nor float16), a bias
+  of another type; a float16 C of int8 A and B without `set_quant_scalar` / `set_quant_vector`, a quantization
+  with an int32 C or of float operands, a quantization word Fixpipe refuses;
 - the tiling: non-positive shapes, base_m / base_n not multiples of 16 or base_k not of 32 bytes of the input
   (whole fractals), L0A (base_m x base_k x size x db_l0a), L0B (base_k x base_n x size x db_l0b) over 64 KB,
   L0C (base_m x base_n x 4 x db_l0c) over 128 KB, L1 (depth_a1 x base_m x base_k + depth_b1 x base_k x base_n

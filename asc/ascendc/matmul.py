@@ -147,11 +147,14 @@ METHODS = {
                       ("matrix_stride_a", 0), ("matrix_stride_b", 0), ("matrix_stride_c", 0),
                       ("en_partial_sum", False), ("en_atomic", 0), ("sync", True), ("wait_iterate_batch", None)),
     "end": (),
+    "set_quant_scalar": (("quant_scalar", None),),
+    "set_quant_vector": (("quant_vector", None),),
 }
 CNAMES = {"init": "Init", "set_tensor_a": "SetTensorA", "set_tensor_b": "SetTensorB", "set_bias": "SetBias",
           "disable_bias": "DisableBias", "set_tail": "SetTail", "set_org_shape": "SetOrgShape",
           "set_single_shape": "SetSingleShape", "iterate": "Iterate", "iterate_all": "IterateAll",
-          "get_tensor_c": "GetTensorC", "iterate_batch": "IterateBatch", "end": "End"}
+          "get_tensor_c": "GetTensorC", "iterate_batch": "IterateBatch", "end": "End",
+          "set_quant_scalar": "SetQuantScalar", "set_quant_vector": "SetQuantVector"}
 _OPTIONAL = {("set_org_shape", "org_kb"), ("set_org_shape", "org_kc")}
 
 
@@ -197,6 +200,14 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         return _void(f"{base}({t.text}, {tt})")
     if name == "set_bias":
         t = _tensor(tr, node, got["tensor"], f"{what}: tensor", (bias or c).dtype, ("gtensor",))
+        return _void(f"{base}({t.text})")
+    if name == "set_quant_scalar":
+        q = got["quant_scalar"]
+        if isinstance(q, Const) and not isinstance(q.value, int):
+            raise tr.err(node, f"{what}: quant_scalar must be an int (the uint64 quantization word)", KernelTypeError)
+        return _void(f"{base}((uint64_t)({tr.value_text(q, node)}))")
+    if name == "set_quant_vector":
+        t = _tensor(tr, node, got["quant_vector"], f"{what}: quant_vector", dtypes.uint64, ("gtensor",))
         return _void(f"{base}({t.text})")
     if name in ("disable_bias", "end"):
         return _void(f"{base}()")

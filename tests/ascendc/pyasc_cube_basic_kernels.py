@@ -167,7 +167,7 @@ def broken(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, cas
     qc.enque(c1)
     c1 = qc.deque(asc.float32)
     if case == "deq":
-        p = asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.DEQF16, 0)  # RULE: deq
+        asc.fixpipe(gc, c1, asc.FixpipeParamsV220(32, 32, 32, 32, asc.QuantModes.DEQF16, 0))  # RULE: deq
     elif case == "cbuf":
         asc.fixpipe(gc, c1, a2, asc.FixpipeParamsV220(32, 32, 32, 32))  # RULE: cbuf
     elif case == "bad_config":

@@ -113,6 +113,7 @@ def test_the_broken_kernel_runs_when_nothing_is_broken(c_dt):
     ("nz", "Fixpipe: CFG_NZ output is not emulated"),
     ("stride", "Fixpipe: srcStride must be the row count padded to 16"),
     ("unaligned", "LoadData: the L0 destination is not 512-byte aligned"),
+    ("deq", "Fixpipe: a float output needs NoQuant, not DEQF16"),
 ])
 def test_sim_rules(case, words):
     msg = broken(case)
@@ -127,13 +128,12 @@ def test_a_float16_output_needs_f322f16():
 @pytest.mark.parametrize("case,words", [
     ("from_gm", "asc.load_data from a GlobalTensor"),
     ("mixed", "asc.MmadParams: give m, n, k and either all of (is_bias"),
-    ("mmad_bias", "asc.mmad with a bias tensor"),
+    ("mmad_bias", "asc.mmad: the bias holds float16: the bias of float16 operands is float32"),
     ("b_type", "asc.mmad: fm holds float16, filter float32"),
-    ("deq", "quant_pre=QuantModes.DEQF16 is not supported by asc"),
     ("lwt_half", "asc.load_data_with_transpose of float16 is not supported by asc"),
     ("wrong_params", "asc.load_data: asc takes LoadData2DParams"),
     ("c_half", "asc.mmad: dst (L0C) holds float16"),
-    ("cbuf", "asc.fixpipe with a cbuf_workspace"),
+    ("cbuf", "asc.fixpipe: cbuf_workspace holds float16: the quantization words are uint64"),
     ("bad_config", "asc.fixpipe: config must be an asc.FixpipeConfig"),
 ])
 def test_translator_rules(case, words):

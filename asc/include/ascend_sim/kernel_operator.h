@@ -57,9 +57,11 @@ constexpr uint32_t UB_BLOCK = 32;
 constexpr uint32_t SELECT_SCRATCH = 8192;  // Select modes 1/2 on A2: UB reserved as the API's temporary space
 constexpr int MAX_QUE_BUFFERS_PER_POS = 8;
 constexpr uint32_t L1_SIZE = 524288, L0A_SIZE = 65536, L0B_SIZE = 65536, L0C_SIZE = 131072;
-constexpr uint32_t MEM_SIZE[5] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE};   // L1: 128 B reserved
-constexpr uint32_t MEM_ALIGN[5] = {32, 32, 512, 512, 1024};
-constexpr const char* MEM_NAME[5] = {"Unified Buffer", "L1 buffer", "L0A buffer", "L0B buffer", "L0C buffer"};
+constexpr uint32_t BT_SIZE = 1024;        // the BiasTable buffer (C2) of the Atlas A2 / A3
+constexpr uint32_t MEM_SIZE[6] = {UB_SIZE, L1_SIZE - 128, L0A_SIZE, L0B_SIZE, L0C_SIZE, BT_SIZE};   // L1: 128 B reserved
+constexpr uint32_t MEM_ALIGN[6] = {32, 32, 512, 512, 1024, 64};
+constexpr const char* MEM_NAME[6] = {"Unified Buffer", "L1 buffer", "L0A buffer", "L0B buffer", "L0C buffer",
+                                     "BiasTable buffer"};
 
 struct Violation {
     std::string api;
@@ -76,13 +78,13 @@ struct BlockCtx {
     uint32_t phase = 0;                // SyncAll<false> barriers this core has passed (MIX launches)
     alignas(64) uint8_t ub[UB_SIZE];
     uint8_t written[UB_SIZE];          // shadow: 1 when the UB byte was written since its buffer was handed out
-    // the cube core's memories: L1, L0A, L0B, L0C (memory kinds 1..4; the UB is 0), with their shadows
-    alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE];
-    uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE];
-    uint32_t usedMem[5] = {0};         // bytes handed out by InitBuffer, per memory
+    // the cube core's memories: L1, L0A, L0B, L0C, BiasTable (memory kinds 1..5; the UB is 0), with their shadows
+    alignas(64) uint8_t l1[L1_SIZE], l0a[L0A_SIZE], l0b[L0B_SIZE], l0c[L0C_SIZE], bt[BT_SIZE];
+    uint8_t l1w[L1_SIZE], l0aw[L0A_SIZE], l0bw[L0B_SIZE], l0cw[L0C_SIZE], btw[BT_SIZE];
+    uint32_t usedMem[6] = {0};         // bytes handed out by InitBuffer, per memory
     uint8_t* sysWorkspace = nullptr;   // SetSysWorkspace's (the first non-null one of this block)
-    uint8_t* mem(int m) { uint8_t* t[5] = {ub, l1, l0a, l0b, l0c}; return t[m]; }
-    uint8_t* shadow(int m) { uint8_t* t[5] = {written, l1w, l0aw, l0bw, l0cw}; return t[m]; }
+    uint8_t* mem(int m) { uint8_t* t[6] = {ub, l1, l0a, l0b, l0c, bt}; return t[m]; }
+    uint8_t* shadow(int m) { uint8_t* t[6] = {written, l1w, l0aw, l0bw, l0cw, btw}; return t[m]; }
     int pipes = 0;
     int posBuffers[32] = {0};
     // UB ranges [start, end) written by vector instructions / MTE2 copies since the last V_S / MTE2_S sync
@@ -125,6 +127,7 @@ struct BlockCtx {
         std::memset(l0b, 0xFF, sizeof(l0b)); std::memset(l0c, 0xFF, sizeof(l0c));
         std::memset(l1w, 0, sizeof(l1w)); std::memset(l0aw, 0, sizeof(l0aw));
         std::memset(l0bw, 0, sizeof(l0bw)); std::memset(l0cw, 0, sizeof(l0cw));
+        std::memset(bt, 0xFF, sizeof(bt)); std::memset(btw, 0, sizeof(btw));
         std::memset(posBuffers, 0, sizeof(posBuffers));
         std::memset(ub, 0xFF, sizeof(ub));          // NaN in every float type
         std::memset(written, 0, sizeof(written));
@@ -445,6 +448,7 @@ inline int mem_of(AscendC::TPosition p) {
         case TPosition::A2: return 2;
         case TPosition::B2: return 3;
         case TPosition::CO1: return 4;
+        case TPosition::C2: return 5;
         default: return 0;
     }
 }
@@ -1069,6 +1073,7 @@ inline void own(const void* gm, uint64_t bytes, const char* api, int line) {
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    if (dst.mem_ == 5) fail("DataCopy", line, "the BiasTable buffer (C2) is filled from L1 (C1), not from GM");
     detail::check_len<T>("DataCopy", count, line);
     dst.use("DataCopy", count, line);
     src.check("DataCopy", 0, count, line);
@@ -1118,6 +1123,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
                      int line = __builtin_LINE()) {
+    if (dst.mem_ == 5) fail("DataCopy", line, "the BiasTable buffer (C2) is filled from L1 (C1), not from GM");
     const char* api = "DataCopy";
     static_assert(32 % sizeof(T) == 0, "DataCopy: element size");
     const uint64_t blk = uint64_t(p.blockLen) * 32 / sizeof(T);
@@ -1137,6 +1143,22 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
 
 template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, int line = __builtin_LINE()) {
+    if (dst.mem_ == 5 || src.mem_ == 5) {      // L1 -> BiasTable (the bias of Mmad): whole 32-byte blocks
+        const char* api = "DataCopy(L1->BT)";
+        if (!(std::is_same<T, float>::value || std::is_same<T, int32_t>::value))
+            fail(api, line, std::string("a BiasTable tensor of ") + type_name<T>::get() + ": asc-sim emulates the "
+                 "copy of float and int32_t (the half -> float conversion of the DataCopyParams form is not yet)");
+        if (dst.mem_ != 5 || src.mem_ != 1)
+            fail(api, line, "the BiasTable buffer (C2) is filled from L1 (C1 / A1 / B1) only");
+        if (dst.addr_ % 64) fail(api, line, "the BiasTable destination is not 64-byte aligned");
+        const uint32_t n = uint32_t(uint64_t(count) * sizeof(T) / 32 * 32 / sizeof(T));   // the docs: rounded down
+        dst.use(api, n, line);
+        src.use(api, n, line);
+        src.check_written(api, 0, n, line);
+        std::memmove(dst.ptr(), src.ptr(), size_t(n) * sizeof(T));
+        dst.mark_written(0, n);
+        return;
+    }
     detail::check_len<T>("DataCopy", count, line);
     dst.use("DataCopy", count, line);
     src.use("DataCopy", count, line);
@@ -2471,8 +2493,10 @@ constexpr FixpipeConfig CFG_ROW_MAJOR = {true};
 constexpr FixpipeConfig CFG_NZ = {false};
 
 namespace detail {
-// the cube operand types asc-sim emulates: 16-bit (half, bfloat16) and float
-template <class T> constexpr bool cube_type() { return sizeof(T) == 2 || std::is_same<T, float>::value; }
+// the cube operand types asc-sim emulates: 16-bit (half, bfloat16), float and int8_t (16 x 32 fractals)
+template <class T> constexpr bool cube_type() {
+    return sizeof(T) == 2 || std::is_same<T, float>::value || std::is_same<T, int8_t>::value;
+}
 template <class T> constexpr uint32_t cube_c0() { return 32 / sizeof(T); }
 // element i of tensor t holds written data (the shadow marks every byte)
 template <class T> inline bool elem_written(const LocalTensor<T>& t, uint64_t i) {
@@ -2507,7 +2531,7 @@ template <class T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
                      int line = __builtin_LINE()) {
     const char* api = "DataCopy(Nd2Nz)";
-    static_assert(detail::cube_type<T>(), "asc-sim emulates ND->NZ copies of 16-bit data and float");
+    static_assert(detail::cube_type<T>(), "asc-sim emulates ND->NZ copies of 16-bit data, float and int8_t");
     constexpr uint32_t C0 = detail::cube_c0<T>();
     if (dst.mem_ != 1) fail(api, line, "the destination of an ND->NZ copy must be in L1 (A1/B1)");
     if (p.ndNum != 1) fail(api, line, "ndNum != 1 is not emulated");
@@ -2520,7 +2544,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     for (uint32_t r = 0; r < p.nValue; ++r)
         for (uint32_t c = 0; c < strips * C0; ++c) {
             uint64_t at = (uint64_t(c / C0) * p.dstNzC0Stride + r) * C0 + c % C0;
-            d[at] = c < p.dValue ? src.base_[uint64_t(r) * p.srcDValue + c] : T(0.0f);   // columns zero padded
+            d[at] = c < p.dValue ? src.base_[uint64_t(r) * p.srcDValue + c] : T(0);   // columns zero padded
             dst.mark_written(at, 1);
         }
 }
@@ -2545,7 +2569,7 @@ template <class T>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p,
                      int line = __builtin_LINE()) {
     const char* api = "LoadData";
-    static_assert(detail::cube_type<T>(), "asc-sim emulates LoadData of 16-bit and float fractals");
+    static_assert(detail::cube_type<T>(), "asc-sim emulates LoadData of 16-bit, float and int8_t fractals");
     constexpr uint32_t FE = 512 / sizeof(T);       // elements of one fractal
     if (src.mem_ != 1 || (dst.mem_ != 2 && dst.mem_ != 3))
         fail(api, line, "LoadData2D moves fractals from L1 (A1/B1) to L0A/L0B (A2/B2)");
@@ -2589,29 +2613,45 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
     }
 }
 
-template <class T, class U, class S>
-inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
-                 const MmadParams& p, int line = __builtin_LINE()) {
+template <class T, class U, class S, class B>
+inline void mmad_impl(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                      const LocalTensor<B>* bias, const MmadParams& p, int line) {
     const char* api = "Mmad";
-    static_assert(std::is_same<U, S>::value && detail::cube_type<U>() && std::is_same<T, float>::value,
-                  "asc-sim emulates Mmad of half x half, bfloat16 x bfloat16 and float x float into float");
+    constexpr bool int8 = std::is_same<U, int8_t>::value;
+    static_assert(std::is_same<U, S>::value && detail::cube_type<U>() &&
+                  (int8 ? std::is_same<T, int32_t>::value : std::is_same<T, float>::value),
+                  "asc-sim emulates Mmad of half x half, bfloat16 x bfloat16 and float x float into float, and of "
+                  "int8_t x int8_t into int32_t (the pairs of Mmad.md for Atlas A2/A3)");
+    using Acc = typename std::conditional<int8, int32_t, float>::type;
     constexpr uint32_t C0 = detail::cube_c0<U>();
     if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Mmad runs on the cube core (AIC), not on an AIV");
     if (fm.mem_ != 2 || filter.mem_ != 3 || dst.mem_ != 4)
         fail(api, line, "Mmad takes the left matrix in L0A (A2), the right in L0B (B2), the result in L0C (CO1)");
     if (p.isBias) fail(api, line, "isBias is not emulated (accumulate into L0C with cmatrixInitVal = false)");
+    static_assert(std::is_same<B, T>::value, "the bias of Mmad is of the L0C's type (float; int32_t for int8_t)");
+    if (bias) {
+        if (bias->mem_ != 5) fail(api, line, "the bias of Mmad is in the BiasTable buffer (C2)");
+        if (bias->addr_ % 64) fail(api, line, "the bias is not 64-byte aligned");
+        if (!p.cmatrixInitVal)
+            fail(api, line, "cmatrixInitVal = false with a bias tensor: the bias form initializes C from the "
+                 "BiasTable (accumulate without a bias)");
+    }
     if (p.fmOffset || p.enSsparse || p.enWinogradA || p.enWinogradB)
         fail(api, line, "fmOffset, enSsparse and enWinogradA/B are not emulated");
     if (p.cmatrixSource) fail(api, line, "cmatrixSource = true (the initial C matrix from the bias table C2) is not "
                                          "emulated");
     if (p.m == 0 || p.n == 0 || p.k == 0) return;
     if (p.m == 1) fail(api, line, "m == 1 switches Mmad to GEMV (A read as ND): pad m to 16");
-    // whole fractals: M and N up to 16, K up to C0 (16-bit: 16; float: 8, kDirectionAlign = false)
+    // whole fractals: M and N up to 16, K up to C0 (16-bit: 16; float: 8, kDirectionAlign = false; int8_t: 32)
     const uint32_t M = (p.m + 15u) / 16u * 16u, N = (p.n + 15u) / 16u * 16u, K = (p.k + C0 - 1) / C0 * C0;
     const uint32_t KF = K / C0;
     fm.use(api, uint64_t(M) * K, line);
     filter.use(api, uint64_t(K) * N, line);
     dst.use(api, uint64_t(M) * N, line);
+    if (bias) {
+        bias->use(api, p.n, line);
+        bias->check_written(api, 0, p.n, line);
+    }
     const U* a = fm.ptr();
     const S* b = filter.ptr();
     T* c = dst.ptr();
@@ -2619,55 +2659,203 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
         for (uint32_t ni = 0; ni < N; ++ni) {
             const uint64_t at = (((ni / 16) * (M / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
             bool ok = p.cmatrixInitVal || detail::elem_written(dst, at);
-            float acc = 0.0f;
+            // the bias form: C starts from the bias row (columns past n are invalid)
+            if (bias && ni >= p.n) ok = false;
+            Acc acc = bias && ok ? Acc(bias->ptr()[ni]) : Acc(0);
             for (uint32_t ki = 0; ki < K && ok; ++ki) {
                 const uint64_t ai = ((uint64_t(mi / 16) * KF + ki / C0) * 16 + mi % 16) * C0 + ki % C0;
                 const uint64_t bi = ((uint64_t(ki / C0) * (N / 16) + ni / 16) * 16 + ni % 16) * C0 + ki % C0;
                 ok = detail::elem_written(fm, ai) && detail::elem_written(filter, bi);
-                acc += float(a[ai]) * float(b[bi]);
+                if (int8)        // int8_t products are exact in int32_t; the sum wraps as the int32_t accumulator
+                    acc = Acc(uint32_t(acc) + uint32_t(int32_t(a[ai]) * int32_t(b[bi])));
+                else
+                    acc += Acc(float(a[ai]) * float(b[bi]));
             }
             if (ok) {
-                c[at] = p.cmatrixInitVal ? T(acc) : T(float(c[at]) + acc);
+                if (int8)
+                    c[at] = p.cmatrixInitVal ? T(acc) : T(uint32_t(c[at]) + uint32_t(acc));
+                else
+                    c[at] = p.cmatrixInitVal ? T(acc) : T(float(c[at]) + float(acc));
                 dst.mark_written(at, 1);
             } else {                     // read padding garbage: an invalid result (Fixpipe refuses to move it)
-                c[at] = T(std::numeric_limits<float>::quiet_NaN());
+                c[at] = int8 ? T(0) : T(std::numeric_limits<float>::quiet_NaN());
                 std::memset(dst.shadow() + at * sizeof(T), 0, sizeof(T));
             }
         }
 }
 
-template <class T, class U, const FixpipeConfig& cfg = CFG_ROW_MAJOR>
-inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p,
-                    int line = __builtin_LINE()) {
+template <class T, class U, class S>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const MmadParams& p, int line = __builtin_LINE()) {
+    mmad_impl<T, U, S, T>(dst, fm, filter, nullptr, p, line);
+}
+
+// the bias form: C = A B + the bias row (1 x n, in the BiasTable buffer: float, int32_t for int8_t operands)
+template <class T, class U, class S, class B>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const LocalTensor<B>& bias, const MmadParams& p, int line = __builtin_LINE()) {
+    mmad_impl<T, U, S, B>(dst, fm, filter, &bias, p, line);
+}
+
+namespace detail {
+// Fixpipe's quantization word (deqScalar, or one uint64_t of the cbufWorkspace per column), as the Fixpipe docs'
+// "随路量化" table gives it for NPU architecture 2201: bits [31:0] a float of which the hardware uses only
+// 1 sign + 8 exponent + 10 mantissa bits ([31:13]; the low 13 bits are cleared), [35:32] N (the right shift of
+// (V)REQ8), bit 36 MCB (shift the int32_t by N into int16_t first), [45:37] Offset (a 9-bit integer added after the
+// scaling; not used by (V)DEQF16), bit 46 Sign (1: an int8_t result, 0: uint8_t; (V)REQ8, (V)QF322B8_PRE).
+// asc emulates MCB = 0 and Offset = 0 only: the docs give N two encodings (the table: b'0000 shifts by 1; the
+// reference script: by 0) and do not say whether Offset is signed, so a word using either is refused.
+struct QuantWord {
+    float m1;
+    bool sign;
+};
+inline QuantWord quant_word(uint64_t w, const char* api, int line, const std::string& which) {
+    const uint32_t f = uint32_t(w) & 0xFFFFE000u;
+    const uint32_t ex = (f >> 23) & 0xFF, man = (f >> 13) & 0x3FF;
+    if (ex == 0xFF) fail(api, line, which + ": the scale (bits [31:13]) is inf or nan, which the docs forbid");
+    if (ex == 0 && man != 0) fail(api, line, which + ": the scale (bits [31:13]) is a subnormal float, which the "
+                                  "docs forbid");
+    if ((w >> 36) & 1)
+        fail(api, line, which + ": MCB (bit 36, shift the int32_t right by N first) is not emulated: the docs give "
+             "N two encodings");
+    if ((w >> 37) & 0x1FF)
+        fail(api, line, which + ": a nonzero Offset (bits [45:37]) is not emulated: the docs do not say whether "
+             "the 9-bit Offset is signed");
+    float m1;
+    std::memcpy(&m1, &f, sizeof(f));
+    return {m1, bool((w >> 46) & 1)};
+}
+// one element through the pre-quantization stage: M1 for a value >= 0, M2 (= M1, or 0 with reluEn) below
+template <class T, class U> inline T quantize(U v, float m1, bool relu) {
+    const float x = float(v);                 // an int32_t L0C element converted to float (round to nearest even)
+    const float y = x * (x >= 0.0f ? m1 : (relu ? 0.0f : m1));
+    if constexpr (std::is_same<T, half>::value) {          // (V)DEQF16: to half, saturating (no inf)
+        half h(y);
+        if (std::isinf(float(h))) h = half(y > 0 ? 65504.0f : -65504.0f);
+        return h;
+    } else {                                                // (V)REQ8 / (V)QF322B8_PRE: rint, saturate
+        constexpr float lo = std::is_same<T, int8_t>::value ? -128.0f : 0.0f;
+        constexpr float hi = std::is_same<T, int8_t>::value ? 127.0f : 255.0f;
+        float r = std::nearbyint(std::min(std::max(y, -256.0f), 255.0f));
+        return T(std::min(std::max(r, lo), hi));
+    }
+}
+inline bool vector_quant(QuantMode_t q) { return q == VDEQF16 || q == VQF322B8_PRE || q == VREQ8; }
+inline const char* quant_name(QuantMode_t q) {
+    static const char* names[] = {"NoQuant", "F322F16", "F322BF16", "DEQF16", "VDEQF16", "QF322B8_PRE",
+                                  "VQF322B8_PRE", "REQ8", "VREQ8"};
+    return unsigned(q) < 9 ? names[q] : "?";
+}
+}  // namespace detail
+
+// Fixpipe from L0C: a float L0C (Mmad of half / bfloat16 / float) to float (NoQuant), half (F322F16), bfloat16_t
+// (F322BF16), int8_t / uint8_t ((V)QF322B8_PRE); an int32_t L0C (Mmad of int8_t) to int32_t (NoQuant), half
+// ((V)DEQF16), int8_t / uint8_t ((V)REQ8) -- the pairs the Fixpipe docs give for Atlas A2 / A3. The V modes take
+// one quantization word per column (column j of the nSize moved) from cbufWorkspace (a uint64_t tensor in L1,
+// 32-byte aligned); the scalar modes take deqScalar.
+template <class T, class U, const FixpipeConfig& cfg, class S>
+inline void fixpipe_impl(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>* cbuf,
+                         const FixpipeParamsV220& p, int line) {
     const char* api = "Fixpipe";
-    static_assert(std::is_same<U, float>::value, "asc-sim emulates Fixpipe from a float L0C");
+    constexpr bool i32 = std::is_same<U, int32_t>::value;
+    static_assert(std::is_same<U, float>::value || i32, "Fixpipe reads a float or int32_t L0C");
+    static_assert(i32 ? (std::is_same<T, int32_t>::value || std::is_same<T, half>::value ||
+                         std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value)
+                      : (std::is_same<T, float>::value || std::is_same<T, half>::value ||
+                         std::is_same<T, bfloat16_t>::value || std::is_same<T, int8_t>::value ||
+                         std::is_same<T, uint8_t>::value),
+                  "Fixpipe moves a float L0C to float, half, bfloat16_t, int8_t or uint8_t and an int32_t L0C to "
+                  "int32_t, half, int8_t or uint8_t (Atlas A2 / A3)");
     if (!cfg.rowMajor) fail(api, line, "CFG_NZ output is not emulated");
     if (src.mem_ != 4) fail(api, line, "Fixpipe reads L0C (CO1)");
-    if (p.quantPre != NoQuant && p.quantPre != F322F16 && p.quantPre != F322BF16)
-        fail(api, line, "quantPre mode " + str(uint64_t(p.quantPre)) + " is not emulated (NoQuant, F322F16 and F322BF16 "
-                        "are)");
+    const QuantMode_t q = p.quantPre;
+    if (unsigned(q) > unsigned(VREQ8)) fail(api, line, "quantPre " + str(uint64_t(q)) + " is not a QuantMode_t");
     if (p.ndNum != 1) fail(api, line, "ndNum != 1 is not emulated");
     if (p.srcStride % 16 || p.srcStride < p.mSize) fail(api, line, "srcStride must be the row count padded to 16");
-    const bool half_out = std::is_same<T, half>::value, bf_out = std::is_same<T, bfloat16_t>::value;
-    if (half_out && p.quantPre != F322F16) fail(api, line, "a half output needs quantPre = F322F16");
-    if (bf_out && p.quantPre != F322BF16) fail(api, line, "a bfloat16 output needs quantPre = F322BF16");
-    if (std::is_same<T, float>::value && p.quantPre != NoQuant) fail(api, line, "a float output needs NoQuant");
+    const bool b8 = std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value;
+    const std::string qn = detail::quant_name(q), src_t = type_name<U>::get(), dst_t = type_name<T>::get();
+    // the dtype / quantPre pairs (the Fixpipe docs' quantPre list)
+    if (std::is_same<T, half>::value && !i32 && q != F322F16) fail(api, line, "a half output needs quantPre = F322F16");
+    if (std::is_same<T, bfloat16_t>::value && q != F322BF16)
+        fail(api, line, "a bfloat16 output needs quantPre = F322BF16");
+    if ((std::is_same<T, float>::value || std::is_same<T, int32_t>::value) && q != NoQuant)
+        fail(api, line, (dst_t[0] == 'i' ? "an " : "a ") + dst_t + " output needs NoQuant, not " + qn);
+    QuantMode_t need_s, need_v = NoQuant;
+    if (std::is_same<T, half>::value) need_s = i32 ? DEQF16 : F322F16, need_v = i32 ? VDEQF16 : NoQuant;
+    else if (std::is_same<T, bfloat16_t>::value) need_s = F322BF16;
+    else if (b8) need_s = i32 ? REQ8 : QF322B8_PRE, need_v = i32 ? VREQ8 : VQF322B8_PRE;
+    else need_s = NoQuant;
+    if (q != need_s && (need_v == NoQuant || q != need_v)) {
+        std::string want = detail::quant_name(need_s);
+        if (need_v != NoQuant) want += std::string(" or ") + detail::quant_name(need_v);
+        fail(api, line, (i32 ? "an " : "a ") + src_t + " L0C to " + (dst_t[0] == 'i' ? "an " : "a ") + dst_t +
+             " output needs quantPre = " + want + ", not " + qn);
+    }
+    const bool vec = detail::vector_quant(q);
+    if (vec && cbuf == nullptr)
+        fail(api, line, "quantPre = " + qn + " takes its per-column scales from a cbufWorkspace: call "
+             "Fixpipe(dst, src, cbufWorkspace, params)");
+    if (!vec && cbuf != nullptr)
+        fail(api, line, "a cbufWorkspace is used with quantPre VDEQF16, VQF322B8_PRE or VREQ8 only, not " + qn);
     const uint32_t strips = (p.nSize + 15) / 16;
     src.use(api, uint64_t(strips) * p.srcStride * 16, line);
     dst.check(api, 0, p.mSize ? uint64_t(p.mSize - 1) * p.dstStride + p.nSize : 0, line);
     if (ascend_sim::ctx(api, line).coreType == 2) fail(api, line, "Fixpipe runs on the cube core (AIC), not on an AIV");
+    // the scales: one word for every column (deqScalar repeated, or the cbufWorkspace's)
+    const bool quant = q == DEQF16 || q == VDEQF16 || q == QF322B8_PRE || q == VQF322B8_PRE || q == REQ8 ||
+                       q == VREQ8;
+    std::vector<detail::QuantWord> words;
+    if (quant) {
+        if (vec) {
+            if (cbuf->mem_ != 1) fail(api, line, "the cbufWorkspace must be in L1 (A1/B1/C1)");
+            if (cbuf->addr_ % 32) fail(api, line, "the cbufWorkspace is not 32-byte aligned");
+            cbuf->use(api, p.nSize, line);
+            cbuf->check_written(api, 0, p.nSize, line);
+        }
+        for (uint32_t j = 0; j < p.nSize; ++j) {
+            const uint64_t w = vec ? uint64_t(cbuf->ptr()[j]) : p.deqScalar;
+            const std::string which = vec ? "cbufWorkspace[" + str(j) + "]" : std::string("deqScalar");
+            words.push_back(detail::quant_word(w, api, line, which));
+            if (b8 && words.back().sign != std::is_same<T, int8_t>::value)
+                fail(api, line, which + ": the Sign bit (46) is " + str(uint64_t(words.back().sign)) + " but the "
+                     "output is " + dst_t + " (1: int8_t, 0: uint8_t)");
+            if (!vec) break;
+        }
+    }
     const U* c = src.ptr();
     ascend_sim::Launch* L = ascend_sim::launch;
     for (uint32_t mi = 0; mi < p.mSize; ++mi)
         for (uint32_t ni = 0; ni < p.nSize; ++ni) {
             uint64_t at = (uint64_t(ni / 16) * p.srcStride + mi) * 16 + ni % 16;
             src.check_written(api, at, 1, line);
-            float v = float(c[at]);
-            if (p.reluEn && v < 0) v = 0;
             T* o = &dst.base_[uint64_t(mi) * p.dstStride + ni];
-            *o = T(v);
+            if (quant) {
+                const detail::QuantWord& w = words[vec ? ni : 0];
+                if constexpr (std::is_same<T, half>::value || std::is_same<T, int8_t>::value ||
+                              std::is_same<T, uint8_t>::value)
+                    *o = detail::quantize<T>(c[at], w.m1, p.reluEn);
+            } else {
+                U v = c[at];
+                if (p.reluEn && v < U(0)) v = U(0);
+                if constexpr (std::is_same<T, int32_t>::value) *o = T(v);
+                else *o = T(float(v));
+            }
             if (L && L->mix) ascend_sim::cube_write(o, sizeof(T), api, line);
         }
+}
+
+template <class T, class U, const FixpipeConfig& cfg = CFG_ROW_MAJOR>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p,
+                    int line = __builtin_LINE()) {
+    fixpipe_impl<T, U, cfg, uint64_t>(dst, src, nullptr, p, line);
+}
+
+// the per-column (tensor) quantization: cbufWorkspace holds one uint64_t word per column
+template <class T, class U, const FixpipeConfig& cfg = CFG_ROW_MAJOR, class S = uint64_t,
+          typename std::enable_if<std::is_same<S, uint64_t>::value, bool>::type = true>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>& cbufWorkspace,
+                    const FixpipeParamsV220& p, int line = __builtin_LINE()) {
+    fixpipe_impl<T, U, cfg, S>(dst, src, &cbufWorkspace, p, line);
 }
 
 }  // namespace AscendC

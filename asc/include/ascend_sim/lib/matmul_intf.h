@@ -6,6 +6,10 @@
 // singleCoreM x singleCoreN part of C into GM), IterateBatch (IterateAll over the batches of the NORMAL layout)
 // and End. A and B of half, bfloat16_t or float; C of float or the
 // inputs' type; the products are accumulated in float32 (as L0C does) and rounded once to C's type (Fixpipe).
+// A and B of int8_t: the products are accumulated exactly in int32_t (an int32_t L0C); C of int32_t (NoQuant), or of
+// half through Fixpipe's dequantization (kernel_operator.h): SetQuantScalar(word) (DEQF16) or SetQuantVector(a
+// GlobalTensor<uint64_t>, one word per column of the core's part of C: VDEQF16); the bias of an int8_t Matmul is
+// int32_t.
 //
 // The launch model is the one of kernel_operator.h: a MIX (KERNEL_TYPE_MIX_AIC_1_2) launch runs every AIC and AIV;
 // REGIST_MATMUL_OBJ makes the AIC leave the kernel (on the NPU it serves the AIVs' Matmul messages) and each AIV's
@@ -17,7 +21,9 @@
 //     SetTensorB, GetTensorC without a block from Iterate;
 //   - IterateBatch outside the Norm template, with A and B in different layouts, batchA and batchB not multiples
 //     of one another, or into GM with enSequentialWrite;
-//   - a type pair the cube does not take (A and B differ, C neither float nor the inputs' type, int8 not emulated);
+//   - a type pair the cube does not take (A and B differ, C neither float nor the inputs' type; for int8_t A and B
+//     C neither int32_t nor half); a half C of int8_t A and B without SetQuantScalar / SetQuantVector, an int32_t C
+//     with one, a quantization of float operands (not emulated), a quantization word Fixpipe refuses;
 //   - a tiling whose base block does not fit L0A / L0B (64 KB, with dbL0A / dbL0B), L0C (128 KB with dbL0C), or
 //     whose L1 residency (depthA1 x baseM x baseK + depthB1 x baseK x baseN (+ the bias row)) exceeds 512 KB; base
 //     blocks that are not whole 16 x (32 B) fractals; non-positive shapes;
@@ -68,6 +74,8 @@ namespace ascend_sim {
 namespace mm {
 
 inline float to_f(float v) { return v; }
+inline int32_t to_f(int8_t v) { return int32_t(v); }
+inline int32_t to_f(int32_t v) { return v; }
 inline float to_f(half h) {
     uint32_t s = uint32_t(h.bits & 0x8000u) << 16, e = (h.bits >> 10) & 0x1fu, m = h.bits & 0x3ffu, u;
     if (e == 0) {
@@ -96,22 +104,23 @@ inline float to_f(bfloat16_t b) {
 
 #pragma GCC push_options
 #pragma GCC optimize("O3")
-// C[rows x cols] += A[rows x K] B[K x cols] in float32, row-major with leading dimensions lda, ldb, ldc; four rows
-// of C at a time so that each row of B is loaded once per four rows
-inline void gemm(const float* __restrict A, int lda, const float* __restrict B, int ldb, float* __restrict C,
+// C[rows x cols] += A[rows x K] B[K x cols] in float32 (or int32_t, exact, for int8_t operands), row-major with
+// leading dimensions lda, ldb, ldc; four rows of C at a time so that each row of B is loaded once per four rows
+template <class V>
+inline void gemm(const V* __restrict A, int lda, const V* __restrict B, int ldb, V* __restrict C,
                  int ldc, int rows, int cols, int K) {
     int i = 0;
     for (; i + 4 <= rows; i += 4) {
-        float* c0 = C + i * ldc;
-        float* c1 = c0 + ldc;
-        float* c2 = c1 + ldc;
-        float* c3 = c2 + ldc;
-        const float* a0 = A + i * lda;
+        V* c0 = C + i * ldc;
+        V* c1 = c0 + ldc;
+        V* c2 = c1 + ldc;
+        V* c3 = c2 + ldc;
+        const V* a0 = A + i * lda;
         for (int k = 0; k < K; ++k) {
-            const float x0 = a0[k], x1 = a0[lda + k], x2 = a0[2 * lda + k], x3 = a0[3 * lda + k];
-            const float* b = B + k * ldb;
+            const V x0 = a0[k], x1 = a0[lda + k], x2 = a0[2 * lda + k], x3 = a0[3 * lda + k];
+            const V* b = B + k * ldb;
             for (int j = 0; j < cols; ++j) {
-                const float bv = b[j];
+                const V bv = b[j];
                 c0[j] += x0 * bv;
                 c1[j] += x1 * bv;
                 c2[j] += x2 * bv;
@@ -120,11 +129,11 @@ inline void gemm(const float* __restrict A, int lda, const float* __restrict B, 
         }
     }
     for (; i < rows; ++i) {
-        float* c = C + i * ldc;
-        const float* a = A + i * lda;
+        V* c = C + i * ldc;
+        const V* a = A + i * lda;
         for (int k = 0; k < K; ++k) {
-            const float x = a[k];
-            const float* b = B + k * ldb;
+            const V x = a[k];
+            const V* b = B + k * ldb;
             for (int j = 0; j < cols; ++j) c[j] += x * b[j];
         }
     }
@@ -146,6 +155,8 @@ public:
     using SrcBT = typename B_TYPE::T;
     using DstT = typename C_TYPE::T;
     using BiasT = typename BIAS_TYPE::T;
+    static constexpr bool kInt8 = std::is_same<SrcAT, int8_t>::value;
+    using AccT = typename std::conditional<kInt8, int32_t, float>::type;   // L0C's type
 
     void Init(const TCubeTiling* __restrict cubeTiling, TPipe* tpipe = nullptr, int line = __builtin_LINE()) {
         const char* api = "Matmul::Init";
@@ -207,6 +218,9 @@ public:
     }
     void SetBias(const GlobalTensor<BiasT>& biasGlobal, int line = __builtin_LINE()) {
         need_init("Matmul::SetBias", line);
+        if (kInt8 && !std::is_same<BiasT, int32_t>::value)
+            fail("Matmul::SetBias", line, std::string("a bias of ") + type_name<BiasT>::get() + ": the bias of int8_t "
+                 "A and B is int32_t (give the Matmul a bias MatmulType of int32)");
         bias_ = biasGlobal; hasBias_ = true;
         reset_iteration();
     }
@@ -216,6 +230,18 @@ public:
         reset_iteration();
     }
     void ClearBias(int line = __builtin_LINE()) { DisableBias(line); }
+    // Fixpipe's dequantization of an int8_t Matmul's int32_t L0C into a half C: one word (DEQF16) ...
+    void SetQuantScalar(const uint64_t quantScalar, int line = __builtin_LINE()) {
+        const char* api = "Matmul::SetQuantScalar";
+        need_quant(api, line);
+        detail::quant_word(quantScalar, api, line, "the quantization scalar");
+        quant_ = 1; quantScalar_ = quantScalar;
+    }
+    // ... or one word per column of the core's part of C (VDEQF16)
+    void SetQuantVector(const GlobalTensor<uint64_t>& quantTensor, int line = __builtin_LINE()) {
+        need_quant("Matmul::SetQuantVector", line);
+        quant_ = 2; quantVec_ = quantTensor;
+    }
 
     // the next base block into the (emulated) L0C; false when the core's part of C is done
     template <bool sync = true>
@@ -351,7 +377,11 @@ private:
     bool prepared_ = false, have_ = false;
     int64_t sm_ = 0, sn_ = 0, sk_ = 0, mBlocks_ = 0, nBlocks_ = 0, next_ = 0;
     int64_t r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
-    std::vector<float> af_, bf_, biasf_, acc_;
+    std::vector<AccT> af_, bf_, biasf_, acc_;
+    int quant_ = 0;                 // 0: none, 1: SetQuantScalar, 2: SetQuantVector
+    uint64_t quantScalar_ = 0;
+    GlobalTensor<uint64_t> quantVec_;
+    std::vector<detail::QuantWord> words_;   // the scale of each column of the core's part (prepare)
 
     void need_init(const char* api, int line) const {
         if (!inited_)
@@ -363,6 +393,16 @@ private:
         if (!have_) fail(api, line, "no block to fetch: GetTensorC follows an Iterate() that returned true");
     }
     void reset_iteration() { prepared_ = false; have_ = false; next_ = 0; }
+    void need_quant(const char* api, int line) const {
+        need_init(api, line);
+        if (!kInt8)
+            fail(api, line, std::string("the quantization of a Matmul of ") + type_name<SrcAT>::get() + " A and B "
+                 "(a float L0C to int8_t C, QF322B8_PRE) is not emulated yet: asc-sim dequantizes int8_t A and B into "
+                 "a half C");
+        if (!std::is_same<DstT, half>::value)
+            fail(api, line, std::string("C is ") + type_name<DstT>::get() + ": the int32_t L0C goes to an int32_t C "
+                 "unquantized; SetQuantScalar / SetQuantVector dequantize it into a half C");
+    }
 
     static void check_types(const char* api, int line) {
         constexpr bool h = std::is_same<SrcAT, half>::value, bf = std::is_same<SrcAT, bfloat16_t>::value,
@@ -370,15 +410,24 @@ private:
         if (!std::is_same<SrcAT, SrcBT>::value)
             fail(api, line, std::string("A is ") + type_name<SrcAT>::get() + " and B is " + type_name<SrcBT>::get() +
                  ": the cube multiplies operands of one type");
-        if (!(h || bf || f))
+        if (!(h || bf || f || kInt8))
             fail(api, line, std::string("A and B of ") + type_name<SrcAT>::get() + ": asc-sim emulates the Matmul "
-                 "of half, bfloat16_t and float operands");
-        if (!(std::is_same<DstT, float>::value || std::is_same<DstT, SrcAT>::value))
-            fail(api, line, std::string("C of ") + type_name<DstT>::get() + " for A and B of " +
-                 type_name<SrcAT>::get() + ": C is float or the inputs' type");
-        if (!(std::is_same<BiasT, float>::value || std::is_same<BiasT, SrcAT>::value))
-            fail(api, line, std::string("a bias of ") + type_name<BiasT>::get() + ": the bias is float or the "
-                 "inputs' type");
+                 "of half, bfloat16_t, float and int8_t operands");
+        if (kInt8) {
+            if (!(std::is_same<DstT, int32_t>::value || std::is_same<DstT, half>::value))
+                fail(api, line, std::string("C of ") + type_name<DstT>::get() + " for A and B of int8_t: asc-sim "
+                     "emulates C of int32_t and of half (dequantized)");
+            if (!std::is_same<BiasT, int32_t>::value && !std::is_same<BIAS_TYPE, C_TYPE>::value)
+                fail(api, line, std::string("a bias of ") + type_name<BiasT>::get() + ": the bias of int8_t A and B "
+                     "is int32_t");
+        } else {
+            if (!(std::is_same<DstT, float>::value || std::is_same<DstT, SrcAT>::value))
+                fail(api, line, std::string("C of ") + type_name<DstT>::get() + " for A and B of " +
+                     type_name<SrcAT>::get() + ": C is float or the inputs' type");
+            if (!(std::is_same<BiasT, float>::value || std::is_same<BiasT, SrcAT>::value))
+                fail(api, line, std::string("a bias of ") + type_name<BiasT>::get() + ": the bias is float or the "
+                     "inputs' type");
+        }
         if ((A_TYPE::layout != LayoutMode::NONE && A_TYPE::layout != LayoutMode::NORMAL) ||
             (B_TYPE::layout != LayoutMode::NONE && B_TYPE::layout != LayoutMode::NORMAL))
             fail(api, line, "the BSNGD, SBNGD and BNGS1S2 batch layouts (LayoutMode) are not emulated yet (NORMAL "
@@ -458,7 +507,7 @@ private:
             fail(api, line, "the core's shape " + std::to_string(sm_) + " x " + std::to_string(sn_) + " x " +
                  std::to_string(sk_) + " is empty");
         // A: sm x sk; stored M x Ka (ND), or Ka x M transposed
-        af_.assign(size_t(sm_ * sk_), 0.0f);
+        af_.assign(size_t(sm_ * sk_), AccT(0));
         const SrcAT* pa = a_.base_;
         if (!transA_) {
             a_.check(api, 0, extent<SrcAT, A_TYPE::format>(orgM_, orgKa_, sm_, sk_), line);
@@ -472,7 +521,7 @@ private:
                     af_[size_t(i * sk_ + k)] = ascend_sim::mm::to_f(pa[at<SrcAT, A_TYPE::format>(k, i, orgKa_, orgM_)]);
         }
         // B: sk x sn; stored Kb x N (ND), or N x Kb transposed
-        bf_.assign(size_t(sk_ * sn_), 0.0f);
+        bf_.assign(size_t(sk_ * sn_), AccT(0));
         const SrcBT* pb = b_.base_;
         if (!transB_) {
             b_.check(api, 0, extent<SrcBT, B_TYPE::format>(orgKb_, orgN_, sk_, sn_), line);
@@ -491,7 +540,18 @@ private:
             biasf_.resize(size_t(sn_));
             for (int64_t j = 0; j < sn_; ++j) biasf_[size_t(j)] = ascend_sim::mm::to_f(bias_.base_[j]);
         }
-        acc_.assign(size_t(int64_t(t_.baseM) * t_.baseN), 0.0f);
+        acc_.assign(size_t(int64_t(t_.baseM) * t_.baseN), AccT(0));
+        words_.clear();
+        if (kInt8 && std::is_same<DstT, half>::value) {
+            if (quant_ == 0)
+                fail(api, line, "C of half for int8_t A and B is the int32_t L0C dequantized: call SetQuantScalar "
+                     "(DEQF16) or SetQuantVector (VDEQF16) before the matmul");
+            if (quant_ == 2) quantVec_.check(api, 0, uint64_t(sn_), line);
+            for (int64_t j = 0; j < (quant_ == 2 ? sn_ : 1); ++j)
+                words_.push_back(detail::quant_word(quant_ == 2 ? uint64_t(quantVec_.base_[j]) : quantScalar_, api,
+                                                    line, quant_ == 2 ? "the quantization vector's word " +
+                                                    std::to_string(j) : std::string("the quantization scalar")));
+        }
         mBlocks_ = ascend_sim::mm::cdiv(sm_, t_.baseM);
         nBlocks_ = ascend_sim::mm::cdiv(sn_, t_.baseN);
         next_ = 0;
@@ -504,23 +564,39 @@ private:
         const int64_t ld = t_.baseN;
         if (!partial) {
             for (int64_t r = 0; r < rows_; ++r) {
-                float* c = acc_.data() + r * ld;
-                if (hasBias_) std::memcpy(c, biasf_.data() + c0_, size_t(cols_) * sizeof(float));
-                else std::fill(c, c + cols_, 0.0f);
+                AccT* c = acc_.data() + r * ld;
+                if (hasBias_) std::memcpy(c, biasf_.data() + c0_, size_t(cols_) * sizeof(AccT));
+                else std::fill(c, c + cols_, AccT(0));
             }
         }
         ascend_sim::mm::gemm(af_.data() + r0_ * sk_, int(sk_), bf_.data() + c0_, int(sn_), acc_.data(), int(ld),
                              int(rows_), int(cols_), int(sk_));
     }
 
-    static void store_row(DstT* d, const float* s, int64_t n, uint8_t enAtomic, const char* api, int line) {
-        switch (enAtomic) {
-            case 0: for (int64_t j = 0; j < n; ++j) d[j] = DstT(s[j]); break;
-            case 1: for (int64_t j = 0; j < n; ++j) d[j] = DstT(ascend_sim::mm::to_f(d[j]) + s[j]); break;
-            case 2: for (int64_t j = 0; j < n; ++j) d[j] = DstT(std::max(ascend_sim::mm::to_f(d[j]), s[j])); break;
-            case 3: for (int64_t j = 0; j < n; ++j) d[j] = DstT(std::min(ascend_sim::mm::to_f(d[j]), s[j])); break;
-            default: fail(api, line, "enAtomic = " + std::to_string(int(enAtomic)) + " is not 0 (none), 1 (add), 2 "
-                          "(max) or 3 (min)");
+    // one row of the block into C: C's type from the L0C's (float32 rounded once; int32_t as is, or dequantized to
+    // half with the column's word, as Fixpipe's (V)DEQF16), with enAtomic's add / max / min
+    DstT out(AccT v, int64_t col) const {
+        if constexpr (kInt8 && std::is_same<DstT, half>::value) {
+            const detail::QuantWord& w = words_[quant_ == 2 ? size_t(col) : 0];
+            return detail::quantize<half>(v, w.m1, false);
+        } else {
+            return DstT(v);
+        }
+    }
+    void store_row(DstT* d, const AccT* s, int64_t n, uint8_t enAtomic, const char* api, int line) const {
+        if (enAtomic > 3)
+            fail(api, line, "enAtomic = " + std::to_string(int(enAtomic)) + " is not 0 (none), 1 (add), 2 "
+                 "(max) or 3 (min)");
+        if (kInt8 && std::is_same<DstT, half>::value && enAtomic)
+            fail(api, line, "enAtomic with a dequantized (half) C is not emulated yet");
+        for (int64_t j = 0; j < n; ++j) {
+            const int64_t col = c0_ + j;
+            switch (enAtomic) {
+                case 0: d[j] = out(s[j], col); break;
+                case 1: d[j] = DstT(ascend_sim::mm::to_f(d[j]) + s[j]); break;
+                case 2: d[j] = DstT(std::max<AccT>(AccT(ascend_sim::mm::to_f(d[j])), s[j])); break;
+                default: d[j] = DstT(std::min<AccT>(AccT(ascend_sim::mm::to_f(d[j])), s[j])); break;
+            }
         }
     }
 
