@@ -855,6 +855,19 @@ public:
     void FreeAllEvent() {}
 };
 
+// TQueBind<SRC, DST, DEPTH>: a queue between two positions, its buffers in SRC's memory; its EnQue / DeQue pair
+// syncs what SRC's queue syncs (MTE2_V for VECIN) and what DST's does (V_MTE3 for VECOUT)
+template <TPosition SRC, TPosition DST, int32_t DEPTH, auto MASK = 0>
+class TQueBind : public TQue<SRC, DEPTH, MASK> {
+public:
+    TQueBind() { this->kind_ = "TQueBind"; }
+    template <class T> LocalTensor<T> DeQue(int line = __builtin_LINE()) {
+        LocalTensor<T> t = TQue<SRC, DEPTH, MASK>::template DeQue<T>(line);
+        if (DST == TPosition::VECOUT) ascend_sim::synced(ascend_sim::cur->vMte3, this->enqSeq_[this->find(t.addr_)]);
+        return t;
+    }
+};
+
 template <TPosition POS = TPosition::VECCALC>
 class TBuf {
 public:
