@@ -325,3 +325,101 @@ def queries(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]):
     asc.set_flag(asc.HardEvent.V_MTE3, 0)
     asc.wait_flag(asc.HardEvent.V_MTE3, 0)
     asc.data_copy(zg[32:], ri, 8)
+
+
+@asc.jit
+def adv_op(j: int, o: asc.LocalTensor, x: asc.LocalTensor, tmp: asc.LocalTensor, n: int):
+    if j == 0:
+        asc.adv.tanh(o, x, tmp, n)
+    elif j == 1:
+        asc.adv.sin(o, x, tmp, n)
+    elif j == 2:
+        asc.adv.cos(o, x, tmp, n)
+    elif j == 3:
+        asc.adv.erf(o, x, tmp, n)
+    elif j == 4:
+        asc.adv.floor(o, x, tmp, n)
+    elif j == 5:
+        asc.adv.ceil(o, x, tmp, n)
+    else:
+        asc.adv.exp(o, x, tmp, n)
+
+
+@asc.jit
+def adv_math(x: asc.GlobalAddress, o: asc.GlobalAddress, n: int, cap: asc.ConstExpr[int]):
+    """o[k * total + i] = f_k(x[i]) for the advanced math: tanh, sin, cos, erf, floor, ceil, exp."""
+    total = n * asc.get_block_num()
+    off = asc.get_block_idx() * n
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x + off)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    qo = asc.TQue(asc.TPosition.VECOUT, 1)
+    tb = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(qx, 1, cap * x.dtype.sizeof())
+    pipe.init_buffer(qo, 1, cap * x.dtype.sizeof())
+    pipe.init_buffer(tb, 2 * cap * x.dtype.sizeof() + 512)
+    load(qx, xg, n)
+    xl = qx.deque(x.dtype)
+    tmp = tb.get(asc.uint8)
+    for j in range(7):
+        og = asc.GlobalTensor()
+        og.set_global_buffer(o + j * total + off)
+        ol = qo.alloc_tensor(x.dtype)
+        adv_op(j, ol, xl, tmp, n)
+        qo.enque(ol)
+        store(qo, og, n)
+    qx.free_tensor(xl)
+
+
+@asc.jit
+def prints(x: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    """printf of the block index, a float and an int; DumpTensor of the block's n elements."""
+    xg = asc.GlobalTensor()
+    xg.set_global_buffer(x + asc.get_block_idx() * n)
+    pipe = asc.TPipe()
+    qx = asc.TQue(asc.TPosition.VECIN, 1)
+    pipe.init_buffer(qx, 1, n * x.dtype.sizeof())
+    asc.printf("block %d: x0=%f n=%d\n", asc.get_block_idx(), xg.get_value(0), n)
+    t = qx.alloc_tensor(x.dtype)
+    asc.data_copy(t, xg, n)
+    qx.enque(t)
+    t = qx.deque(x.dtype)
+    asc.dump_tensor(t, 7, n)
+    qx.free_tensor(t)
+
+
+@asc.jit
+def mm_shapes(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bias: asc.GlobalAddress,
+              flags: asc.GlobalAddress, tiling: asc.adv.TCubeTiling, workspace: asc.GlobalAddress, m: int, n: int,
+              k: int):
+    """A MIX kernel of one block: AIV 0 computes C = A @ B with set_org_shape / set_single_shape, a bias set and then
+    disabled (C has no bias); each AIV writes flags[8 * block_idx] = 1 + get_sub_block_idx()."""
+    ga = asc.GlobalTensor()
+    gb = asc.GlobalTensor()
+    gc = asc.GlobalTensor()
+    gbias = asc.GlobalTensor()
+    ga.set_global_buffer(a)
+    gb.set_global_buffer(b)
+    gc.set_global_buffer(c)
+    gbias.set_global_buffer(bias)
+    pipe = asc.TPipe()
+    mm = asc.adv.Matmul(a=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, ga.dtype),
+                        b=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gb.dtype),
+                        c=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gc.dtype),
+                        bias=asc.adv.MatmulType(asc.TPosition.GM, asc.CubeFormat.ND, gbias.dtype))
+    asc.adv.register_matmul(pipe, workspace, mm, tiling)
+    if asc.ascend_is_aiv():
+        fg = asc.GlobalTensor()
+        fg.set_global_buffer(flags + asc.get_block_idx() * 8)
+        fg.set_value(0, 1 + asc.get_sub_block_idx())
+    if asc.get_block_idx() == 0:
+        mm.set_org_shape(m, n, k)
+        mm.set_single_shape(m, n, k)
+        mm.set_tensor_a(ga)
+        mm.set_tensor_b(gb)
+        mm.set_bias(gbias)
+        mm.disable_bias()
+        mm.iterate_all(gc)
+        mm.end()
+    asc.pipe_barrier(asc.PipeID.PIPE_ALL)

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -2427,7 +2428,38 @@ ASC_SIM_ADV(Sin, std::sin(v))
 ASC_SIM_ADV(Cos, std::cos(v))
 ASC_SIM_ADV(Floor, std::floor(v))
 ASC_SIM_ADV(Ceil, std::ceil(v))
+ASC_SIM_ADV(Exp, std::exp(v))
 #undef ASC_SIM_ADV
+
+// printf / DumpTensor: the kernel's output on the host's stdout (flushed at each call, so that it stays in order with
+// the host's own output). DumpTensor prints its desc, the element type, the position and dumpSize elements.
+namespace detail {
+template <class V> inline auto print_arg(V v) {
+    if constexpr (std::is_same<V, half>::value || std::is_same<V, bfloat16_t>::value) return double(float(v));
+    else if constexpr (std::is_floating_point<V>::value) return double(v);
+    else if constexpr (std::is_same<V, bool>::value) return int(v);
+    else return v;
+}
+}  // namespace detail
+template <class... A> inline void printf(const char* fmt, A... args) {
+    ascend_sim::ctx("printf", 0);
+    std::printf(fmt, detail::print_arg(args)...);
+    std::fflush(stdout);
+}
+template <class T>
+inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize, int line = __builtin_LINE()) {
+    t.use("DumpTensor", dumpSize, line);
+    t.check_written("DumpTensor", 0, dumpSize, line);
+    std::string out = "DumpTensor: desc=" + std::to_string(desc) + ", dtype=" + type_name<T>::get() +
+                      ", position=" + std::to_string(int(t.pos_)) + ", size=" + std::to_string(dumpSize) + ": [";
+    char buf[64];
+    for (uint32_t i = 0; i < dumpSize; ++i) {
+        std::snprintf(buf, sizeof buf, i ? ", %g" : "%g", double(detail::print_arg(t.ptr()[i])));
+        out += buf;
+    }
+    std::printf("%s]\n", out.c_str());
+    std::fflush(stdout);
+}
 
 // Cast: the (src -> dst, round mode) pairs accepted on A2 (Ascend C Cast doc, table 4).
 namespace detail {
