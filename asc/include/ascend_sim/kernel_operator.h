@@ -2470,6 +2470,7 @@ template <> struct tcode<bfloat16_t> { static constexpr int v = 2; };
 template <> struct tcode<int32_t> { static constexpr int v = 3; };
 template <> struct tcode<int8_t> { static constexpr int v = 4; };
 template <> struct tcode<uint8_t> { static constexpr int v = 5; };
+template <> struct tcode<int16_t> { static constexpr int v = 6; };
 
 inline bool cast_ok(int src, int dst, RoundMode m) {
     const int mi = int(m);
@@ -2483,6 +2484,11 @@ inline bool cast_ok(int src, int dst, RoundMode m) {
     if (src == 3 && dst == 0) return rint_trunc || m == RoundMode::CAST_NONE;        // int32 -> float
     if ((src == 4 || src == 5) && dst == 1) return m == RoundMode::CAST_NONE;        // int8 / uint8 -> half
     if (src == 1 && (dst == 4 || dst == 5)) return rint_trunc || m == RoundMode::CAST_NONE;  // half -> int8 / uint8
+    if (src == 6 && dst == 1) return rint_trunc || m == RoundMode::CAST_NONE;        // int16 -> half
+    if (src == 6 && dst == 0) return m == RoundMode::CAST_NONE;                      // int16 -> float
+    if ((src == 1 || src == 0) && dst == 6) return rint_trunc;                       // half / float -> int16
+    if (src == 1 && dst == 3) return rint_trunc;                                     // half -> int32
+    if (src == 3 && dst == 6) return m == RoundMode::CAST_NONE;                      // int32 -> int16
     return false;
 }
 
@@ -2513,6 +2519,8 @@ template <class I> inline I convert_small(float v, RoundMode m) {
 }
 template <> inline int8_t convert<int8_t>(float v, RoundMode m) { return convert_small<int8_t>(v, m); }
 template <> inline uint8_t convert<uint8_t>(float v, RoundMode m) { return convert_small<uint8_t>(v, m); }
+// int16: as int8 (rounded by the mode, saturating; int32 -> int16 saturates too, its values exact in float there)
+template <> inline int16_t convert<int16_t>(float v, RoundMode m) { return convert_small<int16_t>(v, m); }
 template <> inline int32_t convert<int32_t>(float v, RoundMode m) {
     float r = round_integral(v, m);
     if (std::isnan(r)) return 0;
