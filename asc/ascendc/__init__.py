@@ -5,7 +5,7 @@ from __future__ import annotations
 from .dtypes import (ConstExpr, DataType, GlobalAddress, KnownTypes, bfloat16, bool_, float16, float32,  # noqa: F401
                      float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, AippInputFormat, CubeFormat, DataFormat, HardEvent,  # noqa: F401
-                    LayoutMode, PipeID, QuantModes, CO2Layout, RoundMode, TPosition, TransposeType)
+                    LayoutMode, PipeID, QuantModes, CO2Layout, ReduceOrder, RoundMode, TPosition, TransposeType)
 from .objects import (AippChannelPaddingParams, AippColorSpaceConvParams, AippDataTypeConvParams,  # noqa: F401
                       AippPaddingParams, AippParams, AippSingleLineParams, AippSwapParams)
 from .objects import (BinaryRepeatParams, CopyRepeatParams, DataCopyExtParams, DataCopyPadExtParams,  # noqa: F401

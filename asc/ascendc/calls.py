@@ -685,6 +685,8 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         return scalar(f"asc_floordiv({a0} + {b0} - 1, {b0})", dtypes.int64)
     cls = {"gtensor": "GlobalTensor", "ltensor": "LocalTensor", "que": "TQue", "pipe": "TPipe",
            "pipeptr": "TPipe", "buf": "TBuf"}.get(kind)
+    if kind == "que" and obj.ctype.startswith("AscendC::TQueBind<"):
+        cls = "TQueBind"        # its own rows of the table (free_all_event is a TQueBind method only)
     a = api_mod.lookup(f"{cls}.{name}") if cls else None
     if a is None:
         raise tr.err(node, f"a {cls or kind} has no method {name!r} in asc", CompileError)
@@ -755,6 +757,8 @@ def method(tr, node, obj: Val, name: str, args, kwargs):
         if name == "set_addr_with_offset":
             src = tensor_of(tr, node, got["src"], "src", "LocalTensor.set_addr_with_offset", ("ltensor",))
             return void(f"{base}SetAddrWithOffset({src.text}, {tr.int_text(got['offset'], node)})")
+        if name == "get_shape_info":
+            return Val("shapeinfo", f"{base}GetShapeInfo()", "AscendC::ShapeInfo")
         if name == "set_shape_info":
             sh = got["shape_info"]
             if not (isinstance(sh, Val) and sh.kind == "shapeinfo"):

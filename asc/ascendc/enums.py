@@ -120,6 +120,14 @@ class SELMODE(_CEnum):
     VSEL_TENSOR_TENSOR_MODE = 2
 
 
+class ReduceOrder(_CEnum):
+    """Where WholeReduceMax / WholeReduceMin put the value and its index (ReduceOrder)."""
+    ORDER_VALUE_INDEX = 0
+    ORDER_INDEX_VALUE = 1
+    ORDER_ONLY_VALUE = 2
+    ORDER_ONLY_INDEX = 3
+
+
 class TransposeType(_CEnum):
     """The layouts of Transpose with TransposeParamsExt."""
     TRANSPOSE_TYPE_NONE = 0
@@ -200,5 +208,5 @@ class CO2Layout(_CEnum):
     COLUMN_MAJOR = 2
 
 
-ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, TransposeType, DataFormat, AippInputFormat,
+ALL = (TPosition, HardEvent, PipeID, RoundMode, CMPMODE, SELMODE, ReduceOrder, TransposeType, DataFormat, AippInputFormat,
        CubeFormat, LayoutMode, QuantModes, CO2Layout)

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -459,6 +460,13 @@ namespace AscendC {
 inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
 inline int64_t GetBlockNum() { return ascend_sim::ctx("GetBlockNum", 0).num; }
 inline int64_t GetTaskRatio() { return ascend_sim::ctx("GetTaskRatio", 0).coreType == 2 ? 2 : 1; }
+// GetSubBlockIdx: the AIV's index inside its AI Core (0 or 1) in a MIX 1:2 launch, 0 elsewhere;
+// GetDataBlockSizeInBytes: one DataBlock, 32 bytes
+inline int64_t GetSubBlockIdx() {
+    const auto& c = ascend_sim::ctx("GetSubBlockIdx", 0);
+    return c.coreType == 2 ? c.idx % 2 : 0;
+}
+inline constexpr int16_t GetDataBlockSizeInBytes() { return 32; }
 
 // The hard SyncAll: SyncAll<false>() is the all-core barrier of a MIX kernel (every AIV and AIC of the launch);
 // SyncAll<true>() (the default) the barrier of every AIV of a vector kernel, which must be KERNEL_TYPE_MIX_AIV_1_0
@@ -850,6 +858,19 @@ public:
         return false;
     }
     void FreeAllEvent() {}
+};
+
+// TQueBind<SRC, DST, DEPTH>: a queue between two positions, its buffers in SRC's memory; its EnQue / DeQue pair
+// syncs what SRC's queue syncs (MTE2_V for VECIN) and what DST's does (V_MTE3 for VECOUT)
+template <TPosition SRC, TPosition DST, int32_t DEPTH, auto MASK = 0>
+class TQueBind : public TQue<SRC, DEPTH, MASK> {
+public:
+    TQueBind() { this->kind_ = "TQueBind"; }
+    template <class T> LocalTensor<T> DeQue(int line = __builtin_LINE()) {
+        LocalTensor<T> t = TQue<SRC, DEPTH, MASK>::template DeQue<T>(line);
+        if (DST == TPosition::VECOUT) ascend_sim::synced(ascend_sim::cur->vMte3, this->enqSeq_[this->find(t.addr_)]);
+        return t;
+    }
 };
 
 template <TPosition POS = TPosition::VECCALC>
@@ -1644,6 +1665,337 @@ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t 
     Copy_rep<T, isSetMask>(dst, src, repeatTime, p, line);
 }
 
+// ------------------------------------------------------------------ AddRelu / SubRelu, And / Or / Not, ShiftLeft / ShiftRight
+// Count and repeat forms. The A2 type lists of the asc-devkit docs: AddRelu / SubRelu int16_t, half, float (relu of
+// the sum / difference); And / Or / Not int16_t, uint16_t; ShiftLeft / ShiftRight int16_t, uint16_t, int32_t, uint32_t
+// with a shift in [0, 16] (16-bit) or [0, 32] (32-bit). Unsigned types shift logically; signed ones arithmetically:
+// ShiftRight copies the sign bit in, ShiftLeft keeps the sign bit and drops the bit below it (the docs' example: the
+// int16_t 1010101010101010 << 1 is 1101010101010100).
+#define ASC_SIM_TYPES_ADDRELU(T) detail::one_of<T, half, float, int16_t>()
+#define ASC_SIM_TYPES_BITS(T) detail::one_of<T, int16_t, uint16_t>()
+#define ASC_SIM_TYPES_SHIFT(T) detail::one_of<T, int16_t, uint16_t, int32_t, uint32_t>()
+
+namespace detail {
+// dst[i] = f(src_0[i], ..., src_{N-1}[i]) for i < count (the count form; the element types are the API's to check)
+template <class T, int N, class F>
+inline void elementwise(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* const* src, int32_t count,
+                        int line, F f) {
+    for (int i = 0; i < N; ++i) reading(api, *src[i], count, line);
+    writing(api, dst, count, line);
+    for (int i = 0; i < N; ++i) same_or_apart(api, dst, count, *src[i], count, line);
+    T* d = dst.ptr();
+    for (int32_t k = 0; k < count; ++k) {
+        T v[N];
+        for (int i = 0; i < N; ++i) v[i] = src[i]->ptr()[k];
+        d[k] = f(v);
+    }
+    done(dst, count);
+}
+template <class T> inline T shift_left(T x, T s) {
+    using U = typename std::make_unsigned<T>::type;
+    const U r = U(uint64_t(U(x)) << uint64_t(s));
+    if (!std::is_signed<T>::value) return T(r);
+    const U sign = U(U(1) << (sizeof(T) * 8 - 1));
+    return T(U((r & U(~sign)) | (U(x) & sign)));
+}
+template <class T> inline T shift_right(T x, T s) {
+    if (std::is_signed<T>::value) return T(int64_t(x) >> int64_t(s));
+    return T(uint64_t(x) >> uint64_t(s));
+}
+template <class T> inline void shift_range(const char* api, T s, int line) {
+    if (int64_t(s) < 0 || int64_t(s) > int64_t(sizeof(T) * 8))
+        fail(api, line, "the shift " + str(int64_t(s)) + " is outside [0, " + str(sizeof(T) * 8) + "] for " +
+             str(sizeof(T) * 8) + "-bit elements");
+}
+}  // namespace detail
+
+#define ASC_SIM_BIN2(NAME, TYPES, EXPR)                                                                         \
+    template <class T>                                                                                          \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     const int32_t& count, int line = __builtin_LINE()) {                                       \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        const LocalTensor<T>* s[2] = {&src0, &src1};                                                            \
+        detail::elementwise<T, 2>(#NAME, dst, s, count, line, [](const T* v) {                                  \
+            auto x = detail::ld(v[0]), y = detail::ld(v[1]); return detail::st<T>(EXPR); });                    \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME##_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,   \
+                           const uint8_t repeatTime, const BinaryRepeatParams& p, int line) {                   \
+        static_assert(TYPES(T), #NAME ": this element type is not one the API takes on A2 (asc-devkit's list)"); \
+        const LocalTensor<T>* s[2] = {&src0, &src1};                                                            \
+        const detail::Stride ss[2] = {{p.src0BlkStride, p.src0RepStride}, {p.src1BlkStride, p.src1RepStride}};  \
+        detail::repeat_op<T, T, 2>(#NAME, dst, {p.dstBlkStride, p.dstRepStride}, s, ss, repeatTime, line,       \
+            [](const T* v, T) { auto x = detail::ld(v[0]), y = detail::ld(v[1]); return detail::st<T>(EXPR); }); \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p,              \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src0, src1, repeatTime, p, line);                                         \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,         \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p,                      \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_cont<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src0, src1, repeatTime, p, line);                                         \
+    }
+ASC_SIM_BIN2(AddRelu, ASC_SIM_TYPES_ADDRELU, (x + y) > 0 ? (x + y) : decltype(x + y)(0))
+ASC_SIM_BIN2(SubRelu, ASC_SIM_TYPES_ADDRELU, (x - y) > 0 ? (x - y) : decltype(x - y)(0))
+ASC_SIM_BIN2(And, ASC_SIM_TYPES_BITS, x & y)
+ASC_SIM_BIN2(Or, ASC_SIM_TYPES_BITS, x | y)
+#undef ASC_SIM_BIN2
+
+template <class T>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, int line = __builtin_LINE()) {
+    static_assert(ASC_SIM_TYPES_BITS(T), "Not: this element type is not one the API takes on A2 (asc-devkit's list)");
+    const LocalTensor<T>* s[1] = {&src};
+    detail::elementwise<T, 1>("Not", dst, s, count, line, [](const T* v) { return T(~v[0]); });
+}
+template <class T, bool isSetMask = true>
+inline void Not_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                    const UnaryRepeatParams& p, int line) {
+    static_assert(ASC_SIM_TYPES_BITS(T), "Not: this element type is not one the API takes on A2 (asc-devkit's list)");
+    const LocalTensor<T>* s[1] = {&src};
+    const detail::Stride ss[1] = {{p.srcBlkStride, p.srcRepStride}};
+    detail::repeat_op<T, T, 1>("Not", dst, {p.dstBlkStride, p.dstRepStride}, s, ss, repeatTime, line,
+                               [](const T* v, T) { return T(~v[0]); });
+}
+template <class T, bool isSetMask = true>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
+                const UnaryRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_bits<T, isSetMask>("Not", mask, line);
+    Not_rep<T, isSetMask>(dst, src, repeatTime, p, line);
+}
+template <class T, bool isSetMask = true>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,
+                const UnaryRepeatParams& p, int line = __builtin_LINE()) {
+    detail::mask_cont<T, isSetMask>("Not", mask, line);
+    Not_rep<T, isSetMask>(dst, src, repeatTime, p, line);
+}
+
+#define ASC_SIM_SHIFT(NAME, FN)                                                                                 \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                \
+                     const int32_t& count, int line = __builtin_LINE()) {                                       \
+        static_assert(ASC_SIM_TYPES_SHIFT(T), #NAME ": this element type is not one the API takes on A2");     \
+        detail::shift_range(#NAME, scalarValue, line);                                                          \
+        const T s = scalarValue;                                                                                \
+        const LocalTensor<T>* sr[1] = {&src};                                                                   \
+        detail::elementwise<T, 1>(#NAME, dst, sr, count, line, [s](const T* v) { return detail::FN(v[0], s); }); \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME##_rep(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,          \
+                           const uint8_t repeatTime, const UnaryRepeatParams& p, int line) {                    \
+        static_assert(ASC_SIM_TYPES_SHIFT(T), #NAME ": this element type is not one the API takes on A2");     \
+        detail::shift_range(#NAME, scalarValue, line);                                                          \
+        const T s = scalarValue;                                                                                \
+        const LocalTensor<T>* sr[1] = {&src};                                                                   \
+        const detail::Stride ss[1] = {{p.srcBlkStride, p.srcRepStride}};                                        \
+        detail::repeat_op<T, T, 1>(#NAME, dst, {p.dstBlkStride, p.dstRepStride}, sr, ss, repeatTime, line,      \
+                                   [s](const T* v, T) { return detail::FN(v[0], s); });                         \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                \
+                     const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p,               \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, scalarValue, repeatTime, p, line);                                   \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask, \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p, int line = __builtin_LINE()) {       \
+        detail::mask_cont<T, isSetMask>(#NAME, mask, line);                                                     \
+        NAME##_rep<T, isSetMask>(dst, src, scalarValue, repeatTime, p, line);                                   \
+    }
+ASC_SIM_SHIFT(ShiftLeft, shift_left)
+ASC_SIM_SHIFT(ShiftRight, shift_right)
+#undef ASC_SIM_SHIFT
+
+// ------------------------------------------------------------------ WholeReduceMax / Min / Sum, BlockReduceSum / Max / Min
+// (A2: half and float; mask, repeatTime, dstRepStride, srcBlkStride, srcRepStride). Per repeat, over the elements the
+// mask selects (element e of repeat r at the repeat form's address): WholeReduceMax / Min give the extreme and its
+// index inside the repeat (the first on ties), stored as ReduceOrder says: [value, index] (the default), [index,
+// value], [value] or [index] (a uint32_t); the index is an integer in the bits of the element type (uint16_t for
+// half, uint32_t for float). dstRepStride counts one repeat's result: 2 elements for value and index, 1 element for
+// the value alone, 4 bytes for the index alone. WholeReduceSum gives the sum at dst[r * dstRepStride]. BlockReduce*
+// give one result per DataBlock with an active element, the 8 results of a repeat at dst[r * dstRepStride * 8 + b];
+// BlockReduceSum adds pairwise inside the block (a binary tree), a half partial sum saturating at +-65504. A repeat
+// reads all its inputs before it writes.
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+
+namespace detail {
+// the (index in the repeat, value) of the elements of repeat r the mask selects
+template <class T>
+inline void rep_elems(const char* api, const LocalTensor<T>& src, uint32_t r, Stride s, int line,
+                      std::vector<std::pair<uint32_t, float>>& out) {
+    const auto& c = *ascend_sim::cur;
+    out.clear();
+    for (uint32_t e = 0; e < 256 / sizeof(T); ++e) {
+        if (!mask_on(c, e)) continue;
+        const uint64_t at = rep_at<T>(r, e, s);
+        if (at >= src.size_)
+            fail(api, line, "repeat " + str(r) + ", element " + str(e) + " reads element " + str(at) +
+                 " of a source LocalTensor<" + type_name<T>::get() + "> of " + str(src.size_) + " elements");
+        src.check_written(api, at, 1, line);
+        out.emplace_back(e, float(src.ptr()[at]));
+    }
+}
+template <class T> inline void put_bytes(const char* api, const LocalTensor<T>& dst, uint64_t byte, const void* v,
+                                         uint64_t n, int line) {
+    if (byte + n > uint64_t(dst.size_) * sizeof(T))
+        fail(api, line, "writes bytes [" + str(byte) + ", " + str(byte + n) + ") of a dst LocalTensor<" +
+             type_name<T>::get() + "> of " + str(uint64_t(dst.size_) * sizeof(T)) + " B");
+    std::memcpy(reinterpret_cast<uint8_t*>(dst.ptr()) + byte, v, size_t(n));
+    dst.mark_written(byte / sizeof(T), (n + sizeof(T) - 1) / sizeof(T));
+    ascend_sim::note(ascend_sim::cur->pendingV, uint32_t(dst.addr_ + byte), n);
+}
+template <class T> inline T index_bits(uint32_t i) {
+    typename std::conditional<sizeof(T) == 2, uint16_t, uint32_t>::type b = decltype(b)(i);
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
+template <class T> inline float add_sat(float a, float b) {
+    float v = float(T(a + b));
+    if (sizeof(T) == 2) v = std::min(65504.0f, std::max(-65504.0f, v));
+    return v;
+}
+
+// kind 0: max, 1: min, 2: sum
+template <class T>
+inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t repeat,
+                         int32_t dstRep, int32_t srcBlk, int32_t srcRep, ReduceOrder order, int kind, int line) {
+    static_assert(ASC_SIM_TYPES_FLOAT(T), "WholeReduce / BlockReduce take half or float on A2");
+    auto& c = ascend_sim::ctx(api, line);
+    dst.use(api, 0, line);
+    src.use(api, 0, line);
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    if (repeat < 0 || repeat > 255) fail(api, line, "repeatTime " + str(repeat) + " is outside [0, 255]");
+    std::vector<std::pair<uint32_t, float>> el;
+    for (int32_t r = 0; r < repeat; ++r) {
+        rep_elems<T>(api, src, uint32_t(r), {uint32_t(srcBlk), uint32_t(srcRep)}, line, el);
+        if (el.empty()) continue;
+        if (kind == 2) {
+            float acc = 0.0f;
+            for (auto& p : el) acc += p.second;
+            const T v = T(acc);
+            put_bytes(api, dst, uint64_t(r) * dstRep * sizeof(T), &v, sizeof(T), line);
+            continue;
+        }
+        uint32_t bi = el[0].first;
+        float bv = el[0].second;
+        for (auto& p : el)
+            if (kind == 0 ? p.second > bv : p.second < bv) { bv = p.second; bi = p.first; }
+        const T v = T(bv), ix = index_bits<T>(bi);
+        const uint64_t pair = uint64_t(r) * dstRep * 2 * sizeof(T);
+        switch (order) {
+            case ReduceOrder::ORDER_VALUE_INDEX: { T w[2] = {v, ix}; put_bytes(api, dst, pair, w, sizeof w, line); break; }
+            case ReduceOrder::ORDER_INDEX_VALUE: { T w[2] = {ix, v}; put_bytes(api, dst, pair, w, sizeof w, line); break; }
+            case ReduceOrder::ORDER_ONLY_VALUE: put_bytes(api, dst, uint64_t(r) * dstRep * sizeof(T), &v, sizeof v, line); break;
+            default: { uint32_t u = bi; put_bytes(api, dst, uint64_t(r) * dstRep * 4, &u, 4, line); break; }
+        }
+    }
+}
+
+template <class T>
+inline void block_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t repeat,
+                         int32_t dstRep, int32_t srcBlk, int32_t srcRep, int kind, int line) {
+    static_assert(ASC_SIM_TYPES_FLOAT(T), "WholeReduce / BlockReduce take half or float on A2");
+    auto& c = ascend_sim::ctx(api, line);
+    dst.use(api, 0, line);
+    src.use(api, 0, line);
+    if (c.pendingS) fail(api, line, "vector read of UB after a scalar SetValue without an S_V sync");
+    if (repeat < 0 || repeat > 255) fail(api, line, "repeatTime " + str(repeat) + " is outside [0, 255]");
+    const uint32_t epb = 32 / sizeof(T);
+    std::vector<std::pair<uint32_t, float>> el;
+    for (int32_t r = 0; r < repeat; ++r) {
+        rep_elems<T>(api, src, uint32_t(r), {uint32_t(srcBlk), uint32_t(srcRep)}, line, el);
+        float v[8][16];
+        bool on[8][16] = {};
+        for (auto& p : el) { v[p.first / epb][p.first % epb] = p.second; on[p.first / epb][p.first % epb] = true; }
+        for (uint32_t b = 0; b < 8; ++b) {
+            bool any = false;
+            for (uint32_t e = 0; e < epb; ++e) any = any || on[b][e];
+            if (!any) continue;
+            float res = 0.0f;
+            if (kind == 2) {
+                float w[16];
+                for (uint32_t e = 0; e < epb; ++e) w[e] = on[b][e] ? v[b][e] : 0.0f;
+                for (uint32_t n = epb; n > 1; n /= 2)
+                    for (uint32_t e = 0; e < n / 2; ++e) w[e] = add_sat<T>(w[2 * e], w[2 * e + 1]);
+                res = w[0];
+            } else {
+                bool have = false;
+                for (uint32_t e = 0; e < epb; ++e)
+                    if (on[b][e] && (!have || (kind == 0 ? v[b][e] > res : v[b][e] < res))) { res = v[b][e]; have = true; }
+            }
+            const T t = T(res);
+            put_bytes(api, dst, (uint64_t(r) * dstRep * 8 + b) * sizeof(T), &t, sizeof t, line);
+        }
+    }
+}
+}  // namespace detail
+
+#define ASC_SIM_WHOLE(NAME, KIND)                                                                               \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],               \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,          \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,            \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        detail::whole_reduce(#NAME, dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, KIND, line); \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                  \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,          \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,            \
+                     int line = __builtin_LINE()) {                                                             \
+        detail::mask_cont<T, isSetMask>(#NAME, uint64_t(mask), line);                                           \
+        detail::whole_reduce(#NAME, dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, KIND, line); \
+    }
+ASC_SIM_WHOLE(WholeReduceMax, 0)
+ASC_SIM_WHOLE(WholeReduceMin, 1)
+#undef ASC_SIM_WHOLE
+
+template <class T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride, int line = __builtin_LINE()) {
+    detail::mask_bits<T, isSetMask>("WholeReduceSum", mask, line);
+    detail::whole_reduce("WholeReduceSum", dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                         ReduceOrder::ORDER_ONLY_VALUE, 2, line);
+}
+template <class T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride, int line = __builtin_LINE()) {
+    detail::mask_cont<T, isSetMask>("WholeReduceSum", uint64_t(mask), line);
+    detail::whole_reduce("WholeReduceSum", dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                         ReduceOrder::ORDER_ONLY_VALUE, 2, line);
+}
+
+#define ASC_SIM_BLOCKRED(NAME, KIND)                                                                            \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,            \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,             \
+                     const int32_t srcRepStride, int line = __builtin_LINE()) {                                 \
+        detail::mask_bits<T, isSetMask>(#NAME, mask, line);                                                     \
+        detail::block_reduce(#NAME, dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride, KIND, line); \
+    }                                                                                                           \
+    template <class T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,            \
+                     const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,                \
+                     const int32_t srcRepStride, int line = __builtin_LINE()) {                                 \
+        detail::mask_cont<T, isSetMask>(#NAME, uint64_t(mask), line);                                           \
+        detail::block_reduce(#NAME, dst, src, repeatTime, dstRepStride, srcBlkStride, srcRepStride, KIND, line); \
+    }
+ASC_SIM_BLOCKRED(BlockReduceMax, 0)
+ASC_SIM_BLOCKRED(BlockReduceMin, 1)
+ASC_SIM_BLOCKRED(BlockReduceSum, 2)
+#undef ASC_SIM_BLOCKRED
+
 // Brcb (A2: 16- and 32-bit elements): repeat i reads src[8 i .. 8 i + 7] and fills DataBlock j of the repeat
 // (at block i * dstRepStride + j * dstBlkStride of dst) with src[8 i + j]. asc-devkit's rules: dst and src 32-byte
 // aligned (LocalTensor::use), src holds at least 8 * repeatTime elements, src and dst are not the same memory,
@@ -2174,7 +2526,38 @@ ASC_SIM_ADV(Sin, std::sin(v))
 ASC_SIM_ADV(Cos, std::cos(v))
 ASC_SIM_ADV(Floor, std::floor(v))
 ASC_SIM_ADV(Ceil, std::ceil(v))
+ASC_SIM_ADV(Exp, std::exp(v))
 #undef ASC_SIM_ADV
+
+// printf / DumpTensor: the kernel's output on the host's stdout (flushed at each call, so that it stays in order with
+// the host's own output). DumpTensor prints its desc, the element type, the position and dumpSize elements.
+namespace detail {
+template <class V> inline auto print_arg(V v) {
+    if constexpr (std::is_same<V, half>::value || std::is_same<V, bfloat16_t>::value) return double(float(v));
+    else if constexpr (std::is_floating_point<V>::value) return double(v);
+    else if constexpr (std::is_same<V, bool>::value) return int(v);
+    else return v;
+}
+}  // namespace detail
+template <class... A> inline void printf(const char* fmt, A... args) {
+    ascend_sim::ctx("printf", 0);
+    std::printf(fmt, detail::print_arg(args)...);
+    std::fflush(stdout);
+}
+template <class T>
+inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize, int line = __builtin_LINE()) {
+    t.use("DumpTensor", dumpSize, line);
+    t.check_written("DumpTensor", 0, dumpSize, line);
+    std::string out = "DumpTensor: desc=" + std::to_string(desc) + ", dtype=" + type_name<T>::get() +
+                      ", position=" + std::to_string(int(t.pos_)) + ", size=" + std::to_string(dumpSize) + ": [";
+    char buf[64];
+    for (uint32_t i = 0; i < dumpSize; ++i) {
+        std::snprintf(buf, sizeof buf, i ? ", %g" : "%g", double(detail::print_arg(t.ptr()[i])));
+        out += buf;
+    }
+    std::printf("%s]\n", out.c_str());
+    std::fflush(stdout);
+}
 
 // Cast: the (src -> dst, round mode) pairs accepted on A2 (Ascend C Cast doc, table 4).
 namespace detail {
@@ -2185,6 +2568,7 @@ template <> struct tcode<bfloat16_t> { static constexpr int v = 2; };
 template <> struct tcode<int32_t> { static constexpr int v = 3; };
 template <> struct tcode<int8_t> { static constexpr int v = 4; };
 template <> struct tcode<uint8_t> { static constexpr int v = 5; };
+template <> struct tcode<int16_t> { static constexpr int v = 6; };
 
 inline bool cast_ok(int src, int dst, RoundMode m) {
     const int mi = int(m);
@@ -2198,6 +2582,11 @@ inline bool cast_ok(int src, int dst, RoundMode m) {
     if (src == 3 && dst == 0) return rint_trunc || m == RoundMode::CAST_NONE;        // int32 -> float
     if ((src == 4 || src == 5) && dst == 1) return m == RoundMode::CAST_NONE;        // int8 / uint8 -> half
     if (src == 1 && (dst == 4 || dst == 5)) return rint_trunc || m == RoundMode::CAST_NONE;  // half -> int8 / uint8
+    if (src == 6 && dst == 1) return rint_trunc || m == RoundMode::CAST_NONE;        // int16 -> half
+    if (src == 6 && dst == 0) return m == RoundMode::CAST_NONE;                      // int16 -> float
+    if ((src == 1 || src == 0) && dst == 6) return rint_trunc;                       // half / float -> int16
+    if (src == 1 && dst == 3) return rint_trunc;                                     // half -> int32
+    if (src == 3 && dst == 6) return m == RoundMode::CAST_NONE;                      // int32 -> int16
     return false;
 }
 
@@ -2228,6 +2617,8 @@ template <class I> inline I convert_small(float v, RoundMode m) {
 }
 template <> inline int8_t convert<int8_t>(float v, RoundMode m) { return convert_small<int8_t>(v, m); }
 template <> inline uint8_t convert<uint8_t>(float v, RoundMode m) { return convert_small<uint8_t>(v, m); }
+// int16: as int8 (rounded by the mode, saturating; int32 -> int16 saturates too, its values exact in float there)
+template <> inline int16_t convert<int16_t>(float v, RoundMode m) { return convert_small<int16_t>(v, m); }
 template <> inline int32_t convert<int32_t>(float v, RoundMode m) {
     float r = round_integral(v, m);
     if (std::isnan(r)) return 0;
@@ -2261,7 +2652,7 @@ enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
 enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
 
 namespace detail {
-inline bool cmp(float a, float b, CMPMODE m) {
+template <class A> inline bool cmp(A a, A b, CMPMODE m) {
     switch (m) {
         case CMPMODE::LT: return a < b;
         case CMPMODE::GT: return a > b;
@@ -2275,7 +2666,10 @@ inline bool cmp(float a, float b, CMPMODE m) {
 template <class T, class U, class F>
 inline void compare(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t count, int line,
                     F rhs, CMPMODE mode) {
-    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value, "Compare takes half or float");
+    static_assert(std::is_same<T, float>::value || std::is_same<T, half>::value || std::is_same<T, int32_t>::value,
+                  "Compare / CompareScalar take half, float or int32_t (CMPMODE::EQ only) on A2");
+    if (std::is_same<T, int32_t>::value && mode != CMPMODE::EQ)
+        fail(api, line, "int32_t takes CMPMODE::EQ only on A2");
     if ((uint64_t(count) * sizeof(T)) % 256)
         fail(api, line, "count " + str(count) + " x " + str(sizeof(T)) + " B is not a multiple of 256 B");
     reading(api, src0, int32_t(count), line);
@@ -2302,7 +2696,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
 template <class T, class U>
 inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
                           uint32_t count, int line = __builtin_LINE()) {
-    const float s = detail::ld(src1Scalar);
+    const auto s = detail::ld(src1Scalar);
     detail::compare("CompareScalar", dst, src0, count, line, [s](uint32_t) { return s; }, cmpMode);
 }
 
@@ -2388,20 +2782,35 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     detail::reduce("ReduceSum", dst, src, work, count, false, line, [](float a, float b) { return a + b; });
 }
 
+namespace detail {
+// calIndex: dst[1] holds the index of the first element equal to the result dst[0], an integer in the bits of T
+// (uint16_t for half, uint32_t for float; the docs: a half index is at most 65535)
+template <class T>
+inline void reduce_index(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, int32_t count, int line) {
+    if (sizeof(T) == 2 && count > 65536) fail(api, line, "calIndex with half: an index above 65535 has no uint16_t");
+    writing(api, dst, 2, line);
+    const float best = float(dst.ptr()[0]);
+    int32_t at = 0;
+    while (at < count - 1 && float(src.ptr()[at]) != best) ++at;
+    dst.ptr()[1] = index_bits<T>(uint32_t(at));
+    done(dst, 2);
+}
+}  // namespace detail
+
 template <class T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                       const int32_t count, bool calIndex = false, int line = __builtin_LINE()) {
-    (void)calIndex;
     detail::reduce("ReduceMax", dst, src, work, count, true, line,
                    [](float a, float b) { return (std::isnan(a) || a >= b) ? a : b; });
+    if (calIndex) detail::reduce_index("ReduceMax", dst, src, count, line);
 }
 
 template <class T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                       const int32_t count, bool calIndex = false, int line = __builtin_LINE()) {
-    (void)calIndex;
     detail::reduce("ReduceMin", dst, src, work, count, true, line,
                    [](float a, float b) { return (std::isnan(a) || a <= b) ? a : b; });
+    if (calIndex) detail::reduce_index("ReduceMin", dst, src, count, line);
 }
 
 // ------------------------------------------------------------------ cube path (AIC): GM -> L1 (ND -> NZ) -> L0A / L0B -> Mmad -> L0C -> Fixpipe -> GM
