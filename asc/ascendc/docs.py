@@ -34,8 +34,10 @@ FILE.py::KERNEL --target ascend -o DIR` writes the same source as a CANN project
   address-tensor form, whose element type asc takes from the addresses stored with
   `set_value(i, t[k].get_phy_addr())`), SetAippFunctions (the configuration, checked as documented; LoadImageToLocal,
   which applies it, is not yet), SoftMax (ND, last axis, from the ShapeInfo), AscendQuant (per tensor, int8 output: lib/ascend_quant.h), LeakyRelu, DataCopy with
-  DataCopyParams between GM and UB, the cube basic API and the Matmul high-level API (below), and is growing to AddRelu/SubRelu, the
-  bitwise and shift APIs and the repeat form of Cast. A call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
+  DataCopyParams between GM and UB, AddRelu/SubRelu, And/Or/Not, ShiftLeft/ShiftRight, WholeReduce*/BlockReduce*,
+  printf and DumpTensor, the cube basic API and the Matmul high-level API (below); the repeat form of Cast is not yet.
+  Every API marked supported runs in a test against NumPy (tests/ascendc/test_pyasc_api_coverage.py keeps it so). A
+  call whose emulation is missing fails to compile for the CPU twin, naming the Python line.
 
 """
 
