@@ -509,6 +509,29 @@ ASCM_INLINE uint64_t ascm_selu64(int c, uint64_t a, uint64_t b) {
     return (a & m) | (b & ~m);
 }
 
+/* x86 below AVX2 (SSE4.2) has no per-lane variable shift (AVX2's vpsllvd /
+ * vpsllvq / vpsrlvq): a loop that shifts by a per-lane count stays scalar
+ * there.  The sin/cos reductions then take a form with selects, multiplies
+ * and conversions instead, which computes the same integers (so the same
+ * bits); AVX2, AVX-512 and other ISAs keep the shifts, which cost less. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(__AVX2__)
+#define ASCM_NO_VARIABLE_SHIFTS 1
+#else
+#define ASCM_NO_VARIABLE_SHIFTS 0
+#endif
+
+/* w[k] for k = 0..15, without a table lookup (gcc emulates gathers lane by
+ * lane): a tree of selects on the bits of k over constants */
+ASCM_INLINE uint32_t ascm_sel16u(uint32_t k, const uint32_t *w) {
+    uint32_t m0 = 0u - (k & 1u), m1 = 0u - ((k >> 1) & 1u);
+    uint32_t m2 = 0u - ((k >> 2) & 1u), m3 = 0u - ((k >> 3) & 1u);
+    uint32_t t[8], u[4], v[2];
+    for (int i = 0; i < 8; i++) t[i] = (w[2 * i + 1] & m0) | (w[2 * i] & ~m0);
+    for (int i = 0; i < 4; i++) u[i] = (t[2 * i + 1] & m1) | (t[2 * i] & ~m1);
+    for (int i = 0; i < 2; i++) v[i] = (u[2 * i + 1] & m2) | (u[2 * i] & ~m2);
+    return (v[1] & m3) | (v[0] & ~m3);
+}
+
 ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
     /* the binary digits of 4/pi (4/pi = 0xa2f9836e4e441529... * 2^-31),
      * preceded by 24 zero bits, as big-endian 64-bit words */
@@ -523,6 +546,21 @@ ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
     /* large path: window of 96 bits starting at bit o = 8*((E >> 3) & 15) */
     uint32_t xi = ascm_f2u(ax);
     uint32_t o = ((xi >> 26) & 15u) << 3; /* 0..120 */
+#if ASCM_NO_VARIABLE_SHIFTS
+    /* the same three words without per-lane shifts: a_j is the 32 bits at
+     * byte k + 4j, k = o / 8, picked from constants by the four bits of k;
+     * m = (mantissa | 2^23) << (E & 7) is the float with that mantissa and
+     * exponent 23 + (E & 7), converted to an integer (exact, < 2^31) */
+    static const uint32_t W[24] = {
+        0x000000a2u, 0x0000a2f9u, 0x00a2f983u, 0xa2f9836eu, 0xf9836e4eu, 0x836e4e44u,
+        0x6e4e4415u, 0x4e441529u, 0x441529fcu, 0x1529fc27u, 0x29fc2757u, 0xfc2757d1u,
+        0x2757d1f5u, 0x57d1f534u, 0xd1f534ddu, 0xf534ddc0u, 0x34ddc0dbu, 0xddc0db62u,
+        0xc0db6295u, 0xdb629599u, 0x6295993cu, 0x95993c43u, 0x993c4390u, 0x3c439041u};
+    uint32_t k = o >> 3;
+    uint32_t a0 = ascm_sel16u(k, W), a1 = ascm_sel16u(k, W + 4), a2 = ascm_sel16u(k, W + 8);
+    uint32_t m = (uint32_t)(int32_t)ascm_u2f((xi & 0x03ffffffu) + 0x4b000000u);
+    (void)G0; (void)G1; (void)G2; (void)G3;
+#else
     uint32_t b = o & 63u;
     int hi = o >= 64u;
     uint64_t g0 = ascm_selu64(hi, G1, G0), g1 = ascm_selu64(hi, G2, G1), g2 = ascm_selu64(hi, G3, G2);
@@ -530,6 +568,7 @@ ASCM_INLINE ascm_redf_t ascm_sincosf_reduce(float ax) {
     uint64_t B = (g1 << b) | ((g2 >> 1) >> (63u - b));
     uint32_t a0 = (uint32_t)(A >> 32), a1 = (uint32_t)A, a2 = (uint32_t)(B >> 32);
     uint32_t m = ((xi & 0x007fffffu) | 0x00800000u) << ((xi >> 23) & 7u);
+#endif
     uint64_t res0 = (uint64_t)(uint32_t)(m * a0);
     uint64_t res1 = (uint64_t)m * a1;
     uint64_t res2 = (uint64_t)m * a2;
@@ -873,10 +912,18 @@ ASCM_INLINE ascm_red_t ascm_sincos_reduce_large(double ax) {
     uint32_t sbit = E - 1045u;                    /* 32 + (E - 1075) - 2 */
     uint32_t w = sbit >> 5, sh = sbit & 31u;
     uint32_t W[6];
+#if ASCM_NO_VARIABLE_SHIFTS
+    /* the same words as (hi:lo) * 2^sh >> 32 (mod 2^32), with p = 2^sh built
+     * exactly: 2^(sh & 15) through a float's exponent times 2^16 or 1 */
+    uint32_t p = (uint32_t)(int32_t)ascm_u2f(((sh & 15u) + 127u) << 23) * ascm_selu(sh >= 16u, 0x10000u, 1u);
+    for (int i = 0; i < 6; i++)
+        W[i] = two_over_pi[w + i] * p + (uint32_t)(((uint64_t)two_over_pi[w + i + 1] * p) >> 32);
+#else
     for (int i = 0; i < 6; i++) {
         uint64_t pair = ((uint64_t)two_over_pi[w + i] << 32) | two_over_pi[w + i + 1];
         W[i] = (uint32_t)(pair >> (32u - sh));
     }
+#endif
     uint64_t M = (ix & 0x000fffffffffffffull) | 0x0010000000000000ull;
     uint64_t mlo = M & 0xffffffffull, mhi = M >> 32;
     uint64_t a1 = mlo * W[1], a2 = mlo * W[2], a3 = mlo * W[3], a4 = mlo * W[4];

@@ -27,9 +27,6 @@ CROSS = shutil.which("aarch64-linux-gnu-g++")
 ARM = {"armv8-a": 16, "armv8.2-a+sve": 16} if CROSS else {}           # (SVE: vector-length-agnostic, 16 B at least)
 
 NOT_VECTOR = {
-    # the large-argument reduction (Payne-Hanek) shifts 64-bit words by a per-lane count: vpsllvq is AVX2
-    **{("x86-64-v2", f"{f}_{s}"): "per-lane 64-bit variable shifts (AVX2's vpsllvq) in the argument reduction"
-       for f in ("sin", "cos") for s in ("f32", "f64", "f16", "bf16")},
     # the float32 reduction computes in double: gcc 12 does not vectorize the float -> double widening for NEON
     # ("relevant stmt not supported: xd = (double) ..."), though it does for SVE
     **{("armv8-a", f"{f}_{s}"): "conversions of the argument reduction (float -> double, double -> int64) gcc 12 does not vectorize for NEON"
