@@ -104,7 +104,7 @@ transpose)`, `set_bias`, `disable_bias`, `set_tail(tail_m, tail_n, tail_k)`, `se
 `set_single_shape`) and computes C with `iterate_all(gm_tensor, en_atomic)` or block by block with
 `with mm.iterate() as count:` and `get_tensor_c(ub_tensor, en_sequential_write=True)` (or into GM), then
 `end()`. They are translated 1:1 to CANN's API: `#include "lib/matmul_intf.h"`,
-`AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, half, false>, ...> mm;`,
+`AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half, false>, ...> mm;`,
 `REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling);`, `mm.SetTensorA(...)`, `mm.IterateAll(...)`, `while
 mm.Iterate()` as `for (int64_t count = 0; mm.Iterate(false); ++count)`, `mm.GetTensorC(...)`, `mm.End()`. The
 tiling is CANN's `TCubeTiling` (`#include "kernel_tiling/kernel_tiling.h"`; `tiling.base_m` is `tiling.baseM`).

@@ -8,7 +8,11 @@ from enum import Enum
 class _CEnum(Enum):
     @property
     def cname(self) -> str:
-        return f"AscendC::{self._cprefix()}{self.name}"
+        return f"{self._cnamespace()}{self._cprefix()}{self.name}"
+
+    @classmethod
+    def _cnamespace(cls) -> str:
+        return "AscendC::"
 
     @classmethod
     def _cprefix(cls) -> str:
@@ -174,6 +178,10 @@ class CubeFormat(_CEnum):
     VECTOR = 7
     COLUMN_MAJOR = 8
 
+    @classmethod
+    def _cnamespace(cls) -> str:
+        return ""   # a global enum class in CANN (adv_api/matmul/matmul_config.h)
+
 
 class LayoutMode(_CEnum):
     """The batch layouts of a Matmul operand (MatmulType)."""
@@ -182,6 +190,10 @@ class LayoutMode(_CEnum):
     SBNGD = 2
     BNGS1S2 = 3
     NORMAL = 4
+
+    @classmethod
+    def _cnamespace(cls) -> str:
+        return ""   # a global enum class in CANN (adv_api/matmul/matmul_config.h)
 
 
 class QuantModes(_CEnum):
@@ -199,6 +211,10 @@ class QuantModes(_CEnum):
     @classmethod
     def _cprefix(cls) -> str:
         return "QuantMode_t::"
+
+    @classmethod
+    def _cnamespace(cls) -> str:
+        return ""   # a global enum in CANN (the compiler's QuantMode_t)
 
 
 class CO2Layout(_CEnum):

@@ -858,9 +858,11 @@ class MatmulApiTilingBase:
                            ("c", ("b", "s1", "n", "g", "s2"))):
             for nm, v in zip(names, self.layouts[key]):
                 f[f"{key}_layout_info_{nm}"] = v
-        if self._batch:
-            f.update(batch_m=self.batch_mn[0], batch_n=self.batch_mn[1], single_batch_m=self.single_batch[0],
-                     single_batch_n=self.single_batch[1])
+        # CANN's tilings start batchM, batchN, singleBatchM and singleBatchN at 1 (MatmulApiTilingBase), and its
+        # kernel's IterateBatch reads them: a 0 there makes CANN's Matmul compute the wrong batches on an NPU
+        bm_, bn_ = self.batch_mn if self._batch else (1, 1)
+        sbm, sbn = self.single_batch if self._batch else (1, 1)
+        f.update(batch_m=bm_, batch_n=bn_, single_batch_m=sbm, single_batch_n=sbn)
         return f
 
     def check(self, tiling) -> list:

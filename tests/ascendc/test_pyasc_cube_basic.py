@@ -149,12 +149,12 @@ def test_the_source_is_canns_cube_api():
                  "AscendC::LoadData(b2[((i * 32) * 16)], b1, AscendC::LoadData2DParams(i, 2, 1, 0, 0, true, 0));",
                  "AscendC::Mmad(c1, a2, b2, AscendC::MmadParams(32, 32, 16, 0, false, ((s == 0))));",
                  "AscendC::Fixpipe(gc, c1, AscendC::FixpipeParamsV220(32, 32, 32, 32, false, "
-                 "AscendC::QuantMode_t::F322F16, 0, 1, 0, 0, 0, false));"):
+                 "QuantMode_t::F322F16, 0, 1, 0, 0, 0, false));"):
         assert call in src, call
     c = np.zeros((32, 32), np.float32)
     nz = K.broken.source(a, a, c, "nz")
     assert "AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(gc, c1, AscendC::FixpipeParamsV220(32, 32, 32, 32, " \
-           "false, AscendC::QuantMode_t::NoQuant, 0, 1, 0, 0, 0, false));" in nz
+           "false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0, false));" in nz
     bias = K.broken.source(a, a, c, "is_bias")
     assert "AscendC::MmadParams(32, 32, 32, true, 0, false, false, false)" in bias
 

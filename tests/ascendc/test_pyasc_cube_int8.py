@@ -213,14 +213,14 @@ def test_the_source_is_canns_api():
     w = np.zeros(16, np.uint64)
     src = K.mm_int8.source(a, np.ascontiguousarray(b.T), c, w, 16, 16, 32, 1, Q.VDEQF16, 0)
     for call in ("AscendC::Mmad(c1, a2, b2, AscendC::MmadParams(16, 16, 32, 0, false, ((s == 0))));",
-                 "AscendC::FixpipeParamsV220(16, 16, 16, 16, false, AscendC::QuantMode_t::VDEQF16, 0, 1, 0, 0, 0, "
+                 "AscendC::FixpipeParamsV220(16, 16, 16, 16, false, QuantMode_t::VDEQF16, 0, 1, 0, 0, 0, "
                  "false)",
                  "AscendC::Fixpipe(gc[((blk * 16) * 16)], c1, w1, p);",
                  "AscendC::DataCopy(a1, ga[(((blk * 16) * 32) + (s * 32))], AscendC::Nd2NzParams(1, 16, 32, 0, 32, "
                  "16, 1, 0));"):
         assert call in src, call
     src = K.mm_int8.source(a, np.ascontiguousarray(b.T), c, w, 16, 16, 32, 1, Q.DEQF16, word(0.5))
-    assert f"AscendC::QuantMode_t::DEQF16, {word(0.5)}, 1, 0, 0, 0, false)" in src
+    assert f"QuantMode_t::DEQF16, {word(0.5)}, 1, 0, 0, 0, false)" in src
 
 
 # ------------------------------------------------------------------ the rules

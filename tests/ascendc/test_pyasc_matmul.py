@@ -186,10 +186,10 @@ def test_the_source_is_canns_matmul_api():
     src = K.mm_gm.source(a, b, np.zeros((m, n), np.float32), bias, tl, WS, True, False, True)
     assert '#include "lib/matmul_intf.h"' in src and '#include "kernel_tiling/kernel_tiling.h"' in src
     assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)" in src
-    assert ("AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, half, true>, "
-            "AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, half, false>, "
-            "AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, float, false>, "
-            "AscendC::MatmulType<AscendC::TPosition::GM, AscendC::CubeFormat::ND, float, false>> mm;") in src
+    assert ("AscendC::Matmul<AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half, true>, "
+            "AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, half, false>, "
+            "AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float, false>, "
+            "AscendC::MatmulType<AscendC::TPosition::GM, CubeFormat::ND, float, false>> mm;") in src
     assert "REGIST_MATMUL_OBJ(&pipe, (GM_ADDR)((__gm__ uint8_t*)workspace), mm, &tiling);" in src
     for call in ("mm.SetTensorA(ga, true);", "mm.SetBias(gbias);", "mm.SetTail(tail_m, tail_n, -1);",
                  "mm.IterateAll(gc, 0);", "mm.End();", "tiling.usedCoreNum", "tiling.singleCoreM"):

@@ -146,5 +146,5 @@ def test_the_source_is_canns_iterate_batch():
     tl = batch_tiling(32, 32, 32, 2, 2, 1, np.float32)
     src = mm_batch.source(np.zeros(8, np.float16), np.zeros(8, np.float16), np.zeros(8, np.float32), tl,
                           WS, 2, 2, 0, 0)
-    assert "AscendC::LayoutMode::NORMAL" in src
+    assert "LayoutMode::NORMAL" in src
     assert "mm.IterateBatch(gc, batch_a, batch_b, false, stride_a, stride_b, 0, false, 0);" in src, src

@@ -149,6 +149,14 @@ def test_more_cores_when_the_work_is_large():
     assert tiling_of(make(16, 16, 16, dim=24)).used_core_num == 1
 
 
+def test_batch_fields_start_at_one_as_in_cann():
+    """batchM, batchN, singleBatchM and singleBatchN are 1 in every tiling that does not set them (CANN's
+    MatmulApiTilingBase starts them at 1, and CANN's IterateBatch reads them): never 0."""
+    for dim in (None, 8):
+        tl = tiling_of(make(256, 128, 64, dim=dim))
+        assert (tl.batch_m, tl.batch_n, tl.single_batch_m, tl.single_batch_n) == (1, 1, 1, 1)
+
+
 def test_tutorial_04_cube_only():
     """matmul_cube_only: m, k, n = 128, 64, 30720 float16 -> float32 on 24 cube cores: N over the cores,
     1280 columns each, in (128, 256, 64) blocks; the blocks of the kernel's calc_offsets cover C once."""

@@ -455,6 +455,9 @@ inline int mem_of(AscendC::TPosition p) {
 }
 }  // namespace ascend_sim
 
+// Fixpipe's quantization pre-modes: a global enum in CANN (the compiler's QuantMode_t), not a member of AscendC
+enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
+
 namespace AscendC {
 
 inline int64_t GetBlockIdx() { return ascend_sim::ctx("GetBlockIdx", 0).idx; }
@@ -2876,8 +2879,6 @@ struct MmadParams {
     MmadParams(uint16_t m_, uint16_t n_, uint16_t k_, bool bias, int32_t fmOff, bool ssparse, bool wa, bool wb)
         : m(m_), n(n_), k(k_), isBias(bias), fmOffset(fmOff), enSsparse(ssparse), enWinogradA(wa), enWinogradB(wb) {}
 };
-
-enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
 
 struct FixpipeParamsV220 {
     uint16_t nSize = 0, mSize = 0, srcStride = 0;

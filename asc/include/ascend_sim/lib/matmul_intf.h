@@ -41,10 +41,12 @@
 #include "kernel_operator.h"
 #include "kernel_tiling/kernel_tiling.h"
 
-namespace AscendC {
-
+// global enums in CANN (adv_api/matmul/matmul_config.h), not members of AscendC: kernels write CubeFormat::ND
 enum class CubeFormat { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, ROW_MAJOR = ND, COLUMN_MAJOR = 8 };
 enum class LayoutMode { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
+
+namespace AscendC {
+
 
 template <TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
           LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false>
