@@ -19,9 +19,11 @@ the sys workspace is ICPU_RUN_KF's own. A vector kernel with the hard SyncAll (K
 blockDim AIVs, each made a block of its own by the entry (twin_extra::LaunchMixAiv10)."""
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -188,7 +190,7 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry_file(src, d, set(in_place)), "asc_twin_entry",
            ",".join(types),
            str(block_dim)] + argv
-    env = dict(os.environ, TWIN_KERNEL_MODE=kernel_mode(src.text))
+    env = twin_env(kernel_mode(src.text))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(f"{d}/twin.log", "w") as f:          # the whole build and run log, beside the kernel
         f.write(p.stdout + p.stderr)
@@ -215,6 +217,35 @@ EXTRA_MODEL = os.path.join(ROOT, "scripts", "twin_extra_model.cpp")
 LAUNCH = {"KERNEL_TYPE_AIV_ONLY": ("aiv", None), "KERNEL_TYPE_AIC_ONLY": ("aic", None),
           "KERNEL_TYPE_MIX_AIC_1_2": ("mix", None),
           "KERNEL_TYPE_MIX_AIV_1_0": ("aiv", "twin_extra::LaunchMixAiv10();")}
+
+
+# CANN installs the high-level API headers as lib/... (`#include "lib/matmul_intf.h"`, what a kernel with a Matmul
+# writes); asc-devkit's source tree has them under include/adv_api/<module>/. One forwarding header per module a
+# kernel of asc includes, in a folder of its own on the twin's include path.
+LIB_HEADERS = {"lib/matmul_intf.h": "adv_api/matmul/matmul_intf.h"}
+
+
+def lib_shim() -> str:
+    """A folder holding lib/NAME.h -> the devkit's header for each of LIB_HEADERS (made once per process)."""
+    global _LIB_SHIM
+    if _LIB_SHIM is None:
+        _LIB_SHIM = tempfile.mkdtemp(prefix="asc-twin-lib-")
+        atexit.register(shutil.rmtree, _LIB_SHIM, True)
+        for name, target in LIB_HEADERS.items():
+            os.makedirs(os.path.join(_LIB_SHIM, os.path.dirname(name)), exist_ok=True)
+            with open(os.path.join(_LIB_SHIM, name), "w") as f:
+                f.write(f'#include "{target}"  // CANN\'s installed name for asc-devkit\'s header\n')
+    return _LIB_SHIM
+
+
+_LIB_SHIM = None
+
+
+def twin_env(mode: str) -> dict:
+    """The environment of one run_twin.sh call: the launch mode, and the lib/ headers on the include path (before
+    any TWIN_CXXFLAGS of the caller's)."""
+    flags = f"-I{lib_shim()} {os.environ.get('TWIN_CXXFLAGS', '')}".strip()
+    return dict(os.environ, TWIN_KERNEL_MODE=mode, TWIN_CXXFLAGS=flags)
 
 
 def launch(text: str) -> tuple:

@@ -125,7 +125,7 @@ def launch(d: str, kernel_cpp: str, kernel: str, args: list, blocks: int, twin_d
         mode = cann_twin.kernel_mode(f.read())
     cmd = ["bash", os.path.join(twin_dir, "run_twin.sh"), entry, "asc_twin_entry", ",".join(["gm"] * len(params)),
            str(blocks)] + argv
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, TWIN_KERNEL_MODE=mode))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=cann_twin.twin_env(mode))
     log = p.stdout + p.stderr
     with open(os.path.join(d, "twin.log"), "w") as f:
         f.write(log)

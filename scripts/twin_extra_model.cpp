@@ -1,7 +1,8 @@
 // twin_extra_model.cpp -- asc's own bodies for the Ascend C intrinsics that the CANN twin's shared intrinsic model
 // (ASC_CANN_TWIN/twin_model.cpp) does not define yet: the cube path (ND->NZ copies into L1, LoadData 2D into
-// L0A/L0B, with transpose (LoadDataWithTranspose), Fill / InitConstValue of L1, L0A and L0B, mad, Fixpipe's L0C -> GM
-// copy with its float conversion), the cross-core flags of a MIX kernel (ffts_cross_core_sync / wait_flag_dev, which
+// L0A/L0B, with transpose (LoadDataWithTranspose), LoadData 3Dv2 (img2col, the form Huawei's Matmul loads L0A / L0B
+// with, and its FMATRIX registers), Fill / InitConstValue of L1, L0A and L0B, mad with C from L0C or from the bias
+// table, Fixpipe's L0C -> GM copy with its float conversion), the cross-core flags of a MIX kernel (ffts_cross_core_sync / wait_flag_dev, which
 // SyncAll<false>() lowers to) and of a KERNEL_TYPE_MIX_AIV_1_0 vector kernel (the hard SyncAll<true>(); its launch:
 // LaunchMixAiv10), the remaining vconv conversions (int8, int32, float->float rounding, bfloat16) and the members of
 // Huawei's bfloat16 class.
@@ -358,6 +359,7 @@ static void Nd2Nz(T* dst, T* src, uint16_t ndNum, uint16_t nValue, uint16_t dVal
 TWIN_X_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b16, half)
 TWIN_X_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b16, bfloat16_t)
 TWIN_X_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b32s, float)
+TWIN_X_ND2NZ(copy_gm_to_cbuf_multi_nd2nz_b8, int8_t)
 
 // ---- cube: L1 -> L0A / L0B, one 512-byte fractal (16 rows of 32 bytes) per repeat
 template <typename T>
@@ -435,6 +437,95 @@ TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, int32_t, int32_t)
 TWIN_X_LOAD_T(load_cbuf_to_ca_transpose, uint32_t, uint32_t)
 TWIN_X_LOAD_T(load_cbuf_to_cb_transpose, uint32_t, uint32_t)
 
+// ---- cube: LoadData 3Dv2 (img2col) L1 -> L0A / L0B, the form Huawei's Matmul loads its operands with
+// (asc-devkit docs/api/context/Load3D.md, SetFmatrix.md). The feature map in L1 is NC1HWC0: channel block c1 of
+// C0 = 32 bytes of channels, then H rows of W positions of C0 channels (set_fmatrix: W [15:0], H [31:16], the
+// four pads [63:32]; set_fmatrix_b the same for fmatrixCtrl = true). The img2col matrix X has a row per output
+// position and a column per channel; with a 1 x 1 filter, stride 1 and no padding (what Matmul uses: H = 1 and W
+// = the L1 operand's aligned rows), X[p][c] = L1[((c / C0) * H * W + p) * C0 + c % C0]. The instruction takes rows
+// [posM, posM + stepM) and columns [posK, posK + stepK) of X: into L0A as Zz fractals (16 rows x C0 columns,
+// fractals row-major, rows inside), or, with transpose (L0A and 16-bit data only), their transpose (stepK rows x
+// stepM columns) the same way; into L0B as Zn fractals (16 rows of X x C0 columns per fractal, fractals in the
+// same order, each stored column by column), the layout mad reads B in. Other filters, strides, dilations and
+// padding are refused, as are transposes of 32-bit data.
+static uint64_t g_fmatrix = 0, g_fmatrixB = 0, g_ctrl = 0;
+template <typename T>
+static void Img2colV2(T* dst, const T* src, uint16_t stepK, uint16_t stepM, uint16_t posK, uint16_t posM,
+    uint8_t strideW, uint8_t strideH, uint8_t wk, uint8_t hk, uint8_t dilW, uint8_t dilH, bool sizeW, bool sizeH,
+    bool transpose, bool fmatrixCtrl, uint16_t channels, bool toL0B)
+{
+    constexpr uint32_t c0 = 32 / sizeof(T);
+    const uint64_t fm = fmatrixCtrl ? g_fmatrixB : g_fmatrix;
+    const uint64_t w = fm & 0xFFFFu, h = (fm >> 16) & 0xFFFFu, pads = fm >> 32;
+    if (strideW != 1 || strideH != 1 || wk != 1 || hk != 1 || dilW != 1 || dilH != 1 || sizeW || sizeH ||
+        pads != 0) {
+        std::fprintf(stderr, "[TWIN] img2colv2_cbuf_to_c%c: only a 1 x 1 filter, stride 1, dilation 1 and no "
+                             "padding are modelled\n", toL0B ? 'b' : 'a');
+        std::abort();
+    }
+    if (transpose && (toL0B || c0 != 16)) {
+        std::fprintf(stderr, "[TWIN] img2colv2_cbuf_to_c%c: a transpose is modelled for 16-bit data into L0A only\n",
+            toL0B ? 'b' : 'a');
+        std::abort();
+    }
+    if (stepM % 16 != 0 || stepK % c0 != 0 || channels % c0 != 0) {
+        std::fprintf(stderr, "[TWIN] img2colv2_cbuf_to_c%c: stepM %u, stepK %u, channelSize %u not whole fractals "
+                             "are not modelled\n", toL0B ? 'b' : 'a', stepM, stepK, channels);
+        std::abort();
+    }
+    auto x = [&](uint64_t p, uint64_t c) -> T {  // element (p, c) of the img2col matrix
+        if (p >= w * h || c >= channels) {
+            std::fprintf(stderr, "[TWIN] img2colv2: position %lu / channel %lu outside the feature map (%lu x %lu, "
+                                 "%u channels)\n", (unsigned long)p, (unsigned long)c, (unsigned long)w,
+                (unsigned long)h, channels);
+            std::abort();
+        }
+        return src[((c / c0) * h * w + p) * c0 + c % c0];
+    };
+    const uint32_t rows = transpose ? stepK : stepM, cols = transpose ? stepM : stepK;  // the matrix written
+    for (uint32_t r = 0; r < rows; ++r) {
+        for (uint32_t c = 0; c < cols; ++c) {
+            const T v = transpose ? x(posM + c, posK + r) : x(posM + r, posK + c);
+            const uint64_t frac = (static_cast<uint64_t>(r / 16) * (cols / c0) + c / c0) * 16 * c0;
+            dst[frac + (toL0B ? (c % c0) * 16 + r % 16 : (r % 16) * c0 + c % c0)] = v;
+        }
+    }
+}
+#define TWIN_X_IMG2COL(NAME, T, TOB)                                                                              \
+    TWIN_WEAK void NAME(T* dst, T* src, uint16_t stepK, uint16_t stepM, uint16_t posK, uint16_t posM,             \
+        uint8_t strideW, uint8_t strideH, uint8_t wk, uint8_t hk, uint8_t dilW, uint8_t dilH, bool sizeW,          \
+        bool sizeH, bool transpose, bool fmatrixCtrl, uint16_t channels)                                          \
+    {                                                                                                             \
+        Img2colV2<T>(dst, src, stepK, stepM, posK, posM, strideW, strideH, wk, hk, dilW, dilH, sizeW, sizeH,      \
+            transpose, fmatrixCtrl, channels, TOB);                                                               \
+    }
+TWIN_X_IMG2COL(img2colv2_cbuf_to_ca, half, false)
+TWIN_X_IMG2COL(img2colv2_cbuf_to_cb, half, true)
+TWIN_X_IMG2COL(img2colv2_cbuf_to_ca, float, false)
+TWIN_X_IMG2COL(img2colv2_cbuf_to_cb, float, true)
+TWIN_WEAK void set_fmatrix(uint64_t config) { g_fmatrix = config; }
+TWIN_WEAK void set_fmatrix_b(uint64_t config) { g_fmatrixB = config; }
+// the CTRL register: kept as written (no bit of it changes what the modelled intrinsics compute)
+TWIN_WEAK int64_t get_ctrl() { return static_cast<int64_t>(g_ctrl); }
+TWIN_WEAK void set_ctrl(uint64_t config) { g_ctrl = config; }
+// atomic GM writes: twin_model.cpp's set_atomic_none clears g_isAtomic; an accumulating mode is recorded there, and
+// a Fixpipe write under one is refused below (not modelled)
+static int g_atomicMode = 0;  // 1 add, 2 max, 3 min (the last mode set; meaningful while g_isAtomic)
+TWIN_WEAK void set_atomic_add() { g_isAtomic = true; g_atomicMode = 1; }
+TWIN_WEAK void set_atomic_max() { g_isAtomic = true; g_atomicMode = 2; }
+TWIN_WEAK void set_atomic_min() { g_isAtomic = true; g_atomicMode = 3; }
+// the data type of an atomic operation: no effect of its own
+TWIN_WEAK void set_atomic_f32() {}
+TWIN_WEAK void set_atomic_f16() {}
+TWIN_WEAK void set_atomic_bf16() {}
+TWIN_WEAK void set_atomic_s32() {}
+TWIN_WEAK void set_atomic_s16() {}
+TWIN_WEAK void set_atomic_s8() {}
+
+// the hardware block index (GetBlockIdx of an AIC; an AIV's adds its sub-block); a data-cache preload has no effect
+TWIN_WEAK int64_t get_block_idx() { return static_cast<int64_t>(block_idx); }
+TWIN_WEAK void dc_preload(uint64_t*, int64_t) {}
+
 // ---- cube: InitConstValue / Fill of L1 (create_cbuf_matrix), L0A (create_ca_matrix), L0B (create_cb_matrix)
 // (asc-devkit docs/api/context/InitConstValue.md). config: repeatTimes [15:0], blockNum [31:16], dstGap [47:32];
 // repeat i writes blockNum blocks (32 B in L1, 512 B in L0A / L0B) of the value's bits from block
@@ -472,7 +563,7 @@ TWIN_X_CREATE_ALL(create_cb_matrix, 512)
 template <typename T> static inline float ToF(T v) { return static_cast<float>(v); }
 template <> inline float ToF<bfloat16_t>(bfloat16_t v) { return Bf16BitsToFloat(v.val); }
 template <typename T>
-static void Mad(float* c, T* a, T* b, uint16_t m, uint16_t k, uint16_t n, bool initC)
+static void Mad(float* c, T* a, T* b, uint16_t m, uint16_t k, uint16_t n, bool initC, const float* bias = nullptr)
 {
     constexpr uint32_t k0 = 32 / sizeof(T);
     const uint32_t M16 = (m + 15) / 16 * 16, K0 = (k + k0 - 1) / k0 * k0, N16 = (n + 15) / 16 * 16;
@@ -487,19 +578,36 @@ static void Mad(float* c, T* a, T* b, uint16_t m, uint16_t k, uint16_t n, bool i
                 acc += av * bv;
             }
             float* o = c + ((static_cast<uint64_t>(ni / 16) * (M16 / 16) + mi / 16) * 16 + mi % 16) * 16 + ni % 16;
-            *o = initC ? acc : *o + acc;
+            *o = bias ? bias[ni] + acc : (initC ? acc : *o + acc);  // bias: C starts from the bias table's row
         }
     }
 }
+// cmatrixSource: C starts from the bias table (C2); in this form, which names no table address, from its start (Huawei's
+// Matmul keeps its one C2 buffer there)
+static const float* BiasTable()
+{
+    return reinterpret_cast<const float*>(ConstDefiner::Instance().GetHardwareBaseAddr(Hardware::BIAS));
+}
 #define TWIN_X_MAD(T)                                                                                             \
-    TWIN_WEAK void mad(float* c, T* a, T* b, uint16_t m, uint16_t k, uint16_t n, uint8_t, bool, bool,             \
-        bool cmatrixInitVal)                                                                                      \
+    TWIN_WEAK void mad(float* c, T* a, T* b, uint16_t m, uint16_t k, uint16_t n, uint8_t, bool,                   \
+        bool cmatrixSource, bool cmatrixInitVal)                                                                  \
     {                                                                                                             \
-        Mad<T>(c, a, b, m, k, n, cmatrixInitVal);                                                                 \
+        Mad<T>(c, a, b, m, k, n, cmatrixInitVal, cmatrixSource ? BiasTable() : nullptr);                          \
     }
 TWIN_X_MAD(half)
 TWIN_X_MAD(bfloat16_t)
 TWIN_X_MAD(float)
+// mad with the bias table (C2): with cmatrixSource, C = bias row + A B; otherwise as above
+#define TWIN_X_MAD_BIAS(T)                                                                                        \
+    TWIN_WEAK void mad(float* c, T* a, T* b, uint64_t bias, uint16_t m, uint16_t k, uint16_t n, uint8_t, bool,     \
+        bool cmatrixSource, bool cmatrixInitVal)                                                                  \
+    {                                                                                                             \
+        Mad<T>(c, a, b, m, k, n, cmatrixInitVal,                                                                  \
+            cmatrixSource ? reinterpret_cast<const float*>(static_cast<uintptr_t>(bias)) : nullptr);              \
+    }
+TWIN_X_MAD_BIAS(half)
+TWIN_X_MAD_BIAS(bfloat16_t)
+TWIN_X_MAD_BIAS(float)
 
 // ---- Fixpipe: L0C -> GM
 static uint64_t g_ndPara = 1;  // ND_PARA: ndNum [15:0], srcNdStride [31:16], dstNdStride [47:32]
@@ -536,6 +644,10 @@ template <typename T>
 static void CcToGm(T* dst, float* src, uint16_t nSize, uint16_t mSize, uint32_t dstStride, uint16_t srcStride,
     QuantMode_t quant, uint8_t relu, bool nz2nd)
 {
+    if (g_isAtomic) {
+        std::fprintf(stderr, "[TWIN] copy_matrix_cc_to_gm: an atomic write (mode %d) is not modelled\n", g_atomicMode);
+        std::abort();
+    }
     if (!nz2nd || (g_ndPara & 0xFFFFu) != 1) {
         std::fprintf(stderr, "[TWIN] copy_matrix_cc_to_gm: only one ND output matrix (NZ2ND, ndNum 1) is modelled\n");
         std::abort();

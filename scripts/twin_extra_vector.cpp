@@ -1,8 +1,8 @@
 // twin_extra_vector.cpp -- asc's own bodies for vector-unit intrinsics that the CANN twin's shared model
 // (ASC_CANN_TWIN/twin_model.cpp) lacks and that the Ascend C emitted for pyasc's kernels reaches through Huawei's API
 // implementation: integer element-wise arithmetic, the DataBlock reductions and broadcast of SoftMax (vcgadd, vcgmax,
-// vcgmin, vbrcb), Copy (vcopy), and the cube-buffer copies that Huawei's DataCopy instantiates beside the vector
-// paths (they abort when reached: nothing here models L1 -> BT / FB).
+// vcgmin, vbrcb), Copy (vcopy), LeakyRelu (vlrelu), the L1 -> bias table copy that Huawei's Matmul makes for its
+// bias (copy_cbuf_to_bt), and the L1 -> fixpipe buffer copy (aborts when reached: nothing here models FB).
 //
 // Not Huawei code. The declarations are Huawei's (asc-devkit tests/unit/basic_api/ut/stub/stub_fun.h, revision
 // 9f35240); each body is written from what the asc-devkit API implementation passes to the intrinsic
@@ -259,6 +259,35 @@ TWIN_X_AXPY(float, float)
 TWIN_X_AXPY(half, half)
 TWIN_X_AXPY(float, half)
 
+// ---- LeakyRelu (vlrelu): dst = src where src >= 0, src * alpha elsewhere (one rounding, in half for half data;
+// a NaN stays NaN), in the repeat form of the scalar family
+template <typename T> static inline T LeakyRelu(T x, T a) { return x >= T(0) ? x : x * a; }
+template <> inline half LeakyRelu<half>(half x, half a)
+{
+    const float f = static_cast<float>(x);
+    return f >= 0.0f ? x : MakeHalf(ToHalfBits(f * static_cast<float>(a), 'r'));
+}
+template <typename T>
+static void LRelu(T* dst, T* src, T a, uint32_t repeat, uint32_t dBlk, uint32_t sBlk, uint32_t dRep, uint32_t sRep)
+{
+    ForEach(256 / sizeof(T), repeat, [&](uint32_t r, uint32_t i) {
+        *At<T>(dst, r, i, dBlk, dRep) = LeakyRelu<T>(*At<T>(src, r, i, sBlk, sRep), a);
+    });
+}
+#define TWIN_X_LRELU(T)                                                                                           \
+    TWIN_WEAK void vlrelu(T* dst, T* src, T a, uint8_t repeat, uint16_t dBlk, uint16_t sBlk, uint16_t dRep,       \
+        uint16_t sRep)                                                                                            \
+    {                                                                                                             \
+        LRelu<T>(dst, src, a, repeat, dBlk, sBlk, dRep, sRep);                                                    \
+    }                                                                                                             \
+    TWIN_WEAK void vlrelu(T* dst, T* src, T a, uint8_t repeat, uint16_t dBlk, uint16_t sBlk, uint8_t dRep,        \
+        uint8_t sRep, bool, bool)                                                                                 \
+    {                                                                                                             \
+        LRelu<T>(dst, src, a, repeat, dBlk, sBlk, dRep, sRep);                                                    \
+    }
+TWIN_X_LRELU(float)
+TWIN_X_LRELU(half)
+
 // ---- Transpose: one 16 x 16 matrix of 16-bit elements (512 contiguous bytes), dst = src^T
 TWIN_WEAK void vtranspose(uint16_t* dst, uint16_t* src)
 {
@@ -313,22 +342,49 @@ TWIN_X_AIPP_SPR(7)
 TWIN_X_AIPP_SPR(8)
 TWIN_X_AIPP_SPR(9)
 
-// ---- L1 -> bias table / fixpipe buffer: instantiated by Huawei's DataCopy templates, not reached by vector kernels
+// ---- L1 -> bias table (copy_cbuf_to_bt, DataCopy L1 -> C2) and L1 -> fixpipe buffer
+// The bias table holds the float row Mmad starts C from (cmatrixSource). Its address is the C2 LocalTensor's physical
+// address (host memory in this CPU build). Each of nBurst bursts moves lenBurst units of 64 bytes of the source
+// (Huawei's Matmul: lenBurst = ceil(2 * dataLen * (bytes per bias element / 2) / 64)); with convControl a 16-bit source
+// (half, or bfloat16 for a bfloat16 source) is widened to float, so the table receives twice the bytes. Gaps
+// between bursts are not modelled (Matmul copies one burst).
 [[noreturn]] static void NotModelled(const char* what)
 {
-    std::fprintf(stderr, "[TWIN] %s is not modelled (no L1 -> BT / FB buffers in this twin)\n", what);
+    std::fprintf(stderr, "[TWIN] %s is not modelled (no L1 -> FB buffer in this twin)\n", what);
     std::abort();
 }
-#define TWIN_X_CBUF_TO_BT(T)                                                                                      \
-    TWIN_WEAK void copy_cbuf_to_bt(uint64_t, T*, uint16_t, uint16_t, uint16_t, uint16_t, uint16_t)                \
-    {                                                                                                             \
-        NotModelled("copy_cbuf_to_bt");                                                                           \
+template <typename T>
+static void CbufToBt(uint64_t dst, const T* src, uint16_t conv, uint16_t nBurst, uint16_t lenBurst, uint16_t srcGap,
+    uint16_t dstGap)
+{
+    if (nBurst != 1 && (srcGap != 0 || dstGap != 0)) {
+        std::fprintf(stderr, "[TWIN] copy_cbuf_to_bt: gaps between bursts are not modelled\n");
+        std::abort();
     }
-TWIN_X_CBUF_TO_BT(void)
-TWIN_X_CBUF_TO_BT(float)
-TWIN_X_CBUF_TO_BT(half)
-TWIN_X_CBUF_TO_BT(int32_t)
-TWIN_X_CBUF_TO_BT(bfloat16_t)
+    const uint64_t bytes = static_cast<uint64_t>(nBurst) * lenBurst * 64;
+    float* out = reinterpret_cast<float*>(static_cast<uintptr_t>(dst));
+    if (!conv) {
+        std::memcpy(static_cast<void*>(out), static_cast<const void*>(src), bytes);
+        return;
+    }
+    if constexpr (sizeof(T) != 2) {
+        std::fprintf(stderr, "[TWIN] copy_cbuf_to_bt: a conversion from %zu-byte elements is not modelled\n", sizeof(T));
+        std::abort();
+    } else {
+        for (uint64_t e = 0; e < bytes / 2; ++e) out[e] = ToF(src[e]);
+    }
+}
+#define TWIN_X_CBUF_TO_BT(T, S)                                                                                   \
+    TWIN_WEAK void copy_cbuf_to_bt(uint64_t dst, T* src, uint16_t conv, uint16_t nBurst, uint16_t lenBurst,       \
+        uint16_t srcGap, uint16_t dstGap)                                                                         \
+    {                                                                                                             \
+        CbufToBt<S>(dst, reinterpret_cast<const S*>(src), conv, nBurst, lenBurst, srcGap, dstGap);                \
+    }
+TWIN_X_CBUF_TO_BT(void, half)   // DataCopy passes every source as void*: a converted one is taken as half
+TWIN_X_CBUF_TO_BT(float, float)
+TWIN_X_CBUF_TO_BT(half, half)
+TWIN_X_CBUF_TO_BT(int32_t, int32_t)
+TWIN_X_CBUF_TO_BT(bfloat16_t, bfloat16_t)
 TWIN_WEAK void copy_cbuf_to_fbuf(void*, void*, uint16_t, uint16_t, uint16_t, uint16_t)
 {
     NotModelled("copy_cbuf_to_fbuf");

@@ -131,3 +131,42 @@ def test_a_buffer_read_and_written_starts_with_its_bytes(tmp_path, monkeypatch):
     text = open(entry).read()
     assert "twin_inout.cpp" in text and "twin_extra_model.cpp" in text
     assert f"twin_inout::CopyInOnce(0, a{z_out[0]}, a{z_out[0]}_in, {37 * 4}u);" in text
+
+
+# ------------------------------------------------------------------ the Matmul high-level API through Huawei's Matmul
+# The twin compiles CANN's own Matmul (asc-devkit's lib/matmul_intf.h: its tiling walk, L1 caching, Load3Dv2 and
+# LoadDataWithTranspose into L0A / L0B, Mmad with the bias table, Fixpipe, and in a MIX launch the AIVs' messages to
+# their AIC through the workspace), so these compare asc's own emulation of the Matmul (ascend-sim's
+# lib/matmul_intf.h) with Huawei's implementation, and both with NumPy.
+
+
+def _matmul_case(tmp_path, monkeypatch, kernel, m, n, k, c_dt, with_bias, ta, tb, dim):
+    import pyasc_matmul_kernels as MK
+    import test_pyasc_matmul as TM
+    import asc.lib.runtime as rt
+    a, b, bias = TM.operands(m, n, k, seed=3)
+    tl = TM.tiling(m, n, k, dim, c_dt, with_bias, ta, tb)
+    c = np.zeros((m, n), c_dt)
+    av = np.ascontiguousarray(a.T) if ta else a
+    bv = np.ascontiguousarray(b.T) if tb else b
+    kern = getattr(MK, kernel)
+    blocks = tl.used_core_num if kernel == "mm_cube" else -(-tl.used_core_num // 2)
+    ws = np.zeros(16 * 1024 * 1024, np.uint8)
+    cap = _captured(tmp_path, monkeypatch,
+                    lambda: kern[blocks, rt.current_stream()](av, bv, c, bias, tl, ws, ta, tb, with_bias))
+    TM.check(c, a, b, bias if with_bias else None)                   # asc against NumPy
+    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    assert got_blocks == blocks and why is None and fired == [], (why, fired)
+    assert worst <= 8                                                 # the twin against asc
+    twin_c = np.fromfile(os.path.join(cap, "c.twin"), c_dt).reshape(m, n)
+    TM.check(twin_c, a, b, bias if with_bias else None)               # the twin against NumPy
+
+
+@needs_twin
+@pytest.mark.parametrize("kernel, m, n, k, c_dt, with_bias, ta, tb, dim", [
+    ("mm_cube", 96, 80, 64, np.float32, True, False, False, None),     # cube only, one core, bias
+    ("mm_cube", 200, 136, 72, np.float32, False, True, False, 4),      # tails in M, N, K; A transposed (Load3Dv2's transpose)
+    ("mm_gm", 128, 96, 160, np.float16, True, False, True, 2),         # MIX, a float16 C, bias, B transposed
+], ids=["cube-bias", "cube-tails-ta", "mix-f16-bias-tb"])
+def test_matmul_equals_huaweis_matmul(kernel, m, n, k, c_dt, with_bias, ta, tb, dim, tmp_path, monkeypatch):
+    _matmul_case(tmp_path, monkeypatch, kernel, m, n, k, c_dt, with_bias, ta, tb, dim)
