@@ -170,3 +170,27 @@ def _matmul_case(tmp_path, monkeypatch, kernel, m, n, k, c_dt, with_bias, ta, tb
 ], ids=["cube-bias", "cube-tails-ta", "mix-f16-bias-tb"])
 def test_matmul_equals_huaweis_matmul(kernel, m, n, k, c_dt, with_bias, ta, tb, dim, tmp_path, monkeypatch):
     _matmul_case(tmp_path, monkeypatch, kernel, m, n, k, c_dt, with_bias, ta, tb, dim)
+
+
+@needs_twin
+@pytest.mark.parametrize("c_dt, tb", [(np.float32, False), (np.float16, True)], ids=["f32-c", "f16-c-tb"])
+def test_cube_basic_api_equals_ascend_sim(c_dt, tb, tmp_path, monkeypatch):
+    """The cube basic API (DataCopy Nd2Nz, LoadData, Mmad, Fixpipe with QuantMode_t::F322F16, a global enum in CANN)
+    compiled against Huawei's headers and run on the twin, against asc and NumPy."""
+    import pyasc_cube_basic_kernels as CK
+    import test_pyasc_cube_basic as TC
+    import asc.lib.runtime as rt
+    m, n, k, steps = 32, 48, 64, 2
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), c_dt)
+    quant = asc.QuantModes.F322F16 if c_dt == np.float16 else asc.QuantModes.NoQuant
+    bv = np.ascontiguousarray(b.T) if tb else b
+    cap = _captured(tmp_path, monkeypatch,
+                    lambda: CK.mm_basic[1, rt.current_stream()](a, bv, c, m, n, k, steps, quant, tb))
+    TC.check(c, a, b)
+    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    assert why is None and fired == [], (why, fired)
+    assert worst <= 8
+    TC.check(np.fromfile(os.path.join(cap, "c.twin"), c_dt).reshape(m, n), a, b)
