@@ -242,8 +242,9 @@ for _n, _c, _s in (("init", "Init", "tiling:p"), ("set_tensor_a", "SetTensorA", 
     api(f"adv.Matmul.{_n}", "adv", _c, _s, special="method",
         note={"iterate": "`with mm.iterate() as count:` loops while Iterate() gives a block",
               "iterate_batch": "the mix form into a GlobalTensor, LayoutMode.NORMAL (BMNK), A and B in ND, batch_a "
-                               "and batch_b multiples of one another (the smaller broadcast); into UB, "
-                               "en_partial_sum and wait_iterate_batch not yet",
+                               "and batch_b multiples of one another (the smaller broadcast), each core whole "
+                               "matrices (CANN reads a core's batches as contiguous matrices of its part); into "
+                               "UB, en_partial_sum and wait_iterate_batch not yet",
               "set_quant_scalar": "int8 A and B into a float16 C (DEQF16: the uint64 word, its scale 1 + 8 + 10 "
                                   "bits)",
               "set_quant_vector": "int8 A and B into a float16 C (VDEQF16: a uint64 GlobalTensor, a word per "

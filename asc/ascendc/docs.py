@@ -139,7 +139,15 @@ and the Python line:
   L0C (base_m x base_n x 4 x db_l0c) over 128 KB, L1 (depth_a1 x base_m x base_k + depth_b1 x base_k x base_n
   elements, plus the bias row) over 512 KB, an iterate_order other than 0 and 1;
 - GM accesses outside a sized GlobalTensor; `get_tensor_c` into a LocalTensor smaller than the block or outside
-  the UB; `iterate_all` into GM with C not at `TPosition.GM`, `get_tensor_c` into UB with C at GM.
+  the UB; `iterate_all` into GM with C not at `TPosition.GM`, `get_tensor_c` into UB with C at GM;
+- `iterate_batch` with a core's part smaller than the matrices (single_core_m < M, single_core_n < N or
+  single_core_k < K, or a smaller tail): CANN's IterateBatch (asc-devkit batch_copy_cube_in.h,
+  batch_scheduler_base.h) reads each batch of A as a contiguous single_core_m x single_core_k matrix (rows
+  single_core_k apart, batches single_core_m x single_core_k apart unless matrix_stride_a), B likewise, and writes
+  C's batches single_core_m x single_core_n apart, which are the places of the NORMAL layout only when each core
+  holds whole matrices; split the batches between the cores instead (on the CANN twin, Huawei's Matmul then puts
+  every batch where ascend-sim does; with a 16 x 16 part of 32 x 32 matrices it reads batch 1 of A 16 x 32
+  elements after batch 0, not 32 x 32).
 
 The emulation is fast enough to develop on: a 1024 x 1024 x 1024 float16 Matmul takes about 0.15 s per launch on
 the CPU twin of a 2-core machine (`python benchmarks/pyasc_matmul.py`; NumPy's float32 matmul: 0.03 s), the

@@ -454,11 +454,28 @@ class FuncTranslator:
             if isinstance(v, Val) and v.kind == "tuple":
                 return self.unpack(target, v, node)
             if not (isinstance(v, Const) and isinstance(v.value, (tuple, list))) or len(v.value) != len(target.elts):
-                raise self.err(node, "tuple assignment takes a compile-time tuple of the same length")
-            for t, x in zip(target.elts, v.value):
+                raise self.err(node, "tuple assignment takes a tuple of the same length")
+            for t in target.elts:
                 if not isinstance(t, ast.Name):
                     raise self.err(t, "assign to names")
-                self.env[t.id] = Const(x)
+            # Python evaluates the whole right side before it binds a name (`a, b = b, a`): a runtime value is first
+            # copied into a variable of its own, then bound as `name = value` is
+            vals = []
+            for x in v.value:
+                if isinstance(x, Const):            # a compile-time element of a tuple that holds runtime values
+                    x = x.value
+                if isinstance(x, Val):
+                    if x.kind != "scalar":
+                        raise self.err(node, f"tuple assignment of a runtime {x.kind}: assign it on its own line")
+                    tmp = self.fresh("tup")
+                    self.bind_val(tmp, x, node)
+                    x = self.env[tmp]
+                vals.append(x)
+            for t, x in zip(target.elts, vals):
+                if isinstance(x, Val):
+                    self.bind_val(t.id, x, node)
+                else:
+                    self.env[t.id] = Const(x)
             return
         if isinstance(target, ast.Attribute):
             obj = self.expr(target.value)

@@ -232,3 +232,19 @@ def specials(x: asc.GlobalAddress, z: asc.GlobalAddress):
     zg.set_value(0, min(xg.get_value(0), lim))
     zg.set_value(1, -math.inf)
     zg.set_value(2, math.nan)
+
+
+@asc.jit
+def tuple_assign(x: asc.GlobalAddress, z: asc.GlobalAddress, k: int):
+    """Tuple assignment of runtime values: the whole right side first (a swap), mixed with compile-time ones."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a, b, c = xg.get_value(0), xg.get_value(1), 3
+    a, b = b, a
+    n, m = max(1, k // 2), k * c
+    zg.set_value(0, a)
+    zg.set_value(1, b)
+    zg.set_value(2, a + b * c)
+    zg.set_value(3, n + m)

@@ -194,3 +194,28 @@ def test_cube_basic_api_equals_ascend_sim(c_dt, tb, tmp_path, monkeypatch):
     assert why is None and fired == [], (why, fired)
     assert worst <= 8
     TC.check(np.fromfile(os.path.join(cap, "c.twin"), c_dt).reshape(m, n), a, b)
+
+
+@needs_twin
+@pytest.mark.parametrize("ba, bb, cores", [(4, 4, 2), (1, 4, 1)], ids=["equal-2-cores", "broadcast-a"])
+def test_iterate_batch_equals_huaweis_matmul(ba, bb, cores, tmp_path, monkeypatch):
+    """IterateBatch (NORMAL layout) with each core holding whole matrices, the form ascend-sim accepts: Huawei's
+    batch copies and C offsets put every batch where asc does."""
+    import test_pyasc_matmul_batch as TB
+    import asc.lib.runtime as rt
+    m, n, k = 32, 48, 40
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(ba * m * k).astype(np.float16)
+    b = rng.standard_normal(bb * k * n).astype(np.float16)
+    bc = max(ba, bb)
+    c = np.zeros((bc, m, n), np.float32)
+    tl = TB.batch_tiling(m, n, k, ba, bb, np.float32)
+    cap = _captured(tmp_path, monkeypatch,
+                    lambda: TB.mm_batch[-(-cores // 2), rt.current_stream()](a, b, c, tl, TB.WS, ba, bb, 0, 0, cores))
+    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    assert why is None and fired == [], (why, fired)
+    assert worst <= 8
+    twin_c = np.fromfile(os.path.join(cap, "c.twin"), np.float32).reshape(bc, m, n)
+    for i in range(bc):
+        ia, ib = i // (bc // ba), i // (bc // bb)
+        TB.check(twin_c[i], a[ia * m * k:(ia + 1) * m * k].reshape(m, k), b[ib * k * n:(ib + 1) * k * n].reshape(k, n))

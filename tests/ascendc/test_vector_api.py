@@ -190,3 +190,12 @@ def test_float_specials_are_literals():
     z = np.zeros(8, np.float32)
     K.specials[1](x, z)
     assert z[0] == 3.5 and z[1] == -np.inf and np.isnan(z[2])
+
+
+@pytest.mark.parametrize("k", [0, 1, 7])
+def test_tuple_assignment_of_runtime_values(k):
+    """`a, b = b, a` swaps (the right side is evaluated before a name is bound); runtime and compile-time values mix."""
+    x = np.array([1.5, -2.25, 0, 0], np.float32)
+    z = np.zeros(4, np.float32)
+    K.tuple_assign[1](x, z, k)
+    np.testing.assert_array_equal(z, [-2.25, 1.5, -2.25 + 1.5 * 3, max(1, k // 2) + k * 3])

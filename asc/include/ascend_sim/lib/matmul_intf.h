@@ -316,6 +316,20 @@ public:
                  " are not multiples of one another (the NORMAL layout broadcasts the smaller side)");
         if (!hasA_) fail(api, line, "SetTensorA was not called before the matmul");
         if (!hasB_) fail(api, line, "SetTensorB was not called before the matmul");
+        // CANN's IterateBatch in the NORMAL layout (asc-devkit batch_copy_cube_in.h, batch_scheduler_base.h) reads
+        // each batch of A as a contiguous singleCoreM x singleCoreK matrix (rows singleCoreK apart, batches
+        // singleCoreM * singleCoreK apart unless matrixStrideA), B likewise, and writes C's batches singleCoreM *
+        // singleCoreN apart: the places of the BMNK layout only when each core's part is the whole matrix.
+        const int64_t sm = tailM_ > 0 ? tailM_ : singleM_, sn = tailN_ > 0 ? tailN_ : singleN_,
+                      sk = tailK_ > 0 ? tailK_ : singleK_;
+        if (sm != orgM_ || sn != orgN_ || sk != orgKa_ || orgKa_ != orgKb_)
+            fail(api, line, "the core's part is " + std::to_string(sm) + " x " + std::to_string(sn) + " x " +
+                 std::to_string(sk) + " of M x N x K = " + std::to_string(orgM_) + " x " +
+                 std::to_string(orgN_) + " x " + std::to_string(orgKa_) + ": CANN's IterateBatch (NORMAL layout) "
+                 "reads each batch of A and B as a contiguous matrix of the core's part (rows singleCoreK and "
+                 "singleCoreN apart) and writes C's batches singleCoreM * singleCoreN apart, so on the NPU it would "
+                 "read and write the batches at the wrong places; give each core whole matrices (singleCoreM = M, "
+                 "singleCoreN = N, singleCoreK = K) and split the batches between the cores");
         const GlobalTensor<SrcAT> a0 = a_;
         const GlobalTensor<SrcBT> b0 = b_;
         const uint64_t sa = matrixStrideA ? matrixStrideA : uint64_t(orgM_ * orgKa_);
