@@ -464,16 +464,16 @@ class FuncTranslator:
             for x in v.value:
                 if isinstance(x, Const):            # a compile-time element of a tuple that holds runtime values
                     x = x.value
-                if isinstance(x, Val):
-                    if x.kind != "scalar":
-                        raise self.err(node, f"tuple assignment of a runtime {x.kind}: assign it on its own line")
+                if isinstance(x, Val) and x.kind == "scalar":
                     tmp = self.fresh("tup")
                     self.bind_val(tmp, x, node)
                     x = self.env[tmp]
                 vals.append(x)
             for t, x in zip(target.elts, vals):
-                if isinstance(x, Val):
+                if isinstance(x, Val) and x.kind == "scalar":
                     self.bind_val(t.id, x, node)
+                elif isinstance(x, Val):            # an object (a tensor, a queue): the name refers to it
+                    self.env[t.id] = x
                 else:
                     self.env[t.id] = Const(x)
             return

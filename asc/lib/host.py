@@ -858,8 +858,8 @@ class MatmulApiTilingBase:
                            ("c", ("b", "s1", "n", "g", "s2"))):
             for nm, v in zip(names, self.layouts[key]):
                 f[f"{key}_layout_info_{nm}"] = v
-        # CANN's tilings start batchM, batchN, singleBatchM and singleBatchN at 1 (MatmulApiTilingBase), and its
-        # kernel's IterateBatch reads them: a 0 there makes CANN's Matmul compute the wrong batches on an NPU
+        # CANN's tilings start batchM, batchN, singleBatchM and singleBatchN at 1 (MatmulApiTilingBase's
+        # constructors) and write them into every TCubeTiling; so does this one
         bm_, bn_ = self.batch_mn if self._batch else (1, 1)
         sbm, sbn = self.single_batch if self._batch else (1, 1)
         f.update(batch_m=bm_, batch_n=bn_, single_batch_m=sbm, single_batch_n=sbn)

@@ -248,3 +248,17 @@ def tuple_assign(x: asc.GlobalAddress, z: asc.GlobalAddress, k: int):
     zg.set_value(1, b)
     zg.set_value(2, a + b * c)
     zg.set_value(3, n + m)
+
+
+@asc.jit
+def tuple_alias(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress):
+    """Tuple assignment of objects: the names refer to the same GlobalTensors (z[0] = y[0], z[1] = x[0])."""
+    xg = asc.GlobalTensor()
+    yg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    yg.set_global_buffer(y)
+    zg.set_global_buffer(z)
+    p, q = yg, xg
+    zg.set_value(0, p.get_value(0))
+    zg.set_value(1, q.get_value(0))

@@ -199,3 +199,9 @@ def test_tuple_assignment_of_runtime_values(k):
     z = np.zeros(4, np.float32)
     K.tuple_assign[1](x, z, k)
     np.testing.assert_array_equal(z, [-2.25, 1.5, -2.25 + 1.5 * 3, max(1, k // 2) + k * 3])
+
+
+def test_tuple_assignment_of_objects_aliases_them():
+    x, y, z = np.array([2.0], np.float32), np.array([5.0], np.float32), np.zeros(2, np.float32)
+    K.tuple_alias[1](x, y, z)
+    np.testing.assert_array_equal(z, [5.0, 2.0])
