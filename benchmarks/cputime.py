@@ -3,7 +3,8 @@ each case timed on one thread by process CPU time, the cases of a group interlea
 ROUNDS rounds (default 7), against the in-process C triad timed the same way. Peers' `alloc` forms are left out where
 they have an `out=` form, numpy's composites everywhere but parallel_sum (docs/cpu.md, "Per ISA").
 
-    PYTHONPATH=. python benchmarks/cputime.py        (OUTJ=FILE.json for the JSON; ASC_CFLAGS as for asc bench;
+    PYTHONPATH=. python benchmarks/cputime.py        (OUTJ=FILE.json for the JSON, bench-results/cputime.json
+                                                      by default, beside asc bench's; ASC_CFLAGS as for asc bench;
     ONLY="gelu erf float32" for the groups whose name and dtype start so)
 """
 import os, sys, time, statistics, json
@@ -49,4 +50,8 @@ for name, dt, elems, nbytes, cases in run.groups(1 << 24, 2048, 4096, torch, Fal
         print(f"  {c.peer:12s} {c.variant:20s} {m*1e3:8.2f} ms CPU {m/elems*1e9:6.3f} ns/elem {100*g/ref_gbs:5.0f}% triad")
         res.append(dict(workload=name, dtype=dt, peer=c.peer, variant=c.variant, cpu_s=m, ns_per_elem=m / elems * 1e9,
                         pct_triad=100 * g / ref_gbs, triad_gbs=ref_gbs))
-json.dump(dict(isa=isa, results=res), open(os.environ.get("OUTJ", "cputime.json"), "w"), indent=1)
+out = os.environ.get("OUTJ") or os.path.join("bench-results", "cputime.json")
+os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+with open(out, "w") as f:
+    json.dump(dict(isa=isa, results=res), f, indent=1)
+print(f"wrote {out}")
