@@ -19,6 +19,15 @@ class _CEnum(Enum):
         return f"{cls.__name__}::"
 
 
+class _GlobalCEnum(_CEnum):
+    """An enumeration CANN declares at global scope, not in namespace AscendC: CubeFormat and LayoutMode
+    (adv_api/matmul/matmul_config.h), QuantMode_t (the compiler's). `AscendC::CubeFormat::ND` does not compile."""
+
+    @classmethod
+    def _cnamespace(cls) -> str:
+        return ""
+
+
 class TPosition(_CEnum):
     """Logical positions of tensors (TPosition)."""
     GM = 0
@@ -166,7 +175,7 @@ class AippInputFormat(_CEnum):
     YUV400_U8 = 9
 
 
-class CubeFormat(_CEnum):
+class CubeFormat(_GlobalCEnum):
     """The layouts of a Matmul operand (MatmulType): ND row-major, NZ fractals, ..."""
     ND = 0
     NZ = 1
@@ -178,12 +187,8 @@ class CubeFormat(_CEnum):
     VECTOR = 7
     COLUMN_MAJOR = 8
 
-    @classmethod
-    def _cnamespace(cls) -> str:
-        return ""   # a global enum class in CANN (adv_api/matmul/matmul_config.h)
 
-
-class LayoutMode(_CEnum):
+class LayoutMode(_GlobalCEnum):
     """The batch layouts of a Matmul operand (MatmulType)."""
     NONE = 0
     BSNGD = 1
@@ -191,12 +196,8 @@ class LayoutMode(_CEnum):
     BNGS1S2 = 3
     NORMAL = 4
 
-    @classmethod
-    def _cnamespace(cls) -> str:
-        return ""   # a global enum class in CANN (adv_api/matmul/matmul_config.h)
 
-
-class QuantModes(_CEnum):
+class QuantModes(_GlobalCEnum):
     """Fixpipe's quantization pre-modes (QuantMode_t, FixpipeParamsV220.quant_pre)."""
     NoQuant = 0
     F322F16 = 1
@@ -211,10 +212,6 @@ class QuantModes(_CEnum):
     @classmethod
     def _cprefix(cls) -> str:
         return "QuantMode_t::"
-
-    @classmethod
-    def _cnamespace(cls) -> str:
-        return ""   # a global enum in CANN (the compiler's QuantMode_t)
 
 
 class CO2Layout(_CEnum):

@@ -34,7 +34,8 @@ def check(c, a, b):
     assert (err <= tol).all(), f"max error {err.max()}"
 
 
-def run(m, n, k, steps=1, dt=np.float16, c_dt=np.float32, tb=False, seed=0):
+def run(m, n, k, steps=1, dt=np.float16, c_dt=np.float32, tb=False, seed=0, operands=None):
+    """mm_basic on random operands, checked against NumPy; c. `operands`, a dict, receives a and b."""
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(dt)
     b = rng.standard_normal((k, n)).astype(dt)
@@ -42,6 +43,8 @@ def run(m, n, k, steps=1, dt=np.float16, c_dt=np.float32, tb=False, seed=0):
     quant = asc.QuantModes.F322F16 if c_dt == np.float16 else asc.QuantModes.NoQuant
     K.mm_basic[1, rt.current_stream()](a, np.ascontiguousarray(b.T) if tb else b, c, m, n, k, steps, quant, tb)
     check(c, a, b)
+    if operands is not None:
+        operands.update(a=a, b=b)
     return c
 
 

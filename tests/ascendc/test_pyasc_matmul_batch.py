@@ -92,21 +92,33 @@ def batch_tiling(m, n, k, ba, bb, c_dt, dim=None):
     return tl
 
 
-def run(m, n, k, ba, bb, cores=1, c_dt=np.float32, pad_a=0, pad_b=0, seed=0, dim=None, **kw):
+def launch(m, n, k, ba, bb, cores=1, c_dt=np.float32, pad_a=0, pad_b=0, seed=0, dim=None, **kw):
     """A's batches m x k each, pad_a elements apart beyond m * k (matrix_stride_a = m * k + pad_a when padded);
-    `cores` AIVs (MIX blocks of two) share C's batches."""
+    `cores` AIVs (MIX blocks of two) share C's batches. (tiling, c, a, b)."""
     rng = np.random.default_rng(seed)
     sa, sb = m * k + pad_a, k * n + pad_b
     a = rng.standard_normal(ba * sa).astype(np.float16)
     b = rng.standard_normal(bb * sb).astype(np.float16)
-    bc = max(ba, bb)
-    c = np.zeros((bc, m, n), c_dt)
+    c = np.zeros((max(ba, bb), m, n), c_dt)
     tl = batch_tiling(m, n, k, ba, bb, c_dt, dim)
     mm_batch[-(-cores // 2), rt.current_stream()](a, b, c, tl, WS, ba, bb, sa if pad_a else 0, sb if pad_b else 0,
                                                    cores, **kw)
+    return tl, c, a, b
+
+
+def check_batches(c, a, b, ba, bb, pad_a=0, pad_b=0):
+    """Each batch of c against its A and B batches (the smaller side broadcast)."""
+    bc, m, n = c.shape
+    k = (a.size // ba - pad_a) // m
+    sa, sb = m * k + pad_a, k * n + pad_b
     for i in range(bc):
         ia, ib = i // (bc // ba), i // (bc // bb)
         check(c[i], a[ia * sa:ia * sa + m * k].reshape(m, k), b[ib * sb:ib * sb + k * n].reshape(k, n))
+
+
+def run(m, n, k, ba, bb, cores=1, c_dt=np.float32, pad_a=0, pad_b=0, seed=0, dim=None, **kw):
+    tl, c, a, b = launch(m, n, k, ba, bb, cores, c_dt, pad_a, pad_b, seed, dim, **kw)
+    check_batches(c, a, b, ba, bb, pad_a, pad_b)
     return tl
 
 
