@@ -119,8 +119,11 @@ cube-only one (`#define ASCENDC_CUBE_ONLY`, `KERNEL_TYPE_AIC_ONLY`: one AIC per 
 workspace) and each AIV's Matmul computes what its cube core would; in a cube-only launch the AIC computes.
 ascend-sim's Matmul (asc/include/ascend_sim/lib/matmul_intf.h) takes A and B in GM, ND or NZ, transposed or
 not, of float16, bfloat16 or float32, C float32 or the inputs' type in GM or UB, a float32 (or input-typed)
-bias; it multiplies each base block (baseM x baseN over the whole K, in the tiling's iterate_order: 0 M first,
-1 N first) accumulating in float32 as L0C does, adds the bias row first, and rounds once to C's type; the core's
+bias; it multiplies each base block (baseM x baseN over the whole K, in the order of CANN's Norm scheduler:
+windows of step_m x step_n blocks; iterate_order 0 walks the N blocks of a window innermost, then its M blocks,
+the M windows, the N windows, and 1 the same with M and N swapped, so with step_n = 1 (step_m = 1) the blocks
+come M first (N first) one by one, the order tutorial 05 computes a block's place from; the CANN twin gives the
+same order) accumulating in float32 as L0C does, adds the bias row first, and rounds once to C's type; the core's
 part of C is singleCoreM x singleCoreN, or the tails `set_tail` gives. int8 A and B accumulate exactly in int32
 (an int32 L0C, an int32 bias) into an int32 C, or into a float16 C dequantized as Fixpipe's DEQF16 / VDEQF16 do
 (above): `set_quant_scalar(word)` (`SetQuantScalar`, one uint64 word) or `set_quant_vector(gm)` (`SetQuantVector`,

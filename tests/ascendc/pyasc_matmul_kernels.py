@@ -91,9 +91,10 @@ def mm_cube(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, bi
 
 @asc.jit
 def mm_ub(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.adv.TCubeTiling,
-          workspace: asc.GlobalAddress):
+          workspace: asc.GlobalAddress, in_turn: asc.ConstExpr[bool] = False):
     """Tutorial 05's loop without the LeakyRelu: each base block into UB (get_tensor_c), then DataCopy to its place
-    in C, the blocks counted by `with mm.iterate() as count` in the tiling's iterate_order (0: M first)."""
+    in C, the blocks counted by `with mm.iterate() as count` in the tiling's iterate_order (0: M first; right when
+    step_m = step_n = 1). in_turn: block `count` of this core goes to c[core, count] (base_m x base_n each)."""
     off_a, off_b, off_c, off_bias, tail_m, tail_n = offsets(tiling, False, False)
     ga = asc.GlobalTensor()
     gb = asc.GlobalTensor()
@@ -101,6 +102,9 @@ def mm_ub(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tili
     ga.set_global_buffer(a + off_a)
     gb.set_global_buffer(b + off_b)
     gc.set_global_buffer(c + off_c)
+    c_turn = asc.GlobalTensor()
+    blocks = (tiling.single_core_m // tiling.base_m) * (tiling.single_core_n // tiling.base_n)
+    c_turn.set_global_buffer(c + asc.get_block_idx() * blocks * tiling.base_m * tiling.base_n)
     pipe = asc.TPipe()
     que = asc.TQue(asc.TPosition.VECOUT, 1)
     pipe.init_buffer(que=que, num=1, len=tiling.base_m * tiling.base_n * c.dtype.sizeof())
@@ -121,10 +125,13 @@ def mm_ub(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tili
             if tiling.iterate_order == 1:
                 n_blocks = tiling.single_core_n // tiling.base_n
                 start = count // n_blocks * tiling.base_m * tiling.n + count % n_blocks * tiling.base_n
-            params = asc.DataCopyParams(block_count=tiling.base_m,
-                                        block_len=tiling.base_n * c.dtype.sizeof() // 32, src_stride=0,
-                                        dst_stride=(tiling.n - tiling.base_n) * c.dtype.sizeof() // 32)
-            asc.data_copy(gc[start:], t, repeat_params=params)
+            if in_turn:
+                asc.data_copy(c_turn[count * tiling.base_m * tiling.base_n:], t, count=tiling.base_m * tiling.base_n)
+            else:
+                params = asc.DataCopyParams(block_count=tiling.base_m,
+                                            block_len=tiling.base_n * c.dtype.sizeof() // 32, src_stride=0,
+                                            dst_stride=(tiling.n - tiling.base_n) * c.dtype.sizeof() // 32)
+                asc.data_copy(gc[start:], t, repeat_params=params)
             que.free_tensor(t)
         mm.end()
 

@@ -140,24 +140,24 @@ def test_a_buffer_read_and_written_starts_with_its_bytes(tmp_path, monkeypatch):
 # lib/matmul_intf.h) with Huawei's implementation, and both with NumPy.
 
 
+def _twin_equals_asc(cap):
+    """Runs the capture through the twin: it must finish with none of Huawei's checks fired, within 8 ulp of asc.
+    Returns the blocks it ran."""
+    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    assert why is None and fired == [], (why, fired)
+    assert worst <= 8
+    return got_blocks
+
+
 def _matmul_case(tmp_path, monkeypatch, kernel, m, n, k, c_dt, with_bias, ta, tb, dim):
     import pyasc_matmul_kernels as MK
     import test_pyasc_matmul as TM
-    import asc.lib.runtime as rt
-    a, b, bias = TM.operands(m, n, k, seed=3)
-    tl = TM.tiling(m, n, k, dim, c_dt, with_bias, ta, tb)
-    c = np.zeros((m, n), c_dt)
-    av = np.ascontiguousarray(a.T) if ta else a
-    bv = np.ascontiguousarray(b.T) if tb else b
-    kern = getattr(MK, kernel)
-    blocks = tl.used_core_num if kernel == "mm_cube" else -(-tl.used_core_num // 2)
-    ws = np.zeros(16 * 1024 * 1024, np.uint8)
-    cap = _captured(tmp_path, monkeypatch,
-                    lambda: kern[blocks, rt.current_stream()](av, bv, c, bias, tl, ws, ta, tb, with_bias))
+    got = {}
+    cap = _captured(tmp_path, monkeypatch, lambda: got.update(
+        r=TM.launch_gm(getattr(MK, kernel), m, n, k, dim, c_dt, with_bias, ta, tb, seed=3)))
+    tl, c, a, b, bias = got["r"]
     TM.check(c, a, b, bias if with_bias else None)                   # asc against NumPy
-    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
-    assert got_blocks == blocks and why is None and fired == [], (why, fired)
-    assert worst <= 8                                                 # the twin against asc
+    assert _twin_equals_asc(cap) == (tl.used_core_num if kernel == "mm_cube" else -(-tl.used_core_num // 2))
     twin_c = np.fromfile(os.path.join(cap, "c.twin"), c_dt).reshape(m, n)
     TM.check(twin_c, a, b, bias if with_bias else None)               # the twin against NumPy
 
@@ -177,22 +177,12 @@ def test_matmul_equals_huaweis_matmul(kernel, m, n, k, c_dt, with_bias, ta, tb, 
 def test_cube_basic_api_equals_ascend_sim(c_dt, tb, tmp_path, monkeypatch):
     """The cube basic API (DataCopy Nd2Nz, LoadData, Mmad, Fixpipe with QuantMode_t::F322F16, a global enum in CANN)
     compiled against Huawei's headers and run on the twin, against asc and NumPy."""
-    import pyasc_cube_basic_kernels as CK
     import test_pyasc_cube_basic as TC
-    import asc.lib.runtime as rt
-    m, n, k, steps = 32, 48, 64, 2
-    rng = np.random.default_rng(7)
-    a = rng.standard_normal((m, k)).astype(np.float16)
-    b = rng.standard_normal((k, n)).astype(np.float16)
-    c = np.zeros((m, n), c_dt)
-    quant = asc.QuantModes.F322F16 if c_dt == np.float16 else asc.QuantModes.NoQuant
-    bv = np.ascontiguousarray(b.T) if tb else b
-    cap = _captured(tmp_path, monkeypatch,
-                    lambda: CK.mm_basic[1, rt.current_stream()](a, bv, c, m, n, k, steps, quant, tb))
-    TC.check(c, a, b)
-    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
-    assert why is None and fired == [], (why, fired)
-    assert worst <= 8
+    m, n, k = 32, 48, 64
+    ops = {}
+    cap = _captured(tmp_path, monkeypatch, lambda: TC.run(m, n, k, steps=2, c_dt=c_dt, tb=tb, seed=7, operands=ops))
+    a, b = ops["a"], ops["b"]                                          # TC.run checked asc against NumPy
+    _twin_equals_asc(cap)
     TC.check(np.fromfile(os.path.join(cap, "c.twin"), c_dt).reshape(m, n), a, b)
 
 
@@ -202,20 +192,19 @@ def test_iterate_batch_equals_huaweis_matmul(ba, bb, cores, tmp_path, monkeypatc
     """IterateBatch (NORMAL layout) with each core holding whole matrices, the form ascend-sim accepts: Huawei's
     batch copies and C offsets put every batch where asc does."""
     import test_pyasc_matmul_batch as TB
-    import asc.lib.runtime as rt
-    m, n, k = 32, 48, 40
-    rng = np.random.default_rng(11)
-    a = rng.standard_normal(ba * m * k).astype(np.float16)
-    b = rng.standard_normal(bb * k * n).astype(np.float16)
-    bc = max(ba, bb)
-    c = np.zeros((bc, m, n), np.float32)
-    tl = TB.batch_tiling(m, n, k, ba, bb, np.float32)
+    got = {}
+    cap = _captured(tmp_path, monkeypatch, lambda: got.update(r=TB.launch(32, 48, 40, ba, bb, cores=cores, seed=11)))
+    tl, c, a, b = got["r"]
+    TB.check_batches(c, a, b, ba, bb)                                  # asc against NumPy
+    _twin_equals_asc(cap)
+    TB.check_batches(np.fromfile(os.path.join(cap, "c.twin"), np.float32).reshape(c.shape), a, b, ba, bb)
+
+
+@needs_twin
+def test_iterate_block_order_equals_huaweis_matmul(tmp_path, monkeypatch):
+    """Iterate with step_m = 2, step_n = 3: the base blocks come in Huawei's windowed order (each written at its
+    count), on the twin as on asc."""
+    import test_pyasc_matmul as TM
     cap = _captured(tmp_path, monkeypatch,
-                    lambda: TB.mm_batch[-(-cores // 2), rt.current_stream()](a, b, c, tl, TB.WS, ba, bb, 0, 0, cores))
-    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
-    assert why is None and fired == [], (why, fired)
-    assert worst <= 8
-    twin_c = np.fromfile(os.path.join(cap, "c.twin"), np.float32).reshape(bc, m, n)
-    for i in range(bc):
-        ia, ib = i // (bc // ba), i // (bc // bb)
-        TB.check(twin_c[i], a[ia * m * k:(ia + 1) * m * k].reshape(m, k), b[ib * k * n:(ib + 1) * k * n].reshape(k, n))
+                    lambda: TM.test_iterate_gives_the_blocks_in_canns_stepped_order(TM.host.MatrixTraverse.FIRSTM))
+    _twin_equals_asc(cap)

@@ -67,7 +67,8 @@ def check(c, a, b, bias=None):
     assert (err <= tol).all(), f"max error {err.max()} (bound {tol[np.unravel_index(err.argmax(), err.shape)]})"
 
 
-def run_gm(kernel, m, n, k, dim=None, c_dt=np.float32, with_bias=False, ta=False, tb=False, blocks=None, seed=0):
+def launch_gm(kernel, m, n, k, dim=None, c_dt=np.float32, with_bias=False, ta=False, tb=False, blocks=None, seed=0):
+    """Launches kernel (mm_gm or mm_cube) on random operands; (tiling, c, a, b, bias)."""
     a, b, bias = operands(m, n, k, seed)
     tl = tiling(m, n, k, dim, c_dt, with_bias, ta, tb)
     c = np.zeros((m, n), c_dt)
@@ -76,6 +77,11 @@ def run_gm(kernel, m, n, k, dim=None, c_dt=np.float32, with_bias=False, ta=False
     if blocks is None:
         blocks = tl.used_core_num if kernel is K.mm_cube else -(-tl.used_core_num // 2)
     kernel[blocks, rt.current_stream()](av, bv, c, bias, tl, WS, ta, tb, with_bias)
+    return tl, c, a, b, bias
+
+
+def run_gm(kernel, m, n, k, dim=None, c_dt=np.float32, with_bias=False, ta=False, tb=False, blocks=None, seed=0):
+    tl, c, a, b, bias = launch_gm(kernel, m, n, k, dim, c_dt, with_bias, ta, tb, blocks, seed)
     check(c, a, b, bias if with_bias else None)
     return tl
 
@@ -119,9 +125,7 @@ def test_cube_only_with_tails_transposes_and_float16_c():
 
 
 @pytest.mark.parametrize("order", [host.MatrixTraverse.FIRSTM, host.MatrixTraverse.FIRSTN])
-def test_blocks_into_ub_in_the_tilings_order(order):
-    m, n, k = 512, 512, 192
-    a, b, _ = operands(m, n, k, 3)
+def ub_tiling(order, m, n, k):
     t = host.MultiCoreMatmulTiling(host.get_ascendc_platform())
     t.set_a_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
     t.set_b_type(host.TPosition.GM, host.CubeFormat.ND, host.DataType.DT_FLOAT16, False)
@@ -136,9 +140,59 @@ def test_blocks_into_ub_in_the_tilings_order(order):
     assert t.get_tiling(tl) == 0
     assert tl.iterate_order == (0 if order == host.MatrixTraverse.FIRSTM else 1)
     assert tl.single_core_m // tl.base_m > 1 and tl.single_core_n // tl.base_n > 1
+    return tl
+
+
+@pytest.mark.parametrize("order", [host.MatrixTraverse.FIRSTM, host.MatrixTraverse.FIRSTN])
+def test_blocks_into_ub_in_the_tilings_order(order):
+    """With step_m = step_n = 1 the blocks come M first (iterate_order 0) or N first (1), block by block: the
+    placement tutorial 05 computes from `count` is right."""
+    m, n, k = 512, 512, 192
+    a, b, _ = operands(m, n, k, 3)
+    tl = ub_tiling(order, m, n, k)
+    tl.step_m = tl.step_n = 1
     c = np.zeros((m, n), np.float32)
     K.mm_ub[1, rt.current_stream()](a, b, c, tl, WS)
     check(c, a, b)
+
+
+def canns_block_order(tl, m_blocks, n_blocks):
+    """(M block, N block) in the order CANN's Norm scheduler gives them (scheduler_norm_base.h, MoveOnIterateOrderM
+    / N): windows of step_m and step_n blocks; ORDER_M walks the N blocks of a window innermost, then the M blocks of
+    the M window, then the M windows, then the N windows."""
+    by_m = tl.iterate_order == 0
+    outer, inner = (n_blocks, m_blocks) if by_m else (m_blocks, n_blocks)
+    so, si = (tl.step_n, tl.step_m) if by_m else (tl.step_m, tl.step_n)
+    seq = []
+    for wo in range(0, outer, so):
+        for wi in range(0, inner, si):
+            for i in range(wi, min(wi + si, inner)):
+                for o in range(wo, min(wo + so, outer)):
+                    seq.append((i, o) if by_m else (o, i))
+    return seq
+
+
+@pytest.mark.parametrize("order", [host.MatrixTraverse.FIRSTM, host.MatrixTraverse.FIRSTN])
+def test_iterate_gives_the_blocks_in_canns_stepped_order(order):
+    """With step_n = 3 (or step_m = 2) the blocks come in windows, as on the NPU (CANN's scheduler; the CANN twin
+    gives the same): each block written at `count` in turn, then compared with the block of A @ B the order says."""
+    m, n, k = 512, 512, 192
+    a, b, _ = operands(m, n, k, 3)
+    tl = ub_tiling(order, m, n, k)
+    assert (tl.step_m, tl.step_n) == (2, 3)
+    mb, nb = tl.single_core_m // tl.base_m, tl.single_core_n // tl.base_n
+    blocks = np.zeros((2, mb * nb, tl.base_m, tl.base_n), np.float32)    # per core, in the order they came
+    K.mm_ub[1, rt.current_stream()](a, b, blocks, tl, WS, True)
+    seq = canns_block_order(tl, mb, nb)
+    block_by_block = sorted(seq, key=lambda p: (p[1], p[0]) if tl.iterate_order == 0 else p)
+    assert len(set(seq)) == mb * nb and seq != block_by_block       # the windows change the order here
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    for core in range(2):
+        r0 = core * tl.single_core_m if tl.single_core_m < m else 0
+        c0 = core * tl.single_core_n if tl.single_core_n < n else 0
+        for cnt, (bi, bj) in enumerate(seq):
+            want = ref[r0 + bi * tl.base_m:r0 + (bi + 1) * tl.base_m, c0 + bj * tl.base_n:c0 + (bj + 1) * tl.base_n]
+            np.testing.assert_allclose(blocks[core, cnt], want, rtol=1e-5, atol=1e-3)
 
 
 def nz(x):

@@ -2,7 +2,7 @@
 //
 // AscendC::Matmul<MatmulType<...> A, B, C, BIAS, MM_CFG> with REGIST_MATMUL_OBJ / Init(&tiling), SetTensorA/B
 // (GM, ND or NZ, transposed or not), SetBias, SetTail, SetOrgShape, SetSingleShape, Iterate / GetTensorC (one base
-// block of baseM x baseN at a time, in the tiling's iterateOrder), IterateAll (every block of the core's
+// block of baseM x baseN at a time, in the order of CANN's Norm scheduler: iterateOrder, stepM, stepN), IterateAll (every block of the core's
 // singleCoreM x singleCoreN part of C into GM), IterateBatch (IterateAll over the batches of the NORMAL layout)
 // and End. A and B of half, bfloat16_t or float; C of float or the
 // inputs' type; the products are accumulated in float32 (as L0C does) and rounded once to C's type (Fixpipe).
@@ -254,9 +254,7 @@ public:
             have_ = false;
             return false;
         }
-        int64_t bi, bj;
-        if (t_.iterateOrder == 1) { bi = next_ / nBlocks_; bj = next_ % nBlocks_; }
-        else { bi = next_ % mBlocks_; bj = next_ / mBlocks_; }
+        const int64_t bi = order_[size_t(next_)].first, bj = order_[size_t(next_)].second;
         ++next_;
         r0_ = bi * t_.baseM; c0_ = bj * t_.baseN;
         rows_ = std::min<int64_t>(t_.baseM, sm_ - r0_);
@@ -392,6 +390,7 @@ private:
     // the core's operands as float32 (A: sm x sk, B: sk x sn, row-major), the block accumulator (baseM x baseN)
     bool prepared_ = false, have_ = false;
     int64_t sm_ = 0, sn_ = 0, sk_ = 0, mBlocks_ = 0, nBlocks_ = 0, next_ = 0;
+    std::vector<std::pair<int64_t, int64_t>> order_;   // (M block, N block) in the order Iterate gives them
     int64_t r0_ = 0, c0_ = 0, rows_ = 0, cols_ = 0;
     std::vector<AccT> af_, bf_, biasf_, acc_;
     int quant_ = 0;                 // 0: none, 1: SetQuantScalar, 2: SetQuantVector
@@ -570,8 +569,26 @@ private:
         }
         mBlocks_ = ascend_sim::mm::cdiv(sm_, t_.baseM);
         nBlocks_ = ascend_sim::mm::cdiv(sn_, t_.baseN);
+        block_order();
         next_ = 0;
         prepared_ = true;
+    }
+
+    // The order of the base blocks, as CANN's Norm scheduler walks them (scheduler_norm_base.h): M and N each in
+    // windows of stepM / stepN blocks (the last window shorter). iterateOrder 0 (ORDER_M): for each N window, for
+    // each M window, for each M block of it, the N blocks of the N window; 1 (ORDER_N) the same with M and N
+    // swapped. With stepN = 1 (ORDER_M) or stepM = 1 (ORDER_N) this is M-first (N-first) block by block.
+    void block_order() {
+        order_.clear();
+        const int64_t sM = std::max<int64_t>(1, t_.stepM), sN = std::max<int64_t>(1, t_.stepN);
+        const bool byM = t_.iterateOrder != 1;
+        const int64_t outer = byM ? nBlocks_ : mBlocks_, inner = byM ? mBlocks_ : nBlocks_;
+        const int64_t so = byM ? sN : sM, si = byM ? sM : sN;
+        for (int64_t wo = 0; wo < outer; wo += so)
+            for (int64_t wi = 0; wi < inner; wi += si)
+                for (int64_t i = wi; i < std::min(wi + si, inner); ++i)
+                    for (int64_t o = wo; o < std::min(wo + so, outer); ++o)
+                        order_.emplace_back(byM ? i : o, byM ? o : i);
     }
 
     // the block [r0, r0 + rows) x [c0, c0 + cols) over the whole K, as baseM x baseN rows of float32 (the bias row
