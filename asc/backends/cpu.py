@@ -167,8 +167,10 @@ class CPURenderer(ScheduledLoops, CStyleRenderer):
             self.emit(f"memset({name}, 0, sizeof({st}) * {self.numel(t)});")
 
     def identity(self, op: str, t: ir.ScalarType) -> str:
+        """The identity of reduction `op` on type t (a float sum's is -0.0, which leaves every value as it is,
+        -0.0 included)."""
         if op == "add":
-            return "0"
+            return f"({self.ctype(t)})-0.0" if t.dtype.kind == "f" else "0"
         if op == "mul":
             return "1"
         if t.dtype.kind == "f":

@@ -1,7 +1,8 @@
 """How the cpu target renders a loop's schedule (asc/ir/schedule.py): element loops in blocks (float16 conversion
 and streaming stores, asc_blocks.h), the chunked pass of a row loop that prefetches the next row, and a parallel
-reduction in fixed blocks of partials. Which loops get which schedule is decided by the passes cpu_blocks,
-cpu_prefetch and reduce_split (asc/passes/); this only renders what they decided.
+reduction in fixed blocks of partials, and a vectorized reduction into lanes of partials. Which loops get which
+schedule is decided by the passes cpu_blocks, cpu_prefetch, reduce_split and reduce_lanes (asc/passes/); this only
+renders what they decided.
 
 ScheduledLoops is a mixin of the cpu renderer (asc/backends/cpu.py: CPURenderer), which provides the clauses,
 types and names it uses."""
@@ -31,6 +32,8 @@ class ScheduledLoops:
                 raise AssertionError(f"parallel reduction over {s.var.name} without its split: run the cpu "
                                      f"pipeline's reduce_split (asc/passes/reduce_split.py) first")
             return self.split_reduction(s, sc.split)
+        if sc is not None and sc.lanes is not None:
+            return self.lanes_reduction(s, self.expr(s.start), self.expr(s.stop), s.step.value, sc.lanes)
         return super().stmt_For(s)
 
     # ---- row loops: the last element pass asks for the next row
@@ -99,14 +102,17 @@ class ScheduledLoops:
             self.emit(f"{self.ctype(t)} {self.cname(acc.name)} = {self.identity(op, t)};  // this block's partial")
         self.emit(f"const int64_t asc_{v}_end = asc_{v}_lo + asc_min_i((asc_{v}_b + 1) * {block}LL, asc_{v}_n) * "
                   f"asc_{v}_step;")
-        if innermost and not self.checks:
-            self.emit("#pragma omp simd" + self.reduction_clauses(s))
-        self.emit(f"for (int64_t {v} = asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step; {v} < asc_{v}_end; "
-                  f"{v} += asc_{v}_step) {{")
-        self.depth += 1
-        self.block(s.body)
-        self.depth -= 1
-        self.emit("}")
+        first = f"asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step"
+        if s.schedule.lanes is not None:
+            self.lanes_reduction(s, first, f"asc_{v}_end", s.step.value, s.schedule.lanes)
+        else:
+            if innermost and not self.checks:
+                self.emit("#pragma omp simd" + self.reduction_clauses(s))
+            self.emit(f"for (int64_t {v} = {first}; {v} < asc_{v}_end; {v} += asc_{v}_step) {{")
+            self.depth += 1
+            self.block(s.body)
+            self.depth -= 1
+            self.emit("}")
         for acc, _ in s.reduce:
             self.emit(f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b] = {self.cname(acc.name)};")
         self.depth -= 1
@@ -114,13 +120,85 @@ class ScheduledLoops:
         self.emit(f"for (int64_t asc_{v}_b = 0; asc_{v}_b < asc_{v}_blocks; ++asc_{v}_b) {{")
         self.depth += 1
         for acc, op in s.reduce:
-            a, part = self.cname(acc.name), f"asc_{self.cname(acc.name)}_part.data[asc_{v}_b]"
-            t = self.local_type(acc)
-            if op in ("max", "min") and t.dtype.kind == "f":     # NaN-propagating, as the blocks' reduction
-                comb = f"asc_{'maximum' if op == 'max' else 'minimum'}_{self.suffix(t)}({a}, {part})"
-            else:
-                comb = _COMBINE[op].format(a=a, p=part)
-            self.emit(f"{a} = {comb};")
+            a = self.cname(acc.name)
+            self.emit(f"{a} = {self.combine(op, acc, a, f'asc_{a}_part.data[asc_{v}_b]')};")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def combine(self, op: str, acc: ir.Var, a: str, p: str) -> str:
+        """The C expression of accumulator value `a` combined with partial `p` by reduction `op`."""
+        t = self.local_type(acc)
+        if op in ("max", "min") and t.dtype.kind == "f":     # NaN-propagating, as the vectorized reduction
+            return f"asc_{'maximum' if op == 'max' else 'minimum'}_{self.suffix(t)}({a}, {p})"
+        return _COMBINE[op].format(a=a, p=p)
+
+    # ---- a vectorized reduction into lanes of partials, the same bits on every instruction set
+    def lanes_reduction(self, s: ir.For, first: str, end: str, step: int, lanes: int):
+        """The iterations of loop `s` from `first` towards `end` by constant `step`: whole groups of `lanes`
+        iterations, iteration k of a group reducing into partial k of each accumulator (independent vector chains);
+        the partials combined by a fixed pairwise tree into the accumulator, then the last iterations reduced into
+        it in order."""
+        v = self.cname(s.var.name)
+        lo, hi, n, ge, g, k, w, j, t = (f"asc_{v}_{x}" for x in ("llo", "lhi", "ln", "lge", "lg", "lk", "lw", "lj", "lt"))
+        lane = {acc.name: f"asc_{self.cname(acc.name)}_ln" for acc, _ in s.reduce}
+
+        def at(it: str) -> str:         # the loop variable at iteration `it`
+            return f"{lo} + {it}" if step == 1 else f"{lo} + ({it}) * {step}LL"
+        self.emit("{")
+        self.depth += 1
+        self.emit(f"// {lanes} partials per accumulator, combined by a fixed tree (asc/passes/reduce_lanes.py)")
+        self.emit(f"const int64_t {lo} = {first}, {hi} = {end};")
+        if step == 1:
+            self.emit(f"const int64_t {n} = {hi} > {lo} ? {hi} - {lo} : 0;")
+        elif step > 0:
+            self.emit(f"const int64_t {n} = {hi} > {lo} ? ({hi} - {lo} + {step - 1}) / {step} : 0;")
+        else:
+            self.emit(f"const int64_t {n} = {lo} > {hi} ? ({lo} - {hi} + {-step - 1}) / {-step} : 0;")
+        self.emit(f"const int64_t {ge} = {n} / {lanes} * {lanes};")
+        self.emit(f"if ({ge} > 0) {{")
+        self.depth += 1
+        for acc, op in s.reduce:
+            self.emit(f"{self.ctype(self.local_type(acc))} {lane[acc.name]}[{lanes}];")
+        self.emit(f"for (int {k} = 0; {k} < {lanes}; ++{k}) {{")
+        for acc, op in s.reduce:
+            self.emit(f"  {lane[acc.name]}[{k}] = {self.identity(op, self.local_type(acc))};")
+        self.emit("}")
+        self.emit(f"for (int64_t {g} = 0; {g} < {ge}; {g} += {lanes}) {{")
+        self.depth += 1
+        if not self.checks:
+            self.emit("#pragma omp simd")
+        self.emit(f"for (int64_t {k} = 0; {k} < {lanes}; ++{k}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {v} = {at(f'{g} + {k}')};")
+        for acc, _ in s.reduce:
+            self.emit(f"{self.ctype(self.local_type(acc))} {self.cname(acc.name)} = {lane[acc.name]}[{k}];")
+        self.block(s.body)
+        for acc, _ in s.reduce:
+            self.emit(f"{lane[acc.name]}[{k}] = {self.cname(acc.name)};")
+        self.depth -= 1
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        self.emit(f"for (int {w} = {lanes // 2}; {w} > 0; {w} /= 2) {{")
+        self.depth += 1
+        self.emit(f"for (int {j} = 0; {j} < {w}; ++{j}) {{")
+        for acc, op in s.reduce:
+            ln = lane[acc.name]
+            self.emit(f"  {ln}[{j}] = {self.combine(op, acc, f'{ln}[{j}]', f'{ln}[{j} + {w}]')};")
+        self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+        for acc, op in s.reduce:
+            a = self.cname(acc.name)
+            self.emit(f"{a} = {self.combine(op, acc, a, f'{lane[acc.name]}[0]')};")
+        self.depth -= 1
+        self.emit("}")
+        self.emit(f"for (int64_t {t} = {ge}; {t} < {n}; ++{t}) {{")
+        self.depth += 1
+        self.emit(f"const int64_t {v} = {at(t)};")
+        self.block(s.body)
         self.depth -= 1
         self.emit("}")
         self.depth -= 1

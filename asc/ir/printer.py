@@ -142,6 +142,8 @@ def format_schedule(sc) -> str:
         parts.append(f"chunked {pf.chunk}, prefetch {rows} while {pf.row.name} + 1 < {format_expr(pf.stop)}")
     if sc.split is not None:
         parts.append(f"partials of {sc.split}")
+    if sc.lanes is not None:
+        parts.append(f"{sc.lanes} lanes")
     return "".join("; " + p for p in parts)
 
 

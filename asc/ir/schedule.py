@@ -8,7 +8,10 @@ loop is run, never what it computes: the element values are those of the plain l
 - `prefetch` (asc/passes/cpu_prefetch.py): the last element pass of a row loop runs in chunks, each first asking
   for the same columns of the next row of the row loop's inputs;
 - `split` (asc/passes/reduce_split.py): a parallel reduction is reduced in fixed blocks of `split` iterations, one
-  partial each, combined in block order (the same bits for every thread count).
+  partial each, combined in block order (the same bits for every thread count);
+- `lanes` (asc/passes/reduce_lanes.py): a vectorized reduction keeps `lanes` partial results per accumulator,
+  iteration i adding into partial i mod `lanes`, combined by a fixed tree (independent chains of vector adds, and
+  the same bits on every instruction set).
 
 ir.format_kernel prints them beside the loop's kind, e.g. `[simd; blocked 512 (load x[i] f16, store out[i] f16)]`.
 """
@@ -66,6 +69,7 @@ class Schedule:
     blocked: Optional[Blocked] = None
     prefetch: Optional[Prefetch] = None
     split: Optional[int] = None     # a parallel reduction: iterations per partial
+    lanes: Optional[int] = None     # a vectorized reduction: partial results per accumulator
 
 
 def scheduled(loop, **changes):

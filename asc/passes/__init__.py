@@ -5,14 +5,15 @@ tuples of (stage name, pass), run in order by `run`. `options` are the kernel's 
 TENSOR_PASSES turn the frontend's tensor-level IR into the element-level IR every target takes (epilogue fusion,
 then tensor statements as loop nests and matrix products); CPU_PASSES and ASCEND_PASSES are the targets' own.
 
-The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions) are
+The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions, the
+lanes of vectorized reductions) are
 passes too: they set each loop's schedule (asc/ir/schedule.py), which the printed IR shows and the renderer only
 renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, promote, reduce_split, scaled_math,
-               tensor_lower)
+from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, promote, reduce_lanes, reduce_split,
+               scaled_math, tensor_lower)
 
 
 def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
@@ -31,7 +32,8 @@ TENSOR_PASSES = (("fusion", fuse), ("tensor_lower", lower_tensors))
 CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),
               ("scaled_math", scaled_math.scaled_math_cpu), ("gelu_product", gelu_product.gelu_product),
               ("cpu_blocks", cpu_blocks.cpu_blocks),
-              ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split))
+              ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split),
+              ("reduce_lanes", reduce_lanes.reduce_lanes))
 # device functions of straight-line scalar code are inlined first: the AI core code has no calls of its own, and a
 # @lang.vectorize kernel (one call per element) becomes an element loop the vector path takes
 ASCEND_PASSES = (("inline_calls", inline_calls.inline_calls), ("classify", loops.classify_kernel),

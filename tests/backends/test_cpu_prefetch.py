@@ -28,8 +28,8 @@ def test_layernorm_and_softmax_prefetch_the_next_row_in_their_last_pass():
         assert "if (i + 1 < 64LL)" in src
         # reductions are not chunked (the order of their sums stays); only the last pass is
         last = src.rindex("for (int64_t j")
-        assert src.index("asc_prefetch_l2(") > src.index("reduction(")
-        assert "reduction(" not in src[last:]
+        assert src.index("asc_prefetch_l2(") > src.index("partials per accumulator")
+        assert "partials per accumulator" not in src[last:]
 
 
 @lang.kernel

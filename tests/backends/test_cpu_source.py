@@ -44,8 +44,9 @@ def test_private_accumulator_parallel_rows_vectorized_reduction():
     lines = src.splitlines()
     par = next(i for i, l in enumerate(lines) if "omp parallel for" in l)
     assert "for (int64_t i" in lines[par + 1]
-    inner = next(i for i, l in enumerate(lines) if "for (int64_t j" in l)
-    assert "omp simd reduction(+:acc)" in lines[inner - 1]   # acc accumulates across j: a vector reduction
+    inner = next(i for i, l in enumerate(lines) if "for (int64_t asc_j_lk" in l)
+    assert "omp simd" in lines[inner - 1]                     # acc accumulates across j: a vector reduction,
+    assert "float acc = asc_acc_ln[asc_j_lk];" in lines[inner + 2]   # into lanes of partials
     assert any("float acc;" in l for l in lines[par:inner])   # declared inside the row loop: private
     np.testing.assert_allclose(rowsum(x), x.sum(axis=1, dtype=np.float64), rtol=1e-5)
 

@@ -1,11 +1,12 @@
 """NaN and inf in max / min (issue 15, item 2). The rule is NumPy's: `lang.max` / `lang.min` are numpy.max / min,
 `lang.maximum` / `lang.minimum` and Python's `max` / `min` of floats are numpy.maximum / minimum: a NaN operand
 gives NaN, wherever it is. A running `m = max(m, x[i])` is therefore numpy.maximum.reduce over m's start and the
-elements (a NaN start stays NaN, a NaN element makes it NaN), and means the same serial, vectorized (one simd
-reduction), parallel (reduce_split's fixed partials) and on ascend-sim. inf is an ordinary value."""
+elements (a NaN start stays NaN, a NaN element makes it NaN), and means the same serial, vectorized (lanes of
+partials, asc/passes/reduce_lanes.py), parallel (reduce_split's fixed partials) and on ascend-sim. inf is an ordinary value."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -87,13 +88,17 @@ def test_max_min_reductions_follow_numpy_on_nan_and_inf(fn, target):
         np.testing.assert_array_equal(got, want, err_msg=f"{fn.__name__} {target} n={n} {value} at {where}")
 
 
-def test_running_max_is_one_nan_propagating_simd_reduction():
+def test_running_max_is_a_nan_propagating_vectorized_reduction():
     x = _data(100_003, (), 0.0)
     src = lang.kernel(running_max).source("cpu", x)
-    assert "reduction(asc_maximum_f32:m)" in src           # vectorized, not a serial loop
-    assert "asc_maximum_f32(m, asc_m_part" in src           # the parallel partials combined NaN-propagating
+    # vectorized into lanes of partials (not a serial loop), the lanes and the parallel partials combined
+    # NaN-propagating
+    assert "float m = asc_m_ln[asc_i_lk];" in src
+    assert "asc_m_ln[asc_i_lj] = asc_maximum_f32(asc_m_ln[asc_i_lj], asc_m_ln[asc_i_lj + asc_i_lw]);" in src
+    assert "m = asc_maximum_f32(m, asc_m_ln[0]);" in src
+    assert "asc_maximum_f32(m, asc_m_part" in src
     src = lang.kernel(tensor_min).source("cpu", x)
-    assert "reduction(asc_minimum_f32:" in src
+    assert re.search(r"(\w+) = asc_minimum_f32\(\1, asc_\1_ln\[0\]\);", src)
 
 
 def elementwise(x: lang.float32[N], y: lang.float32[N]) -> lang.float32[4, N]:

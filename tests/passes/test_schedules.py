@@ -28,7 +28,7 @@ F32_ROW = ir.TensorType(ir.float32, (1000,))
 
 def test_pipelines_name_their_stages():
     assert [n for n, _ in passes.CPU_PASSES] == ["promote", "classify", "scaled_math", "gelu_product", "cpu_blocks",
-                                                 "cpu_prefetch", "reduce_split"]
+                                                 "cpu_prefetch", "reduce_split", "reduce_lanes"]
     assert [n for n, _ in passes.ASCEND_PASSES] == ["inline_calls", "classify", "scaled_math"]
     k = built(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW, ir.ScalarType(ir.float64, True))
     assert compiler.lower(k, "cpu") == passes.run(passes.CPU_PASSES, k, {"fastmath": False, "num_threads": None})
@@ -57,12 +57,15 @@ def test_row_kernel_prefetches_in_its_last_pass_only():
     row, *passes_ = loops(k)
     assert row.kind == "parallel" and row.schedule is None
     assert [p.schedule is not None and p.schedule.prefetch is not None for p in passes_] == [False, False, True]
+    assert [p.schedule.lanes for p in passes_] == [32, 32, None]       # the mean's and the variance's sums
     pf = passes_[-1].schedule.prefetch
     assert pf.chunk == passes.cpu_prefetch.CHUNK and pf.row.name == "i" and [t.name for t, _ in pf.loads] == ["x"]
     assert passes_[-1].schedule.blocked.accesses[0].stream             # out: written only, a cheap body
     assert "chunked 512, prefetch x[i + 1, j] while i + 1 < 4096:int]" in ir.format_kernel(k)
-    assert all(s.schedule is None for s in loops(lowered(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW,
-                                                         ir.ScalarType(ir.float64, True), memory_check=True)))
+    # a checked build: no blocks, no prefetch; its sums keep their lanes (the same bits as the unchecked build)
+    checked = loops(lowered(seed.layernorm, F32_ROWS, F32_ROW, F32_ROW, ir.ScalarType(ir.float64, True),
+                            memory_check=True))
+    assert [s.schedule for s in checked] == [None, ir.Schedule(lanes=32), ir.Schedule(lanes=32), None]
 
 
 @lang.kernel
@@ -78,7 +81,7 @@ def test_parallel_reductions_are_split_in_every_build():
     for options in ({}, {"memory_check": True}):
         outer, inner = loops(lowered(total, F32_ROWS, **options))
         assert outer.kind == "parallel" and outer.schedule == ir.Schedule(split=4)    # 4096 // 1000 iterations
-        assert inner.schedule is None
+        assert inner.schedule == ir.Schedule(lanes=32)                          # and each row's sum in lanes
     assert "[parallel add:s; partials of 4]" in ir.format_kernel(lowered(total, F32_ROWS))
 
 
