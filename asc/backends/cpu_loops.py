@@ -104,7 +104,8 @@ class ScheduledLoops:
                   f"asc_{v}_step;")
         first = f"asc_{v}_lo + asc_{v}_b * {block}LL * asc_{v}_step"
         if s.schedule.lanes is not None:
-            self.lanes_reduction(s, first, f"asc_{v}_end", s.step.value, s.schedule.lanes)
+            self.lanes_reduction(s, first, f"asc_{v}_end", s.step.value, s.schedule.lanes,
+                                 limit=f"asc_{v}_lo + asc_{v}_n * asc_{v}_step")
         else:
             if innermost and not self.checks:
                 self.emit("#pragma omp simd" + self.reduction_clauses(s))
@@ -135,11 +136,11 @@ class ScheduledLoops:
         return _COMBINE[op].format(a=a, p=p)
 
     # ---- a vectorized reduction into lanes of partials, the same bits on every instruction set
-    def lanes_reduction(self, s: ir.For, first: str, end: str, step: int, lanes: int):
+    def lanes_reduction(self, s: ir.For, first: str, end: str, step: int, lanes: int, limit: str | None = None):
         """The iterations of loop `s` from `first` towards `end` by constant `step`: whole groups of `lanes`
         iterations, iteration k of a group reducing into partial k of each accumulator (independent vector chains);
         the partials combined by a fixed pairwise tree into the accumulator, then the last iterations reduced into
-        it in order."""
+        it in order. Each group first asks for the loads of a later one (ir.Ahead) below `limit` (default: `end`)."""
         v = self.cname(s.var.name)
         lo, hi, n, ge, g, k, w, j, t = (f"asc_{v}_{x}" for x in ("llo", "lhi", "ln", "lge", "lg", "lk", "lw", "lj", "lt"))
         lane = {acc.name: f"asc_{self.cname(acc.name)}_ln" for acc, _ in s.reduce}
@@ -167,6 +168,7 @@ class ScheduledLoops:
         self.emit("}")
         self.emit(f"for (int64_t {g} = 0; {g} < {ge}; {g} += {lanes}) {{")
         self.depth += 1
+        self.prefetch_ahead(s, at(g), str(lanes), limit or hi)
         if not self.checks:
             self.emit("#pragma omp simd")
         self.emit(f"for (int64_t {k} = 0; {k} < {lanes}; ++{k}) {{")
@@ -242,7 +244,16 @@ class ScheduledLoops:
         if not half:
             self.emit(f"if ({' || '.join(flags.values())}) {{")
             self.depth += 1
-        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {size - 1}) / {size} : 0;")
+        lead = "0"
+        if flags:   # blocks start where the first streamed output's cache lines do (asc_stream_lead)
+            a, buf = next((a, buf) for a, buf in zip(accesses, bufs) if buf in flags)
+            self._rename = {s.var.name: lo}
+            first = f"{self.cname(a.tensor.name)} + ({self.index(a.tensor, a.indices)})"
+            self._rename = {}
+            st = self.storage_type[a.tensor.type.dtype.name]
+            lead = f"asc_{v}_lead"
+            self.emit(f"const int64_t {lead} = asc_stream_lead({first}, (int64_t)sizeof({st}), {size});")
+        self.emit(f"const int64_t {nb} = {hi} > {lo} ? ({hi} - {lo} + {lead} + {size - 1}) / {size} : 0;")
         if s.kind == "parallel":
             nt, cond = self.parallel_clauses(s)
             self.emit(f"#pragma omp parallel{nt}{cond}")
@@ -251,9 +262,14 @@ class ScheduledLoops:
             self.emit("#pragma omp for schedule(static) nowait")
         self.emit(f"for (int64_t {b} = 0; {b} < {nb}; ++{b}) {{")
         self.depth += 1
-        self.emit(f"const int64_t {bs} = {lo} + {b} * {size}LL, {bn} = asc_min_i({size}LL, {hi} - {bs});")
+        if lead == "0":
+            self.emit(f"const int64_t {bs} = {lo} + {b} * {size}LL, {bn} = asc_min_i({size}LL, {hi} - {bs});")
+        else:
+            self.emit(f"const int64_t asc_{v}_s0 = {lo} - {lead} + {b} * {size}LL, {bs} = asc_max_i(asc_{v}_s0, {lo}), "
+                      f"{bn} = asc_min_i(asc_{v}_s0 + {size}LL, {hi}) - {bs};")
         if s.schedule.prefetch is not None:
             self.prefetch_next_row(s.schedule.prefetch, bs, bn)
+        self.prefetch_ahead(s, bs, bn, hi)
         for a, buf in zip(accesses, bufs):
             t = "float" if a.converted else self.storage_type[a.tensor.type.dtype.name]
             self.emit(f"alignas(64) {t} {buf}[{size}];")
@@ -287,6 +303,24 @@ class ScheduledLoops:
             self.stmt_For(ir.scheduled(s, blocked=None))     # small outputs: the loop as written
             self.depth -= 1
             self.emit("}")
+        self.depth -= 1
+        self.emit("}")
+
+    def prefetch_ahead(self, s: ir.For, first: str, count: str, limit: str):
+        """Ask for the contiguous loads (ir.Ahead) of `count` iterations from `first` + the schedule's distance,
+        when that is below `limit` (the loop's end: no address past its range is formed)."""
+        sc = s.schedule
+        if sc is None or sc.ahead is None:
+            return
+        ahead = f"{first} + {sc.ahead.iterations}LL"
+        self.emit(f"if ({ahead} < {limit}) {{")
+        self.depth += 1
+        saved, self._rename = self._rename, {**self._rename, s.var.name: f"({ahead})"}
+        for tensor, indices in sc.ahead.loads:
+            st = self.storage_type[tensor.type.dtype.name]
+            self.emit(f"asc_prefetch_l1({self.cname(tensor.name)} + ({self.index(tensor, indices)}), "
+                      f"{count} * (int64_t)sizeof({st}));")
+        self._rename = saved
         self.depth -= 1
         self.emit("}")
 

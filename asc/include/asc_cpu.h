@@ -156,6 +156,15 @@ static inline int64_t asc_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t asc_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
 // Asks for `bytes` from `p` on into L2, a 64-byte line at a time (a row kernel's next row, while it computes on this
 // one). Only a hint: no fault for any address, and no effect on results.
+// Asks for [p, p + bytes) in L1 ahead of its use (a block of an element loop, for a later block: asc_blocks.h).
+static inline void asc_prefetch_l1(const void* p, int64_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  const char* c = (const char*)p;
+  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off, 0, 3);
+#else
+  (void)p; (void)bytes;
+#endif
+}
 static inline void asc_prefetch_l2(const void* p, int64_t bytes) {
 #if defined(__GNUC__) || defined(__clang__)
   const char* c = (const char*)p;

@@ -11,7 +11,7 @@ from .types import DType, ScalarType, TensorType, TupleType, NoneType, Sym, prom
 
 _SUBMODULES = ("nodes", "schedule", "tensor", "printer")
 # what each submodule gives the package: all its public names (as `from .x import *`), or the names listed
-_EXPORTS = (("nodes", None), ("schedule", ("Blocked", "BlockedAccess", "Prefetch", "Schedule", "scheduled")),
+_EXPORTS = (("nodes", None), ("schedule", ("Ahead", "Blocked", "BlockedAccess", "Prefetch", "Schedule", "scheduled")),
             ("tensor", None), ("printer", ("format_kernel",)))
 
 

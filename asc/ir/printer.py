@@ -144,6 +144,9 @@ def format_schedule(sc) -> str:
         parts.append(f"partials of {sc.split}")
     if sc.lanes is not None:
         parts.append(f"{sc.lanes} lanes")
+    if sc.ahead is not None:
+        loads = ", ".join(f"{t.name}[{', '.join(map(format_expr, idx))}]" for t, idx in sc.ahead.loads)
+        parts.append(f"ahead {sc.ahead.iterations}: {loads}")
     return "".join("; " + p for p in parts)
 
 

@@ -11,7 +11,9 @@ loop is run, never what it computes: the element values are those of the plain l
   partial each, combined in block order (the same bits for every thread count);
 - `lanes` (asc/passes/reduce_lanes.py): a vectorized reduction keeps `lanes` partial results per accumulator,
   iteration i adding into partial i mod `lanes`, combined by a fixed tree (independent chains of vector adds, and
-  the same bits on every instruction set).
+  the same bits on every instruction set);
+- `ahead` (asc/passes/prefetch_ahead.py): a blocked loop or a lanes reduction asks for its contiguous loads some
+  iterations before it reads them (the hardware's prefetcher alone leaves a compute-heavy loop waiting on memory).
 
 ir.format_kernel prints them beside the loop's kind, e.g. `[simd; blocked 512 (load x[i] f16, store out[i] f16)]`.
 """
@@ -55,6 +57,14 @@ class Blocked:
 
 
 @dataclass(frozen=True)
+class Ahead:
+    """Each block (of a blocked loop) or group of lanes (of a lanes reduction) first asks for the elements that its
+    contiguous `loads` will read `iterations` iterations later."""
+    loads: tuple            # ((tensor Var, indices), ...): loads whose last index is the loop variable plus a constant
+    iterations: int
+
+
+@dataclass(frozen=True)
 class Prefetch:
     """This loop, a pass of row loop `row`, runs in chunks of `chunk` iterations; each chunk first asks for the same
     columns of row `row + 1` (when `row + 1 < stop`) of each tensor in `loads`."""
@@ -70,6 +80,7 @@ class Schedule:
     prefetch: Optional[Prefetch] = None
     split: Optional[int] = None     # a parallel reduction: iterations per partial
     lanes: Optional[int] = None     # a vectorized reduction: partial results per accumulator
+    ahead: Optional[Ahead] = None   # a blocked loop or lanes reduction: loads prefetched ahead
 
 
 def scheduled(loop, **changes):

@@ -6,14 +6,14 @@ TENSOR_PASSES turn the frontend's tensor-level IR into the element-level IR ever
 then tensor statements as loop nests and matrix products); CPU_PASSES and ASCEND_PASSES are the targets' own.
 
 The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions, the
-lanes of vectorized reductions) are
+lanes of vectorized reductions, the loads asked for ahead) are
 passes too: they set each loop's schedule (asc/ir/schedule.py), which the printed IR shows and the renderer only
 renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, promote, reduce_lanes, reduce_split,
-               scaled_math, tensor_lower)
+from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, prefetch_ahead, promote, reduce_lanes,
+               reduce_split, scaled_math, tensor_lower)
 
 
 def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
@@ -33,7 +33,7 @@ CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_k
               ("scaled_math", scaled_math.scaled_math_cpu), ("gelu_product", gelu_product.gelu_product),
               ("cpu_blocks", cpu_blocks.cpu_blocks),
               ("cpu_prefetch", cpu_prefetch.cpu_prefetch), ("reduce_split", reduce_split.reduce_split),
-              ("reduce_lanes", reduce_lanes.reduce_lanes))
+              ("reduce_lanes", reduce_lanes.reduce_lanes), ("prefetch_ahead", prefetch_ahead.prefetch_ahead))
 # device functions of straight-line scalar code are inlined first: the AI core code has no calls of its own, and a
 # @lang.vectorize kernel (one call per element) becomes an element loop the vector path takes
 ASCEND_PASSES = (("inline_calls", inline_calls.inline_calls), ("classify", loops.classify_kernel),

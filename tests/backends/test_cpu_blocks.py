@@ -119,9 +119,13 @@ def test_blocked_loops_in_the_source():
     assert '#include "asc_blocks.h"' in src and "asc_h2f_block(x + " in src and "asc_f2h_store(" in src
     assert "asc_h2f(" not in src.split("asc_entry")[1]          # no value-by-value conversion left in the loop
     assert "float16 converted around the body" in src
-    assert "asc_stream_ok" not in src               # compute-bound (erf): streaming would not pay
-    # float32 GELU: nothing to convert, nothing to stream (compute-bound); checked builds are untouched
-    assert "asc_blocks.h" not in gelu16.source("cpu", x.astype(np.float32))
+    # a large output streams past the cache, its blocks starting on its cache lines, and each block first asks for
+    # the input of a later one (compute-bound loops included: asc/passes/prefetch_ahead.py)
+    assert "asc_stream_ok(100000LL * (int64_t)sizeof(asc_half)" in src and "asc_stream_lead(out + (" in src
+    assert "asc_prefetch_l1(x + ((asc_i_s + 1024LL)), asc_i_n * (int64_t)sizeof(asc_half));" in src
+    # float32 GELU: nothing to convert, its output streamed when large; checked builds are untouched
+    src32 = gelu16.source("cpu", x.astype(np.float32))
+    assert "asc_stream_ok" in src32 and "asc_h2f_block" not in src32 and "asc_prefetch_l1(x + " in src32
     assert "asc_h2f_block" not in unblocked(gelu16).source("cpu", x)
 
 
@@ -366,7 +370,7 @@ def test_bfloat16_loops_in_blocks_in_the_source():
     assert "asc_bf2f(" not in src.split("asc_entry")[1] and "asc_f2bf(" not in src.split("asc_entry")[1]
     assert "bfloat16 converted around the body" in src
     assert "asc_bf2f_block" not in unblocked(gelu16).source("cpu", x)
-    assert "blocked 512 (load x[i] bf16, store out[i] bf16)" in gelu16.source("cpu", x, stage="cpu_blocks")
+    assert "blocked 128 (load x[i] bf16, store out[i] bf16 may stream)" in gelu16.source("cpu", x, stage="cpu_blocks")
 
 
 @pytest.mark.parametrize("n", SIZES)

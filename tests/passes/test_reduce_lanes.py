@@ -204,7 +204,8 @@ def test_a_parallel_sum_is_blocks_of_lanes():
     n = PARALLEL_MIN_WORK + 3 * REDUCE_BLOCK + 77
     x = _rand(n, np.float32, 9)
     k = lang.kernel(total_f32)
-    assert f"[parallel add:acc; partials of {REDUCE_BLOCK}; 32 lanes]" in k.source("cpu", x, stage="reduce_lanes")
+    assert (f"[parallel add:acc; partials of {REDUCE_BLOCK}; 32 lanes; ahead 1024: x[i]]"
+            in k.source("cpu", x, stage="prefetch_ahead"))
     acc = np.float32(0.0)
     for b in range(0, n, REDUCE_BLOCK):
         acc = np.float32(acc + _serial(x[b:b + REDUCE_BLOCK], 0.0, 32))
