@@ -11,7 +11,7 @@
                             BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
     ascend_declarations()   name -> (arity, Ascend): what the ascend backend's op table (ascend/ops.py) is made of
-    costly()                the calls that make a loop compute-bound (asc/passes/cpu_blocks.py)
+    costly()                the calls that make a loop compute-bound (a polynomial or a libm call per element)
     derivative(name)        the derivative rule of a builtin, or None (autodiff/expr.py applies it)
     composites()            name -> the composite builtins (gelu, silu, relu, softmax)
 """

@@ -9,9 +9,10 @@ written out, a float reduction gives the same bits on every instruction set and 
 order (-ffp-contract=off, no -ffast-math). It sets the schedule's `lanes` (ir.Schedule); asc/backends/cpu_loops.py
 renders it, inside each block of a parallel reduction's split too.
 
-LANE_BYTES of partials per accumulator: 32 lanes of a 4-byte accumulator, 16 of an 8-byte one; a loop known to run
-fewer iterations gets the largest power of two of lanes that it fills; one known to run one iteration or none
-runs as a serial loop.
+LANE_BYTES of partials per accumulator: 32 lanes of a 4-byte accumulator, 16 of an 8-byte one, whatever the loop's
+length, so that the order of the sums depends only on the number of iterations: a kernel specialized for a size
+and a dynamic_shape one give the same bits. A loop known to run fewer iterations than that (no whole group) runs
+its iterations in order, as a serial loop.
 """
 from __future__ import annotations
 
@@ -30,18 +31,14 @@ def reduce_lanes(k: ir.Kernel, options: dict) -> ir.Kernel:
         if (loop.reduce and loop.kind in ("simd", "parallel") and isinstance(loop.step, ir.Const) and loop.step.value
                 and not any(isinstance(x, (ir.For, ir.While)) for x in ir.walk_stmts(loop.body))):
             lanes = lanes_of(loop)
-            if lanes > 1:
-                return ir.scheduled(loop, lanes=lanes)
-            if trip_count(loop) is not None:    # one iteration or none: nothing to reduce in parallel (and OpenMP's
-                return replace(loop, kind="serial")     # reduction would start from +0.0, turning -0.0 into +0.0)
+            n = trip_count(loop)
+            if n is not None and n < lanes:     # no whole group: the iterations in order, as in a dynamic build
+                return replace(loop, kind="serial")
+            return ir.scheduled(loop, lanes=lanes)
         return loop
     return each_function(k, lambda f: with_body(f, map_loops(f.body, annotate)))
 
 
 def lanes_of(loop: ir.For) -> int:
-    """LANE_BYTES of the widest accumulator, fewer (a power of two) when the loop is known to run fewer iterations."""
-    lanes = max(1, LANE_BYTES // max(acc.type.dtype.itemsize for acc, _ in loop.reduce))
-    n = trip_count(loop)
-    while n is not None and lanes > n:
-        lanes //= 2
-    return lanes
+    """The lanes of the loop's reductions: LANE_BYTES of its widest accumulator."""
+    return max(1, LANE_BYTES // max(acc.type.dtype.itemsize for acc, _ in loop.reduce))

@@ -87,8 +87,15 @@ def test_max_min_are_nan_propagating_reductions_and_a_float_ternary_is_not():
     def lanes_combined_by(src):     # the function that combines a reduction's lanes of partials into its accumulator
         found = re.findall(r"(\w+) = (asc_\w+)\(\1, asc_\1_ln\[0\]\);", src)
         return {fn for _, fn in found}
-    assert lanes_combined_by(max_acc_first.source("cpu", x)) == {"asc_maximum_f32"}
-    assert lanes_combined_by(max_elem_first.source("cpu", x)) == {"asc_maximum_f32"}
-    assert lanes_combined_by(min_elem_first.source("cpu", x)) == {"asc_minimum_f32"}
-    src = max_ternary.source("cpu", x)
+    assert "[simd max:m]" in max_acc_first.source("cpu", x, stage="classify")
+    assert "[simd max:m]" in max_elem_first.source("cpu", x, stage="classify")
+    assert "[simd min:m]" in min_elem_first.source("cpu", x, stage="classify")
+    assert "[serial]" in max_ternary.source("cpu", x, stage="classify")
+    wide = np.tile(x, (1, 3))       # 63 columns: whole groups of lanes, combined NaN-propagating
+    assert lanes_combined_by(max_acc_first.source("cpu", wide)) == {"asc_maximum_f32"}
+    assert lanes_combined_by(max_elem_first.source("cpu", wide)) == {"asc_maximum_f32"}
+    assert lanes_combined_by(min_elem_first.source("cpu", wide)) == {"asc_minimum_f32"}
+    src = max_ternary.source("cpu", wide)
     assert "_ln[" not in src and "reduction(" not in src
+    for k in (max_acc_first, max_elem_first, min_elem_first, max_ternary):
+        np.testing.assert_array_equal(k(wide), lang.kernel(target="interpret")(k.pyfunc)(wide))

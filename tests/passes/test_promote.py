@@ -48,7 +48,11 @@ def test_matmul_accumulates_in_a_vectorized_scalar():
     rng = np.random.default_rng(0)
     A, B = rng.standard_normal((33, 17)).astype(np.float32), rng.standard_normal((17, 9)).astype(np.float32)
     src = matmul_naive.source("cpu", A, B)
-    assert "float C__acc = asc_C__acc_ln[asc_k_lk];" in src     # a vectorized reduction into lanes of partials
+    assert "C__acc = (C__acc + (A[" in src and "_ln[" not in src    # K = 17: fewer than 32, in order
+    A2, B2 = rng.standard_normal((5, 40)).astype(np.float32), rng.standard_normal((40, 3)).astype(np.float32)
+    src = matmul_naive.source("cpu", A2, B2)
+    assert "float C__acc = asc_C__acc_ln[asc_k_lk];" in src     # K = 40: a vectorized reduction into lanes
+    np.testing.assert_allclose(matmul_naive(A2, B2), A2 @ B2, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(matmul_naive(A, B), A @ B, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(matmul_naive(A, B), interp(matmul_naive)(A, B), rtol=1e-5, atol=1e-5)
 

@@ -108,13 +108,8 @@ def _serial(values, start, lanes_n):
 
 
 def model_total_f32(x):
-    """The bits the cpu target promises for total_f32: a large range is a parallel reduction in blocks of
-    REDUCE_BLOCK (each a lanes reduction from +0.0), the block partials summed in order from acc's start."""
-    lanes_n = LANE_BYTES // 4
-    if len(x) < lanes_n:       # a short loop known at compile time has fewer lanes
-        while lanes_n > max(len(x), 1):
-            lanes_n //= 2
-    return _serial(x, 0.0, max(lanes_n, 1))
+    """The bits the cpu target promises for total_f32 below the parallel threshold: 32 lanes whatever the size."""
+    return _serial(x, 0.0, LANE_BYTES // 4)
 
 
 SIZES = [0, 1, 2, 3, 7, 31, 32, 33, 97, 1000, 4099]    # below PARALLEL_MIN_WORK: one vectorized loop
@@ -132,9 +127,9 @@ def test_the_ir_shows_the_lanes_of_each_reduction():
     assert "[simd add:acc; 32 lanes]" in lang.kernel(total_f32).source("cpu", x, stage="reduce_lanes")
     assert "[simd add:acc; 16 lanes]" in lang.kernel(total_f64).source("cpu", x.astype(np.float64),
                                                                        stage="reduce_lanes")
-    # a loop known to run 21 times fills 16 lanes; one of 1 iteration keeps none
-    assert "[simd add:acc; 16 lanes]" in lang.kernel(total_f32).source("cpu", x[:21], stage="reduce_lanes")
-    assert "lanes" not in lang.kernel(total_f32).source("cpu", x[:1], stage="reduce_lanes")
+    # a loop known to run fewer than 32 times has no whole group: its iterations in order, as a dynamic build's
+    assert "[serial add:acc]" in lang.kernel(total_f32).source("cpu", x[:31], stage="reduce_lanes")
+    assert "[serial add:acc]" in lang.kernel(total_f32).source("cpu", x[:1], stage="reduce_lanes")
     ir = lang.kernel(dot_and_max).source("cpu", x, x, stage="reduce_lanes")
     assert "[simd max:m add:s; 32 lanes]" in ir
     assert "3:int) [simd add:acc; 32 lanes]" in lang.kernel(every_third).source("cpu", x, stage="reduce_lanes")
@@ -186,11 +181,7 @@ def test_two_accumulators_nan_and_negative_zero(n):
 def test_a_strided_sum(n):
     x = _rand(n, np.float32, 3 * n)
     got = lang.kernel(every_third)(x)[0]
-    picked = x[1::3]
-    lanes_n = 32
-    while lanes_n > max(len(picked), 1):
-        lanes_n //= 2
-    assert got.tobytes() == _serial(picked, 0.0, lanes_n).tobytes()
+    assert got.tobytes() == _serial(x[1::3], 0.0, 32).tobytes()
 
 
 def test_rows_in_parallel_each_have_the_bits_of_their_written_order():
@@ -210,6 +201,14 @@ def test_a_parallel_sum_is_blocks_of_lanes():
     for b in range(0, n, REDUCE_BLOCK):
         acc = np.float32(acc + _serial(x[b:b + REDUCE_BLOCK], 0.0, 32))
     assert k(x)[0].tobytes() == acc.tobytes()
+
+
+@pytest.mark.parametrize("n", [5, 31, 32, 33, 100])
+def test_a_specialized_and_a_dynamic_build_have_the_same_bits(n):
+    x = _rand(n, np.float32, 17)
+    y = _rand(n, np.float32, 18)
+    assert (lang.kernel(dot_and_max)(x, y).tobytes() == lang.kernel(dynamic_shape=True)(dot_and_max)(x, y).tobytes())
+    assert lang.kernel(total_f32)(x).tobytes() == lang.kernel(dynamic_shape=True)(total_f32)(x).tobytes()
 
 
 def test_a_checked_build_has_the_same_bits():
