@@ -154,25 +154,17 @@ static inline double asc_abs_f64(double x) { return fabs(x); }
 static inline int64_t asc_abs_i(int64_t x) { return x < 0 ? (int64_t)(0 - (uint64_t)x) : x; }
 static inline int64_t asc_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t asc_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
-// Asks for `bytes` from `p` on into L2, a 64-byte line at a time (a row kernel's next row, while it computes on this
-// one). Only a hint: no fault for any address, and no effect on results.
-// Asks for [p, p + bytes) in L1 ahead of its use (a block of an element loop, for a later block: asc_blocks.h).
-static inline void asc_prefetch_l1(const void* p, int64_t bytes) {
+// Asks for `bytes` from `p` on, a 64-byte line at a time, into L1 (a later block of an element loop or group of a
+// reduction: asc/passes/prefetch_ahead.py) or into L2 (a row kernel's next row, while it computes on this one:
+// asc/passes/cpu_prefetch.py). Only a hint: no fault for any address, and no effect on results.
 #if defined(__GNUC__) || defined(__clang__)
-  const char* c = (const char*)p;
-  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off, 0, 3);
+#define ASC_PREFETCH_LINES(p, bytes, locality) do { const char* asc_pc_ = (const char*)(p); \
+    for (int64_t asc_po_ = 0; asc_po_ < (bytes); asc_po_ += 64) __builtin_prefetch(asc_pc_ + asc_po_, 0, locality); } while (0)
 #else
-  (void)p; (void)bytes;
+#define ASC_PREFETCH_LINES(p, bytes, locality) ((void)(p), (void)(bytes))
 #endif
-}
-static inline void asc_prefetch_l2(const void* p, int64_t bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-  const char* c = (const char*)p;
-  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off, 0, 2);
-#else
-  (void)p; (void)bytes;
-#endif
-}
+static inline void asc_prefetch_l1(const void* p, int64_t bytes) { ASC_PREFETCH_LINES(p, bytes, 3); }
+static inline void asc_prefetch_l2(const void* p, int64_t bytes) { ASC_PREFETCH_LINES(p, bytes, 2); }
 // Iterations per thread of a parallel element loop: an even split rounded up to `grain` iterations, so that the
 // chunks start on cache-line boundaries (64 iterations cover a line for any element size) and no two threads
 // write the same line at a chunk's edge.

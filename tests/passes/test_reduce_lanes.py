@@ -9,7 +9,6 @@ import platform
 import numpy as np
 import pytest
 
-import asc.config
 import asc.language as lang
 from asc.passes.reduce_lanes import LANE_BYTES
 from asc.passes.loops import PARALLEL_MIN_WORK
@@ -215,16 +214,6 @@ def test_a_checked_build_has_the_same_bits():
     x = _rand(4099, np.float32, 11)
     assert (lang.kernel(memory_check=True)(total_f32)(x).tobytes() == lang.kernel(total_f32)(x).tobytes()
             == model_total_f32(x).tobytes())
-
-
-@pytest.fixture
-def cflags(monkeypatch):
-    monkeypatch.setattr(asc.config, "config", asc.config.config)          # restored after the test
-
-    def use(flags: str):
-        monkeypatch.setenv("ASC_CFLAGS", flags)
-        asc.config.reload()
-    return use
 
 
 def _host_has(flag: str) -> bool:

@@ -10,7 +10,6 @@ import sys
 
 import pytest
 
-import asc.config
 from asc.runtime import toolchain
 
 HAVE_CXX = shutil.which("g++") or shutil.which("clang++")
@@ -18,16 +17,6 @@ X86 = platform.machine() in ("x86_64", "AMD64")
 pytestmark = pytest.mark.skipif(not HAVE_CXX, reason="no C++ compiler")
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks")
-
-
-@pytest.fixture
-def cflags(monkeypatch):
-    monkeypatch.setattr(asc.config, "config", asc.config.config)          # restored after the test
-
-    def use(flags: str):
-        monkeypatch.setenv("ASC_CFLAGS", flags)
-        asc.config.reload()
-    return use
 
 
 @pytest.mark.skipif(not X86, reason="x86-64 levels")
