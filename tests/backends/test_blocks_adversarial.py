@@ -382,6 +382,36 @@ def test_output_parameter_returned_at_any_alignment(offset):
     same_bits(out2, ref)
 
 
+@lang.kernel
+def gelu_swiglu_into(x: lang.float32[N], y: lang.float32[N], g: lang.float32[N], s: lang.float32[N]):
+    for i in range(N):
+        g[i] = 0.5 * x[i] * (1.0 + lang.erf(x[i] / lang.sqrt(2.0)))
+        s[i] = x[i] * lang.sigmoid(x[i]) * y[i]
+
+
+@pytest.mark.parametrize("n", [1, 17, BLOCK - 1, 3 * BLOCK + 5, 1500])
+@pytest.mark.parametrize("offset", [0, 1, 3, 15, 16, 17])
+def test_compute_heavy_float32_outputs_streamed_at_any_alignment(n, offset):
+    """GELU and SwiGLU stream their float32 outputs in blocks that start on the first output's cache lines
+    (asc_stream_lead), each block first prefetching a later block's inputs: the bits of the plain loop, at every
+    offset of the outputs within a line (the second output's lines fall elsewhere), nothing outside them written."""
+    rng = np.random.default_rng(n + offset)
+    x, y = (rng.standard_normal(n) * 3).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    bufs = [np.full(n + offset + 40, np.float32(-7.0)) for _ in range(2)]
+    g, s = bufs[0][offset:offset + n], bufs[1][(offset * 5) % 16:(offset * 5) % 16 + n]
+    k = always_streamed(gelu_swiglu_into)
+    k(x, y, g, s)
+    src = k.kernel.source("cpu", x, y, g, s)
+    assert "asc_stream_lead(g + (" in src and "asc_prefetch_l1(x + " in src and "asc_prefetch_l1(y + " in src
+    rg, rs = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    never_streamed(gelu_swiglu_into)(x, y, rg, rs)
+    np.testing.assert_array_equal(g.view(np.uint32), rg.view(np.uint32))
+    np.testing.assert_array_equal(s.view(np.uint32), rs.view(np.uint32))
+    assert (bufs[0][:offset] == -7).all() and (bufs[0][offset + n:] == -7).all()
+    lo = (offset * 5) % 16
+    assert (bufs[1][:lo] == -7).all() and (bufs[1][lo + n:] == -7).all()
+
+
 @pytest.mark.parametrize("n", [0, 1, 63, 64, 65, BLOCK + 3, 3 * BLOCK - 1])
 def test_every_output_dtype_beside_float16(n):
     x = specials(n, 11)
