@@ -9,10 +9,10 @@ from .predicates import isfinite, isinf, isnan, where  # noqa: F401
 from .memory import (cast, empty, empty_like, full, global_buffer, load_2d, local_buffer, range_,  # noqa: F401
                      store_2d, zeros, zeros_like)
 from .queries import (ascend_declarations, ascend_ops, ascend_tensor_scalar_ops, cpu_fused_templates,  # noqa: F401
-                      composites, costly, cpu_int_templates, cpu_scaled_templates, cpu_templates, derivative,
+                      composites, cpu_int_templates, cpu_scaled_templates, cpu_templates, derivative,
                       math_names, python_aliases, scaled_name)
 from .reductions import matmul, max_, min_, sum_, transpose  # noqa: F401
-from .table import (ADVANCED, BASIC, BINARY, BUILTINS, CHEAP, COSTLY, Ascend, Builtin, Cpu,  # noqa: F401
+from .table import (ADVANCED, BASIC, BINARY, BUILTINS, Ascend, Builtin, Cpu,  # noqa: F401
                     builtin)
 
 MATH_NAMES = math_names()

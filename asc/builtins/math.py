@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import ir
 from .numeric import absolute, binary, erf64, is_py, rsqrt64, sigmoid64, unary, via_f64
-from .table import ADVANCED, BASIC, BINARY, CHEAP, COSTLY, Ascend, Cpu, builtin, float_rule, promote_rule, same_rule
+from .table import ADVANCED, BASIC, BINARY, Ascend, Cpu, builtin, float_rule, promote_rule, same_rule
 
 
 def _x(e):
@@ -18,7 +18,7 @@ def _x(e):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_exp_{s}({})"), ascend=Ascend("Exp", BASIC),
-         cost=COSTLY, python=(pymath.exp,),
+         python=(pymath.exp,),
          derivative=lambda A, e, D: A.mul(e, D(_x(e))))
 def exp(x):
     """e raised to x, elementwise. float32: within 2 ulp on the cpu target."""
@@ -26,7 +26,7 @@ def exp(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_log_{s}({})"), ascend=Ascend("Ln", BASIC),
-         cost=COSTLY, python=(pymath.log,),
+         python=(pymath.log,),
          derivative=lambda A, e, D: A.div(D(_x(e)), _x(e)))
 def log(x):
     """Natural logarithm, elementwise; log(0) = -inf, log(x < 0) = nan."""
@@ -35,7 +35,7 @@ def log(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_sqrt_{s}({})"), ascend=Ascend("Sqrt", BASIC),
-         cost=CHEAP, python=(pymath.sqrt,),
+         python=(pymath.sqrt,),
          derivative=lambda A, e, D: A.div(D(_x(e)), A.mul(A.const(2, _x(e)), e)))
 def sqrt(x):
     """Square root, elementwise (correctly rounded)."""
@@ -44,7 +44,6 @@ def sqrt(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_rsqrt_{s}({})"), ascend=Ascend("Rsqrt", BASIC),
-         cost=CHEAP,
          derivative=lambda A, e, D: A.mul(A.mul(A.const(-0.5, _x(e)), A.mul(e, A.mul(e, e))), D(_x(e))))
 def rsqrt(x):
     """1 / sqrt(x), elementwise."""
@@ -52,7 +51,7 @@ def rsqrt(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_tanh_{s}({})"), ascend=Ascend("Tanh", ADVANCED, cost=10),
-         cost=COSTLY, python=(pymath.tanh,),
+         python=(pymath.tanh,),
          derivative=lambda A, e, D: A.mul(A.sub(A.const(1, _x(e)), A.mul(e, e)), D(_x(e))))
 def tanh(x):
     """Hyperbolic tangent, elementwise."""
@@ -69,7 +68,7 @@ GELU_PRODUCT_CPU = ("gelu_erf_scaled", "asc_gelu_erf_scaled_f32({}, {})")
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_erf_{s}({})", scaled=_ERF_SCALED),
-         ascend=Ascend("Erf", ADVANCED, cost=12), cost=COSTLY, python=(pymath.erf,),
+         ascend=Ascend("Erf", ADVANCED, cost=12), python=(pymath.erf,),
          derivative=lambda A, e, D: A.mul(A.mul(A.const(1.1283791670955126, _x(e)),         # 2/sqrt(pi) exp(-x^2)
                                                 A.call("exp", A.neg(A.mul(_x(e), _x(e))))), D(_x(e))))
 def erf(x):
@@ -78,7 +77,7 @@ def erf(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_sigmoid_{s}({})"),
-         ascend=Ascend("Sigmoid", ADVANCED, cost=4), cost=COSTLY,
+         ascend=Ascend("Sigmoid", ADVANCED, cost=4),
          derivative=lambda A, e, D: A.mul(A.mul(e, A.sub(A.const(1, _x(e)), e)), D(_x(e))))
 def sigmoid(x):
     """The logistic function 1 / (1 + exp(-x)), elementwise."""
@@ -86,7 +85,7 @@ def sigmoid(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_sin_{s}({})"), ascend=Ascend("Sin", ADVANCED, cost=12),
-         cost=COSTLY, python=(pymath.sin,),
+         python=(pymath.sin,),
          derivative=lambda A, e, D: A.mul(A.call("cos", _x(e)), D(_x(e))))
 def sin(x):
     """Sine, elementwise (radians)."""
@@ -94,7 +93,7 @@ def sin(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_cos_{s}({})"), ascend=Ascend("Cos", ADVANCED, cost=12),
-         cost=COSTLY, python=(pymath.cos,),
+         python=(pymath.cos,),
          derivative=lambda A, e, D: A.neg(A.mul(A.call("sin", _x(e)), D(_x(e)))))
 def cos(x):
     """Cosine, elementwise (radians)."""
@@ -102,14 +101,14 @@ def cos(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_floor_{s}({})"), ascend=Ascend("Floor", ADVANCED, cost=2),
-         cost=CHEAP, python=(pymath.floor,))
+         python=(pymath.floor,))
 def floor(x):
     """The largest integer value not greater than x, as a float (ints become float64, as in NumPy)."""
     return unary(np.floor, x)
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_ceil_{s}({})"), ascend=Ascend("Ceil", ADVANCED, cost=2),
-         cost=CHEAP, python=(pymath.ceil,))
+         python=(pymath.ceil,))
 def ceil(x):
     """The smallest integer value not less than x, as a float."""
     return unary(np.ceil, x)
@@ -124,7 +123,7 @@ def _d_abs(A, e, D):
 
 
 @builtin("math", same_rule, 1, name="abs", cpu=Cpu("asc_abs_{s}({})", int_template="asc_abs_i({})"),
-         ascend=Ascend("Abs", BASIC), cost=CHEAP, python=(pymath.fabs,), derivative=_d_abs)
+         ascend=Ascend("Abs", BASIC), python=(pymath.fabs,), derivative=_d_abs)
 def abs_(x):
     """Absolute value, elementwise; keeps the dtype (also Python's abs)."""
     return absolute(x)
@@ -140,7 +139,7 @@ def _d_select(op):
 
 
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_maximum_{s}({}, {})", int_template="asc_max_i({}, {})"),
-         ascend=Ascend("Max", BINARY, tensor_scalar="Maxs"), cost=CHEAP, derivative=_d_select("ge"))
+         ascend=Ascend("Max", BINARY, tensor_scalar="Maxs"), derivative=_d_select("ge"))
 def maximum(a, b):
     """The larger of a and b, elementwise; nan if either is nan (as numpy.maximum). Python's max(a, b) of floats
     in a kernel means the same."""
@@ -148,7 +147,7 @@ def maximum(a, b):
 
 
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_minimum_{s}({}, {})", int_template="asc_min_i({}, {})"),
-         ascend=Ascend("Min", BINARY, tensor_scalar="Mins"), cost=CHEAP, derivative=_d_select("le"))
+         ascend=Ascend("Min", BINARY, tensor_scalar="Mins"), derivative=_d_select("le"))
 def minimum(a, b):
     """The smaller of a and b, elementwise; nan if either is nan (as numpy.minimum). Python's min(a, b) of floats
     in a kernel means the same."""
@@ -164,7 +163,7 @@ def _d_pow(A, e, D):
 
 
 @builtin("math", promote_rule, 2, name="pow", cpu=Cpu("asc_pow_{s}({}, {})", int_template="asc_ipow({}, {})"),
-         cost=COSTLY, python=(pymath.pow,), derivative=_d_pow)
+         python=(pymath.pow,), derivative=_d_pow)
 def pow_(a, b):
     """a raised to b, elementwise (integer power for integer operands)."""
     with np.errstate(all="ignore"):
@@ -188,7 +187,7 @@ def _power(a, b):
 
 
 @builtin("math", same_rule, 1, name="round", cpu=Cpu("asc_round_{s}({})", int_template="asc_round_i({})"),
-         cost=CHEAP, python=(pybuiltins.round,))
+         python=(pybuiltins.round,))
 def round_(x):
     """The nearest integer value, ties to even (2.5 -> 2.0, -0.5 -> -0.0), as Python's round and numpy.round; also
     Python's round(x) in kernels. Keeps the type, as numpy.round: a float stays a float (round(2.5) is 2.0 in a

@@ -11,7 +11,6 @@
                             BINARY (maximum/minimum: Max/Min)
     ascend_tensor_scalar_ops()  name -> the tensor-scalar API of a BINARY op (Maxs/Mins)
     ascend_declarations()   name -> (arity, Ascend): what the ascend backend's op table (ascend/ops.py) is made of
-    costly()                the calls that make a loop compute-bound (a polynomial or a libm call per element)
     derivative(name)        the derivative rule of a builtin, or None (autodiff/expr.py applies it)
     composites()            name -> the composite builtins (gelu, silu, relu, softmax)
 """
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 from . import composites as _declared_composites, math as _declared_math  # noqa: F401 (all declared)
 from . import predicates as _declared_predicates  # noqa: F401
-from .table import ADVANCED, BASIC, BINARY, BUILTINS, COSTLY
+from .table import ADVANCED, BASIC, BINARY, BUILTINS
 
 
 def _math():
@@ -68,10 +67,6 @@ def ascend_tensor_scalar_ops() -> dict:
 
 def ascend_declarations() -> dict:
     return {b.name: (b.arity, b.ascend) for b in _math() if b.ascend}
-
-
-def costly() -> frozenset:
-    return frozenset(b.name for b in _math() if b.cost == COSTLY)
 
 
 def derivative(name: str):

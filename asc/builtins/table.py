@@ -2,8 +2,8 @@
 
 One `Builtin` carries everything every layer needs to know about one kernel-language function: its name and kind
 (which tells the frontend how to lower a call), the interpreter implementation (calling a builtin outside the
-compiler runs it on NumPy values), the type rule, the code each target writes for it (`Cpu`, `Ascend`), its cost
-class, its derivative, the Python functions it stands for, and its docs. A composite (gelu, ...) instead carries
+compiler runs it on NumPy values), the type rule, the code each target writes for it (`Cpu`, `Ascend`), its
+derivative, the Python functions it stands for, and its docs. A composite (gelu, ...) instead carries
 `expand`: its definition as an expression of other builtins, which the interpreter runs and the IR lowering can
 build. asc/builtins/queries.py derives the tables other layers read from these declarations.
 """
@@ -15,10 +15,6 @@ from .. import ir
 
 BUILTINS: dict = {}
 
-# cost classes of elementwise math: what one call costs per element
-COSTLY = "costly"   # a polynomial or a libm call per element: a loop of them is compute-bound, not memory-bound
-CHEAP = "cheap"     # one or a few instructions (sqrt, abs, floor, max ...): memory limits a loop of them
-COST_CLASSES = (COSTLY, CHEAP)
 
 # forms of an Ascend C API
 BASIC = "basic"         # a basic vector instruction: Api(dst, src, count)
@@ -77,7 +73,6 @@ class Builtin:
     arity: int | None = None
     cpu: Cpu | None = None
     ascend: Ascend | None = None
-    cost: str | None = None
     derivative: object = None
     python: tuple = ()
     expand: object = None
@@ -105,7 +100,7 @@ def register(b: Builtin) -> Builtin:
 
 def builtin(kind: str, type_rule=None, arity=None, name=None, **fields):
     """Declares the decorated function as the interpreter implementation of a builtin; `fields` are the other
-    fields of its declaration (cpu=, ascend=, cost=, derivative=, python=)."""
+    fields of its declaration (cpu=, ascend=, derivative=, python=)."""
     def deco(fn):
         return register(Builtin(name or fn.__name__.rstrip("_"), kind, fn, type_rule, arity, **fields))
     return deco

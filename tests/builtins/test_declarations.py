@@ -49,7 +49,6 @@ def test_math_builtins_are_complete(b):
     assert b.arity in (1, 2)
     t = b.type_rule(*[ir.ScalarType(ir.float32)] * b.arity)
     assert isinstance(t, ir.ScalarType) and t.dtype == ir.float32
-    assert b.cost in B.table.COST_CLASSES
     assert b.cpu is not None
     assert b.cpu.template.count("{}") == b.arity and "{s}" in b.cpu.template
     if b.cpu.int_template:
@@ -232,7 +231,6 @@ def test_cpu_renderer_reads_the_declarations():
     assert {k: R.math_fn[k] for k in B.cpu_fused_templates()} == B.cpu_fused_templates() == {
         "gelu_erf_scaled": "asc_gelu_erf_scaled_f32({}, {})"}
     assert "asc_gelu_erf_scaled_f32" in C_FUNCTIONS
-    assert B.costly() >= {"exp", "erf", "sigmoid", "tanh"} and not B.costly() & {"abs", "maximum", "minimum"}
 
 
 def test_ascend_op_table_is_made_of_the_declarations():
