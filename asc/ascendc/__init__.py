@@ -9,7 +9,7 @@ from .enums import (CMPMODE, SELMODE, AippInputFormat, CubeFormat, DataFormat, H
 from .objects import (AippChannelPaddingParams, AippColorSpaceConvParams, AippDataTypeConvParams,  # noqa: F401
                       AippPaddingParams, AippParams, AippSingleLineParams, AippSwapParams)
 from .objects import (BinaryRepeatParams, CopyRepeatParams, DataCopyExtParams, DataCopyPadExtParams,  # noqa: F401
-                      DataCopyParams, GlobalTensor, LocalTensor, LocalTensorAuto, ShapeInfo, TBuf, TPipe, TQue,
+                      DataCopyPadParams, DataCopyParams, GlobalTensor, LocalTensor, LocalTensorAuto, ShapeInfo, TBuf, TPipe, TQue,
                       TQueBind, TransDataTo5HDParams, TransposeParamsExt, UnaryRepeatParams, adv, array, ceildiv,
                       range)
 from .objects import (FixpipeParamsV220, LoadData2DParams, LoadData2dTransposeParams, MmadParams,  # noqa: F401

@@ -116,7 +116,9 @@ api("data_copy", "basic", "DataCopy", "dst:dst src:src count:n", "dst:dst src:sr
     "dst:dst src:src intri_params:p enhanced_params:p", "dst:dst src:src intri_params:p", pipe="copy",
     note="intri_params alone: the Nd2NzParams form (GM ND -> L1 NZ)")
 api("data_copy_pad", "basic", "DataCopyPad", "dst:dst src:src data_copy_params:p pad_params:p",
-    "dst:dst src:src data_copy_params:p", pipe="copy")
+    "dst:dst src:src data_copy_params:p", pipe="copy",
+    note="DataCopyExtParams with DataCopyPadExtParams(dtype, ...), or DataCopyParams with DataCopyPadParams "
+         "(padding_value 0 only, as Ascend C documents)")
 api("set_flag", "basic", "SetFlag", "event:e event_id:n=0", special="flag")
 api("wait_flag", "basic", "WaitFlag", "event:e event_id:n=0", special="flag")
 api("pipe_barrier", "basic", "PipeBarrier", "pipe:e", special="barrier")

@@ -67,6 +67,10 @@ DataCopyExtParams = Params("DataCopyExtParams", (("block_count", 1), ("block_len
                                                  ("dst_stride", 0), ("rsv", 0)))
 DataCopyPadExtParams = Params("DataCopyPadExtParams", (("dtype", None), ("is_pad", False), ("left_padding", 0),
                                                        ("right_padding", 0), ("padding_value", 0)))
+DataCopyPadParams = Params("DataCopyPadParams", (("is_pad", False), ("left_padding", 0), ("right_padding", 0),
+                                                 ("padding_value", 0)),
+                           "The padding of DataCopyPad's DataCopyParams form (AscendC::DataCopyPadParams): left and "
+                           "right padding in elements, padding_value a uint64 that Ascend C documents as 0 only.")
 TransposeParamsExt = Params("TransposeParamsExt", (("n_size", 0), ("c_size", 0), ("h_size", 0), ("w_size", 0),
                                                    ("transpose_type", None)))
 TransDataTo5HDParams = Params("TransDataTo5HDParams", (("dst_high_half", False), ("src_high_half", False),
@@ -111,7 +115,7 @@ AippParams = Params("AippParams", (("dtype", None), ("padding_params", None), ("
                                    ("csc_params", None)))
 
 PARAMS = (BinaryRepeatParams, UnaryRepeatParams, CopyRepeatParams, DataCopyParams, DataCopyExtParams,
-          DataCopyPadExtParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling, Nd2NzParams,
+          DataCopyPadExtParams, DataCopyPadParams, TransposeParamsExt, TransDataTo5HDParams, SoftmaxTiling, Nd2NzParams,
           LoadData2DParams, LoadData2dTransposeParams, MmadParams, FixpipeParamsV220)
 
 

@@ -1056,6 +1056,16 @@ template <class T> struct DataCopyPadExtParams {
     DataCopyPadExtParams(bool p, uint8_t l, uint8_t r, T v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
 };
 
+// the older padding struct of DataCopyPad's DataCopyParams overload: paddingValue is a uint64_t that the hardware's
+// pad register takes as is; Ascend C documents 0 as its only value
+struct DataCopyPadParams {
+    bool isPad = false;
+    uint8_t leftPadding = 0, rightPadding = 0;
+    uint64_t paddingValue = 0;
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool p, uint8_t l, uint8_t r, uint64_t v) : isPad(p), leftPadding(l), rightPadding(r), paddingValue(v) {}
+};
+
 namespace detail {
 template <class T> inline void check_len(const char* api, uint32_t count, int line) {
     if ((uint64_t(count) * sizeof(T)) % 32)
@@ -1191,33 +1201,71 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint3
     dst.mark_written(0, count);
 }
 
+namespace detail {
+// DataCopyPad GM -> UB, both overloads: blockCount blocks of blockLen bytes (GM stride in bytes, UB stride in 32-byte
+// blocks); in UB each block is [leftPadding elements][the data][rightPadding elements][dummy up to 32 bytes]. With no
+// left or right padding the dummy repeats the block's first element (isPad: the pad value); with either, the padding
+// and the dummy are the pad value (isPad) or undefined (not isPad: left unwritten, so a read of them fails)
 template <class T>
-inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
-                        const DataCopyPadExtParams<T>& pad, int line = __builtin_LINE()) {
+inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                             bool isPad, uint8_t left, uint8_t right, T value, int line) {
     const char* api = "DataCopyPad";
     if (p.blockLen % sizeof(T)) fail(api, line, "blockLen " + str(p.blockLen) + " B is not a multiple of the element size");
     if (p.blockLen > 2097151) fail(api, line, "blockLen " + str(p.blockLen) + " B exceeds 2097151");
+    if (left * sizeof(T) > 32 || right * sizeof(T) > 32)
+        fail(api, line, "leftPadding " + str(left) + " / rightPadding " + str(right) + " elements of " +
+             str(sizeof(T)) + " B: each may span at most 32 B");
     if (p.blockCount == 0 || p.blockLen == 0) return;
     const uint32_t n = p.blockLen / sizeof(T);
-    const uint32_t padded = (p.blockLen + 31) / 32 * 32;       // UB side: each block padded to 32 B
+    const uint32_t lb = left * sizeof(T), rb = right * sizeof(T);
+    const uint32_t padded = (lb + p.blockLen + rb + 31) / 32 * 32;   // UB side: each block padded to 32 B
     const uint64_t ubBytes = uint64_t(p.blockCount) * padded + uint64_t(p.blockCount - 1) * p.dstStride * 32;
     dst.use(api, ubBytes / sizeof(T), line);
     const uint8_t* g = reinterpret_cast<const uint8_t*>(src.base_);
     uint8_t* u = reinterpret_cast<uint8_t*>(dst.ptr());
+    const bool edges = left || right;
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         uint64_t goff = uint64_t(b) * (p.blockLen + p.srcStride);
         src.check(api, goff / sizeof(T), n, line);
-        detail::gm_read_after_write(g + goff, p.blockLen, api, line);
+        gm_read_after_write(g + goff, p.blockLen, api, line);
         ascend_sim::read_after_cube(g + goff, p.blockLen, api, line);
         ascend_sim::aiv_access(g + goff, p.blockLen, false, api, line);
         uint64_t uoff = uint64_t(b) * (padded + p.dstStride * 32);
-        std::memcpy(u + uoff, g + goff, p.blockLen);
-        T fill = pad.isPad ? pad.paddingValue : reinterpret_cast<const T*>(g + goff)[0];
-        for (uint32_t k = p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
+        std::memcpy(u + uoff + lb, g + goff, p.blockLen);
         std::memset(dst.shadow() + uoff, 1, padded);
+        if (edges && !isPad) {                   // undefined filler: poisoned, unwritten
+            std::memset(u + uoff, 0xFF, lb);
+            std::memset(dst.shadow() + uoff, 0, lb);
+            std::memset(u + uoff + lb + p.blockLen, 0xFF, padded - lb - p.blockLen);
+            std::memset(dst.shadow() + uoff + lb + p.blockLen, 0, padded - lb - p.blockLen);
+        } else {
+            T fill = isPad ? value : reinterpret_cast<const T*>(g + goff)[0];
+            for (uint32_t k = 0; k < lb; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
+            for (uint32_t k = lb + p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
+        }
         ascend_sim::note(ascend_sim::cur->pendingMte2, uint32_t(dst.addr_ + uoff), padded);
         dst.mte2_writes(uoff, padded);
     }
+}
+}  // namespace detail
+
+template <class T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad, int line = __builtin_LINE()) {
+    detail::data_copy_pad_in(dst, src, p, pad.isPad, pad.leftPadding, pad.rightPadding, pad.paddingValue, line);
+}
+
+// the DataCopyParams overloads: the same copies (blockLen in bytes, GM strides in bytes, UB strides in 32-byte
+// blocks), with 16-bit fields
+template <class T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                        const DataCopyPadParams& pad, int line = __builtin_LINE()) {
+    if (pad.paddingValue != 0)
+        fail("DataCopyPad", line, "DataCopyPadParams paddingValue " + str(pad.paddingValue) + ": Ascend C documents "
+             "0 as its only value (the hardware takes the uint64_t as raw bits, not as a value of the element type);"
+             " use DataCopyExtParams with DataCopyPadExtParams<T> for a pad value");
+    detail::data_copy_pad_in(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0),
+                             pad.isPad, pad.leftPadding, pad.rightPadding, T(0), line);
 }
 
 template <class T>
@@ -1244,6 +1292,12 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, c
         ascend_sim::aiv_access(g + goff, p.blockLen, true, api, line);
         std::memcpy(g + goff, u + uoff, p.blockLen);
     }
+}
+
+template <class T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                        int line = __builtin_LINE()) {
+    DataCopyPad(dst, src, DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0), line);
 }
 
 // ------------------------------------------------------------------ vector instructions (count form)
