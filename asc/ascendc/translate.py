@@ -448,35 +448,46 @@ class FuncTranslator:
         return have == "int64_t" and v.kind == "scalar" and v.dtype is not None and v.dtype.is_int and \
             v.dtype.name != "uint64"
 
+    def assign_tuple(self, target, value_node, node):
+        v = self.expr(value_node)
+        if isinstance(v, Val) and v.kind == "tuple":
+            return self.unpack(target, v, node)
+        if not (isinstance(v, Const) and isinstance(v.value, (tuple, list))) or len(v.value) != len(target.elts):
+            raise self.err(node, "tuple assignment takes a tuple of the same length")
+        for t in target.elts:
+            if not isinstance(t, ast.Name):
+                raise self.err(t, "assign to names")
+        # Python evaluates the whole right side, left to right, before it binds a name (`a, b = b, a`): a runtime
+        # value that is not already a variable (a scalar, a call such as q.alloc_tensor(dt), a struct, a slice) is
+        # first computed once into a variable of its own; an object constructed in place is declared under its name
+        vals = []
+        for x in v.value:
+            if isinstance(x, Const):            # a compile-time element of a tuple that holds runtime values
+                x = x.value
+            if isinstance(x, Val) and x.kind == "call":
+                if x.ctype == "void":
+                    raise self.err(value_node, "this call returns nothing")
+                x = Val(x.get("rkind", "scalar"), x.text, x.ctype, x.dtype, x.root, x.info)
+            computed = isinstance(x, Val) and x.kind != "new" and (x.kind in ("scalar", "struct") or
+                                                                    not x.text.isidentifier())
+            if computed:
+                tmp = self.fresh("tup")
+                self.bind_val(tmp, x, node)
+                x = self.env[tmp]
+            vals.append((x, computed))
+        for t, (x, computed) in zip(target.elts, vals):
+            if computed:                        # a variable of its own, as `name = x` makes
+                self.bind_val(t.id, x, node)
+            elif isinstance(x, Val) and x.kind == "new":    # `xg, yg = asc.GlobalTensor(), asc.GlobalTensor()`
+                self.bind_new(t.id, x, node)
+            elif isinstance(x, Val):            # an object that has a name (a tensor, a queue): the name refers to it
+                self.env[t.id] = x
+            else:
+                self.env[t.id] = Const(x)
+
     def assign(self, target, value_node, node):
         if isinstance(target, ast.Tuple):
-            v = self.expr(value_node)
-            if isinstance(v, Val) and v.kind == "tuple":
-                return self.unpack(target, v, node)
-            if not (isinstance(v, Const) and isinstance(v.value, (tuple, list))) or len(v.value) != len(target.elts):
-                raise self.err(node, "tuple assignment takes a tuple of the same length")
-            for t in target.elts:
-                if not isinstance(t, ast.Name):
-                    raise self.err(t, "assign to names")
-            # Python evaluates the whole right side before it binds a name (`a, b = b, a`): a runtime value is first
-            # copied into a variable of its own, then bound as `name = value` is
-            vals = []
-            for x in v.value:
-                if isinstance(x, Const):            # a compile-time element of a tuple that holds runtime values
-                    x = x.value
-                if isinstance(x, Val) and x.kind == "scalar":
-                    tmp = self.fresh("tup")
-                    self.bind_val(tmp, x, node)
-                    x = self.env[tmp]
-                vals.append(x)
-            for t, x in zip(target.elts, vals):
-                if isinstance(x, Val) and x.kind == "scalar":
-                    self.bind_val(t.id, x, node)
-                elif isinstance(x, Val):            # an object (a tensor, a queue): the name refers to it
-                    self.env[t.id] = x
-                else:
-                    self.env[t.id] = Const(x)
-            return
+            return self.assign_tuple(target, value_node, node)
         if isinstance(target, ast.Attribute):
             obj = self.expr(target.value)
             if isinstance(obj, Val) and obj.kind == "struct":
@@ -507,28 +518,32 @@ class FuncTranslator:
                 raise self.err(value_node, "this call returns nothing")
             v = Val(v.get("rkind", "scalar"), v.text, v.ctype, v.dtype, v.root, v.info)
         if isinstance(v, Val) and v.kind == "new":          # an object constructed in place: TQue, TPipe, ...
-            decl = v.text.replace("{name}", cn)
-            if self.declared(name) is not None:
-                raise self.err(node, f"{name!r} is constructed twice (one object per name)")
-            self.declare(name, v.ctype)
-            if isinstance(v.get("deferred"), Deferred):
-                d = v.get("deferred")
-                d.fmt = "    " * self.depth + decl.replace("{ctype}", "{ctype}")
-                self.stmt_header(node)
-                self.out.append(d)
-            else:
-                self.parts.append(decl)
-            nv = Val(v.get("kind", "obj"), cn, v.ctype, v.dtype, v.root, v.info)
-            if isinstance(v.get("deferred"), Deferred):
-                nv = Val(nv.kind, cn, v.ctype, v.dtype, v.root, v.info + (("var", name),))
-            self.env[name] = nv
-            extra = v.get("after")
-            if extra:
-                self.parts.append(extra.replace("{name}", cn))
-            return
+            return self.bind_new(name, v, node)
         if not isinstance(v, Val):
             raise self.err(value_node, "this value cannot be stored in a kernel variable")
         self.bind_val(name, v, node)
+
+    def bind_new(self, name, v: Val, node):
+        """name = an object constructed in place (TQue, TPipe, GlobalTensor, ...): its declaration, named."""
+        cn = ident(name)
+        decl = v.text.replace("{name}", cn)
+        if self.declared(name) is not None:
+            raise self.err(node, f"{name!r} is constructed twice (one object per name)")
+        self.declare(name, v.ctype)
+        if isinstance(v.get("deferred"), Deferred):
+            d = v.get("deferred")
+            d.fmt = "    " * self.depth + decl
+            self.stmt_header(node)
+            self.out.append(d)
+        else:
+            self.parts.append(decl)
+        nv = Val(v.get("kind", "obj"), cn, v.ctype, v.dtype, v.root, v.info)
+        if isinstance(v.get("deferred"), Deferred):
+            nv = Val(nv.kind, cn, v.ctype, v.dtype, v.root, v.info + (("var", name),))
+        self.env[name] = nv
+        extra = v.get("after")
+        if extra:
+            self.parts.append(extra.replace("{name}", cn))
 
     # ------------------------------------------------------------------ expressions
 
