@@ -196,9 +196,16 @@ class TensorAnnotation:
         return f"{d}[{', '.join(x.name if isinstance(x, Dim) else str(x) for x in self.dims)}]"
 
     def __getitem__(self, dims):
+        """lang.Tensor[lang.float32]: that dtype, any shape; lang.Tensor[N, 4]: that shape, any dtype (the call's)."""
         if self.dtype is None and self.dims is None:
             if isinstance(dims, DTypeHandle):
                 return TensorAnnotation(dims, None)
+            dims = dims if isinstance(dims, tuple) else (dims,)
+            if any(isinstance(d, DTypeHandle) for d in dims):
+                raise TypeError(f"lang.Tensor[{', '.join(map(repr, dims))}]: lang.Tensor takes a dtype "
+                                f"(lang.Tensor[lang.float32]) or sizes (lang.Tensor[N, 4]); for both write "
+                                f"lang.float32[N, 4]")
+            return TensorAnnotation(None, dims)
         raise TypeError(f"{self!r} cannot be subscripted")
 
 
