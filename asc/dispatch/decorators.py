@@ -5,13 +5,24 @@ from .kernels import Func, Kernel
 from .options import Options
 
 
+def _function(fn, name):
+    """The Python function a decorator compiles: a @staticmethod's own function (`@lang.func` above `@staticmethod`
+    in a class: the result is called as Class.name(...), as the static method is); a classmethod is refused."""
+    if isinstance(fn, staticmethod):
+        return fn.__func__
+    if isinstance(fn, classmethod):
+        raise TypeError(f"@lang.{name} on the classmethod {fn.__func__.__qualname__!r}: a device function or kernel "
+                        f"takes no class argument; make it a @staticmethod")
+    return fn
+
+
 def _kernel_of_mode(mode, fn, options, name):
-    if fn is not None and callable(fn):
-        return Kernel(fn, mode, **options)
+    if isinstance(fn, (staticmethod, classmethod)) or fn is not None and callable(fn):
+        return Kernel(_function(fn, name), mode, **options)
     if fn is not None:
         raise TypeError(f"use the decorator bare or with options: @lang.{name} or @lang.{name}(option=...)")
     Options(**options)  # validate now, at the decorator's line
-    return lambda f: Kernel(f, mode, **options)
+    return lambda f: Kernel(_function(f, name), mode, **options)
 
 
 def kernel(fn=None, **options):
@@ -23,8 +34,8 @@ def kernel(fn=None, **options):
 
 
 def func(fn):
-    """Decorator: a device function callable from kernels."""
-    return Func(fn)
+    """Decorator: a device function callable from kernels (also above @staticmethod, in a class)."""
+    return Func(_function(fn, "func"))
 
 
 def cube_kernel(fn=None, **options):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import ir
 from ..dtypes import Dim, HANDLES
 from ..errors import KernelTypeError, UnsupportedError
+from ..marks import DeviceCallable
 from .context import UNKNOWN, DeviceFunc, PendingAlloc
 from .scalars import py_const
 
@@ -137,7 +138,8 @@ class ExpressionsMixin:
         if isinstance(base, type):
             raw = base.__dict__.get(attr) if attr in base.__dict__ else None
             obj = getattr(base, attr)
-            if isinstance(raw, staticmethod) or (isinstance(obj, pytypes.FunctionType)):
+            if isinstance(raw, staticmethod) and not isinstance(obj, DeviceCallable) or \
+                    isinstance(obj, pytypes.FunctionType):     # (@staticmethod over @lang.func: the func itself)
                 return DeviceFunc(obj)
             return self.wrap_global(obj, node)
         return self.wrap_global(getattr(base, attr), node)
