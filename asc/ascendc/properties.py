@@ -1,9 +1,10 @@
-"""Platform constants a kernel reads with asc.property(asc.ONE_BLK_SIZE) (Ascend910B values; folded at compile
-time)."""
+"""Platform constants a kernel reads with asc.property(asc.ONE_BLK_SIZE) (Ascend910B values from asc/chip.py; folded at
+compile time)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import chip
 from . import dtypes
 
 
@@ -14,10 +15,10 @@ class Property:
     value: int
 
 
-DEFAULT_C0_SIZE = Property("AscendC::DEFAULT_C0_SIZE", dtypes.int32, 32)
-ONE_BLK_SIZE = Property("AscendC::ONE_BLK_SIZE", dtypes.int16, 32)
-TOTAL_L1_SIZE = Property("AscendC::TOTAL_L1_SIZE", dtypes.int32, 512 * 1024)
-TOTAL_L0C_SIZE = Property("AscendC::TOTAL_L0C_SIZE", dtypes.int32, 128 * 1024)
+DEFAULT_C0_SIZE = Property("AscendC::DEFAULT_C0_SIZE", dtypes.int32, chip.C0_BYTES)
+ONE_BLK_SIZE = Property("AscendC::ONE_BLK_SIZE", dtypes.int16, chip.UB_BLOCK)
+TOTAL_L1_SIZE = Property("AscendC::TOTAL_L1_SIZE", dtypes.int32, chip.L1_BYTES)
+TOTAL_L0C_SIZE = Property("AscendC::TOTAL_L0C_SIZE", dtypes.int32, chip.L0C_BYTES)
 
 
 def property(prop: Property) -> int:  # noqa: A001 -- pyasc's asc.property

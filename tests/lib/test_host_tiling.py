@@ -285,6 +285,9 @@ def test_platform():
         [512 * 1024, 65536, 65536, 131072, 196608]
     assert host.PlatformAscendCManager.get_instance(rt.get_soc_version().value) is p
     assert host.PlatformAscendCManager.get_instance("Ascend910B4").get_core_num_aic() == 20
+    # the L2 each SoC reports is its own (the SoC table's): 96 MB on the Ascend910B4, not the B1's 192 MB
+    assert host.PlatformAscendCManager.get_instance("Ascend910B4").get_core_mem_size(M.L2) == 96 * 1024 * 1024
+    assert p.get_core_mem_size(M.L2) == 192 * 1024 * 1024
     with pytest.raises(ValueError, match="unknown SoC 'Ascend310P'"):
         host.PlatformAscendCManager.get_instance("Ascend310P")
 
