@@ -6,6 +6,10 @@
  * A scalar row takes either Python numbers or NumPy scalars of one type, as the specialization it serves was
  * made for. Anything else (keywords, defaults, a new signature, an error to report) goes to the Python fallback,
  * which is the one place that explains what is wrong.
+ *
+ * Over 600 lines on purpose: it is one job, the call path (match a row, convert the arguments, run, build the
+ * result) with the module around it, kept in one translation unit so that the per-call helpers inline. The memory
+ * of the outputs is output_cache.c's.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -98,134 +102,13 @@ static int read_dims(PyObject *t, npy_intp *dims, int *ndim) {
 }
 
 /* ------------------------------------------------------------------------------------------------------------
- * Output memory. A freshly mapped output page-faults on first touch (about a microsecond per 4 KiB page); a
- * kernel that returns a new 64 MB array every call would spend more time faulting than computing. Large outputs
- * therefore come from blocks that are kept when NumPy frees them and handed out again for the next output of the
- * same size: already mapped, on transparent huge pages where the OS allows. The cache is bounded (set_cache_limit);
- * a block is in it only after NumPy freed it, so it is never handed out twice. Small blocks use malloc.
+ * Output memory: NumPy allocates a kernel's outputs through output_cache.c's allocator (large blocks kept for reuse
+ * when NumPy frees them; see there).
  * ------------------------------------------------------------------------------------------------------------ */
-#include <sys/mman.h>
-#include <pthread.h>
-
-#define BIG (1u << 20)          /* outputs of at least 1 MiB use the cache */
-#define HUGE_PAGE (2u << 20)
-#define MAXCACHED 64
-
-typedef struct { void *ptr; size_t size; } Block;
-static Block cached[MAXCACHED];
-static int ncached = 0;
-static size_t cached_bytes = 0, cache_limit = (size_t)1 << 30;
-static Block *live = NULL;       /* big blocks handed out, by address */
-static size_t nlive = 0, cap_live = 0;
-static long long stat_hits = 0, stat_maps = 0;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t round_big(size_t n) { return (n + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1); }
-
-static void *map_block(size_t size) {
-    /* over-map by one huge page, then trim, so that the block is 2 MiB aligned (huge-page eligible) */
-    size_t span = size + HUGE_PAGE;
-    char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return NULL;
-    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    if (a > (uintptr_t)p) munmap(p, a - (uintptr_t)p);
-    char *end = p + span;
-    if ((char *)a + size < end) munmap((char *)a + size, (size_t)(end - ((char *)a + size)));
-#ifdef MADV_HUGEPAGE
-    madvise((void *)a, size, MADV_HUGEPAGE);
-#endif
-    stat_maps++;
-    return (void *)a;
-}
-
-static int live_add(void *p, size_t size) {
-    if (nlive == cap_live) {
-        size_t cap = cap_live ? 2 * cap_live : 64;
-        Block *n = realloc(live, cap * sizeof(Block));
-        if (!n) return -1;
-        live = n; cap_live = cap;
-    }
-    live[nlive].ptr = p; live[nlive].size = size; nlive++;
-    return 0;
-}
-
-static size_t live_remove(void *p) {  /* the block's size, or 0 when p is not a big block */
-    for (size_t i = nlive; i-- > 0;) {
-        if (live[i].ptr == p) { size_t s = live[i].size; live[i] = live[--nlive]; return s; }
-    }
-    return 0;
-}
-
-static void *big_alloc(size_t n, int zero) {
-    size_t size = round_big(n);
-    void *p = NULL;
-    pthread_mutex_lock(&lock);
-    for (int i = ncached - 1; i >= 0; --i) {           /* the most recently freed block of this size */
-        if (cached[i].size == size) {
-            p = cached[i].ptr;
-            cached[i] = cached[--ncached];
-            cached_bytes -= size;
-            stat_hits++;
-            break;
-        }
-    }
-    int fresh = p == NULL;
-    if (fresh) p = map_block(size);
-    if (p && live_add(p, size) < 0) { munmap(p, size); p = NULL; }
-    pthread_mutex_unlock(&lock);
-    if (p && zero && !fresh) memset(p, 0, n);
-    return p;
-}
-
-static void big_free(void *p, size_t size) {
-    pthread_mutex_lock(&lock);
-    if (size <= cache_limit) {
-        while (ncached && (ncached == MAXCACHED || cached_bytes + size > cache_limit)) {  /* drop the oldest */
-            munmap(cached[0].ptr, cached[0].size);
-            cached_bytes -= cached[0].size;
-            memmove(&cached[0], &cached[1], sizeof(Block) * (size_t)(--ncached));
-        }
-    }
-    if (size <= cache_limit && cached_bytes + size <= cache_limit && ncached < MAXCACHED) {
-        cached[ncached].ptr = p; cached[ncached].size = size; ncached++;
-        cached_bytes += size;
-        p = NULL;
-    }
-    pthread_mutex_unlock(&lock);
-    if (p) munmap(p, size);
-}
-
-static void *h_malloc(void *ctx, size_t n) { return n >= BIG ? big_alloc(n, 0) : malloc(n ? n : 1); }
-static void *h_calloc(void *ctx, size_t k, size_t n) {
-    size_t total = k * n;
-    if (n && total / n != k) return NULL;
-    return total >= BIG ? big_alloc(total, 1) : calloc(k ? k : 1, n ? n : 1);
-}
-static void h_free(void *ctx, void *p, size_t n) {
-    if (!p) return;
-    pthread_mutex_lock(&lock);
-    size_t size = live_remove(p);
-    pthread_mutex_unlock(&lock);
-    if (size) big_free(p, size);
-    else free(p);
-}
-static void *h_realloc(void *ctx, void *p, size_t n) {
-    if (!p) return h_malloc(ctx, n);
-    pthread_mutex_lock(&lock);
-    size_t old = 0;
-    for (size_t i = 0; i < nlive; ++i) if (live[i].ptr == p) { old = live[i].size; break; }
-    pthread_mutex_unlock(&lock);
-    if (!old && n < BIG) return realloc(p, n ? n : 1);
-    void *q = h_malloc(ctx, n);
-    if (!q) return NULL;
-    if (old) memcpy(q, p, old < n ? old : n);
-    else memcpy(q, p, n);   /* a small block grows into a big one: its size is at most n */
-    h_free(ctx, p, 0);
-    return q;
-}
+#include "output_cache.h"
 
 static PyDataMem_Handler handler = {
-    "asc_output_cache", 1, {NULL, h_malloc, h_calloc, h_realloc, h_free}};
+    "asc_output_cache", 1, {NULL, asc_oc_malloc, asc_oc_calloc, asc_oc_realloc, asc_oc_free}};
 static PyObject *handler_capsule = NULL;
 
 /* a new C-contiguous array from the output cache */
@@ -252,24 +135,16 @@ static PyObject *mod_empty(PyObject *m, PyObject *args) {
 static PyObject *mod_set_cache_limit(PyObject *m, PyObject *args) {
     unsigned long long limit;
     if (!PyArg_ParseTuple(args, "K", &limit)) return NULL;
-    pthread_mutex_lock(&lock);
-    cache_limit = (size_t)limit;
-    while (ncached && cached_bytes > cache_limit) {
-        munmap(cached[0].ptr, cached[0].size);
-        cached_bytes -= cached[0].size;
-        memmove(&cached[0], &cached[1], sizeof(Block) * (size_t)(--ncached));
-    }
-    pthread_mutex_unlock(&lock);
+    asc_oc_set_limit((size_t)limit);
     Py_RETURN_NONE;
 }
 
 static PyObject *mod_cache_stats(PyObject *m, PyObject *unused) {
-    pthread_mutex_lock(&lock);
-    PyObject *r = Py_BuildValue("{s:n,s:n,s:n,s:L,s:L,s:n}", "cached_blocks", (Py_ssize_t)ncached, "cached_bytes",
-                                (Py_ssize_t)cached_bytes, "live_blocks", (Py_ssize_t)nlive, "reuses", stat_hits,
-                                "maps", stat_maps, "limit", (Py_ssize_t)cache_limit);
-    pthread_mutex_unlock(&lock);
-    return r;
+    AscOcStats st;
+    asc_oc_stats(&st);
+    return Py_BuildValue("{s:n,s:n,s:n,s:L,s:L,s:n}", "cached_blocks", (Py_ssize_t)st.cached_blocks, "cached_bytes",
+                         (Py_ssize_t)st.cached_bytes, "live_blocks", (Py_ssize_t)st.live_blocks, "reuses", st.reuses,
+                         "maps", st.maps, "limit", (Py_ssize_t)st.limit);
 }
 
 /* ---- torch tensors: recognized by type; their dtype, shape, strides and data pointer read through attributes */
@@ -287,6 +162,21 @@ static PyObject *mod_set_torch(PyObject *m, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* the attribute and method names torch_view reads, interned once (a name made per call costs a string and its hash) */
+static PyObject *s_dtype, *s_is_cpu, *s_requires_grad, *s_is_contiguous, *s_is_neg, *s_shape, *s_data_ptr;
+
+static int intern_names(void) {
+    if (s_dtype) return 0;
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_is_cpu = PyUnicode_InternFromString("is_cpu");
+    s_requires_grad = PyUnicode_InternFromString("requires_grad");
+    s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
+    s_is_neg = PyUnicode_InternFromString("is_neg");
+    s_shape = PyUnicode_InternFromString("shape");
+    s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    return (s_dtype && s_is_cpu && s_requires_grad && s_is_contiguous && s_is_neg && s_shape && s_data_ptr) ? 0 : -1;
+}
+
 /* a CPU torch tensor matching (type_num, ndim): its data pointer, shape and byte size; 0 when it does not match */
 static int torch_view(PyObject *o, int type_num, int ndim, int written, void **data, npy_intp *shape,
                       npy_intp *nbytes) {
@@ -294,19 +184,23 @@ static int torch_view(PyObject *o, int type_num, int ndim, int written, void **d
     PyObject *key = PyLong_FromLong(type_num);
     PyObject *want = key ? PyDict_GetItem(torch_dtypes, key) : NULL;   /* borrowed */
     Py_XDECREF(key);
-    PyObject *dt = PyObject_GetAttrString(o, "dtype");
+    PyObject *dt = PyObject_GetAttr(o, s_dtype);
     int ok = dt && want && dt == want;
     Py_XDECREF(dt);
     if (!ok) { PyErr_Clear(); return 0; }
-    PyObject *r = PyObject_GetAttrString(o, "is_cpu");
+    PyObject *r = PyObject_GetAttr(o, s_is_cpu);
     ok = r == Py_True; Py_XDECREF(r);
-    r = PyObject_GetAttrString(o, "requires_grad");
+    r = PyObject_GetAttr(o, s_requires_grad);
     ok = ok && r == Py_False; Py_XDECREF(r);      /* grad-requiring tensors: the Python path decides */
     if (!ok) { PyErr_Clear(); return 0; }
-    r = PyObject_CallMethod(o, "is_contiguous", NULL);
+    r = PyObject_CallMethodNoArgs(o, s_is_contiguous);
     ok = r == Py_True; Py_XDECREF(r);
     if (!ok) { PyErr_Clear(); return 0; }
-    PyObject *sh = PyObject_GetAttrString(o, "shape");
+    /* the negative bit (torch._neg_view, t.conj().imag): memory holds the values unsigned; the Python path refuses */
+    r = PyObject_CallMethodNoArgs(o, s_is_neg);
+    ok = r == Py_False; Py_XDECREF(r);
+    if (!ok) { PyErr_Clear(); return 0; }
+    PyObject *sh = PyObject_GetAttr(o, s_shape);
     if (!sh || PySequence_Size(sh) != ndim) { Py_XDECREF(sh); PyErr_Clear(); return 0; }
     npy_intp n = 1;
     for (int d = 0; d < ndim; ++d) {
@@ -316,7 +210,7 @@ static int torch_view(PyObject *o, int type_num, int ndim, int written, void **d
         n *= shape[d];
     }
     Py_DECREF(sh);
-    r = PyObject_CallMethod(o, "data_ptr", NULL);
+    r = PyObject_CallMethodNoArgs(o, s_data_ptr);
     if (!r || PyErr_Occurred()) { Py_XDECREF(r); PyErr_Clear(); return 0; }
     *data = (void *)(uintptr_t)PyLong_AsUnsignedLongLong(r);
     Py_DECREF(r);
@@ -807,6 +701,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_asc_launch", "asc's
 
 PyMODINIT_FUNC PyInit__asc_launch(void) {
     import_array();
+    if (intern_names() < 0) return NULL;
     if (PyType_Ready(&LauncherType) < 0) return NULL;
     handler_capsule = PyCapsule_New(&handler, "mem_handler", NULL);
     if (!handler_capsule) return NULL;

@@ -1,5 +1,6 @@
-"""The compiled entry point (`launch.c`): built once per machine and Python, cached, loaded as an extension module.
-It serves a kernel's steady-state calls without Python; anything it cannot serve goes to the Python path."""
+"""The compiled entry point (`launch.c`, with the allocator of its outputs, `output_cache.c`): built once per machine
+and Python, cached, loaded as an extension module. It serves a kernel's steady-state calls without Python; anything
+it cannot serve goes to the Python path."""
 from __future__ import annotations
 
 import atexit
@@ -22,7 +23,11 @@ from ..errors import CacheMissError, ToolchainError, UntrustedCacheError
 from ..dtypes import HANDLES, bfloat16_imported
 from . import cache, seal, toolchain
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.c")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(_HERE, "launch.c")
+# the files of the module: compiled together (SOURCES), and all of them part of the cache key (FILES)
+SOURCES = (SOURCE, os.path.join(_HERE, "output_cache.c"))
+FILES = SOURCES + (os.path.join(_HERE, "output_cache.h"),)
 _SCALAR_KIND = {"float64": "d", "float32": "f", "float16": "e", "bfloat16": "E", "int64": "q", "int32": "i",
                 "int16": "h", "int8": "b", "uint8": "B", "bool": "?"}
 
@@ -60,7 +65,8 @@ class _Build:
         try:
             self.errors = tempfile.TemporaryFile()    # not a pipe: nobody reads it while the compiler runs
             # a process group of its own: cancel() kills the compiler's children (cc1, as, ld) with it
-            self.cmd = cmd + [SOURCE, "-o", self.tmp]
+            # "-x c" before each source: the g++ driver compiles a second file as C++ otherwise
+            self.cmd = cmd + [x for src in SOURCES for x in ("-x", "c", src)] + ["-o", self.tmp]
             self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=self.errors, start_new_session=True)
         except BaseException:
@@ -135,8 +141,11 @@ def _unlink(path: str) -> None:
 
 @functools.lru_cache(maxsize=None)
 def _source_digest() -> bytes:
-    with open(SOURCE, "rb") as f:
-        return hashlib.sha256(f.read()).digest()
+    h = hashlib.sha256()
+    for path in FILES:
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read())
+    return h.digest()
 
 
 def _key() -> str:
