@@ -48,6 +48,9 @@ def _host_view(name, value):
         raise ArgumentError(f"argument {name} is on {t.device}; the CPU twin takes CPU tensors (.cpu())")
     if not t.is_contiguous():
         raise ArgumentError(f"argument {name} is not contiguous (pass .contiguous())")
+    if t.is_neg():          # torch._neg_view(t), t.conj().imag: the memory holds the values without their sign
+        raise ArgumentError(f"argument {name} is a torch tensor with the negative bit set (a lazily negated view); "
+                            f"its memory holds the values without their sign: pass {name}.resolve_neg() (a copy)")
     import torch
     t = t.detach()
     if t.dtype == torch.bfloat16:

@@ -52,6 +52,8 @@ def _array_arg(spec, v, kernel_name):
         if not v.is_contiguous():
             raise ArgumentError(f"{kernel_name}(): argument {name!r} is not contiguous (strides {v.stride()}); "
                                 f"asc does not copy silently: pass {name}.contiguous()")
+        if v.is_neg():
+            raise ArgumentError(neg_view_message(kernel_name, name))
         shape = tuple(v.shape)
         ptr = v.data_ptr() if type(v) is t.Tensor or v.numel() == 0 else _subclass_data_ptr(v)
         if ptr == 0 and v.numel() > 0:
@@ -60,6 +62,15 @@ def _array_arg(spec, v, kernel_name):
                                 f"tensor); pass a tensor that holds its data")
         return Arg("torch", v, h.ir, shape, ptr, v.numel() * v.element_size())
     return None
+
+
+def neg_view_message(kernel_name, name) -> str:
+    """The refusal of a torch tensor with the negative bit (torch._neg_view, the .imag of a conj() view): its
+    memory holds the values without their sign, which torch applies lazily; asc reads and writes memory."""
+    return (f"{kernel_name}(): argument {name!r} is a torch tensor with the negative bit set (a lazily negated view, "
+            f"as torch._neg_view(t) or t.conj().imag give): its memory holds the values without their sign. asc "
+            f"does not copy silently: pass {name}.resolve_neg() (a copy; for an argument the kernel writes, copy the "
+            f"result back yourself)")
 
 
 def _subclass_data_ptr(v) -> int:
