@@ -509,8 +509,10 @@ class Gen:
             a, b, e = self.exact(d), self.exact(d), self.exact(d)
             op2 = self.pick(list(CMP))
             c1, c2 = compare(op, a, b), compare(op2, b, e)
-            return Cond(f"{a.src} {op} {b.src} {op2} {e.src}", lambda env: c1.ev(env) & c2.ev(env),
-                        c1.const and c2.const)
+            src = f"{a.src} {op} {b.src} {op2} {e.src}"
+            if c1.const:     # `a < b != e` is `a < b and b != e`: a constant first link folds as `and` does
+                return Cond(src, c1.ev, True) if not c1.value() else Cond(src, c2.ev, c2.const)
+            return Cond(src, lambda env: c1.ev(env) & c2.ev(env))
         return c
 
     # ---- transcendental expressions (compared within a tolerance)
