@@ -152,9 +152,12 @@ and the Python line:
   every batch where ascend-sim does; with a 16 x 16 part of 32 x 32 matrices it reads batch 1 of A 16 x 32
   elements after batch 0, not 32 x 32).
 
-The emulation is fast enough to develop on: a 1024 x 1024 x 1024 float16 Matmul takes about 0.15 s per launch on
-the CPU twin of a 2-core machine (`python benchmarks/pyasc_matmul.py`; NumPy's float32 matmul: 0.03 s), the
-operands converted to float32 once per core and multiplied by a register-blocked kernel compiled -O3.
+The emulation is fast enough to develop on: a 1024 x 1024 x 1024 float16 Matmul costs about 0.17 s of CPU time per
+launch on the CPU twin (0.16-0.20 s, MIX and cube only, medians of 7 launches, on a 2-core AMD EPYC VM; NumPy's
+float32 matmul of the same operands: 0.05 s), the operands converted to float32 once per core and multiplied by a
+register-blocked kernel compiled -O3. The blocks run on threads over all the cores, so the wall time of a launch
+is at least that CPU time divided by the cores, more on a busy machine (0.55-1.0 s on that VM loaded by other
+work). `python benchmarks/pyasc_matmul.py` times it.
 
 ## Quantization (`asc.adv.quant`)
 
