@@ -3,7 +3,8 @@
 Each fenced block of those files has a language, and the language says what happens to it:
 
 - ```python: run (exec'd from a file whose lines are the doc's lines, so a kernel error names the doc's line);
-- ```sh: run with bash, each command from a fresh scratch folder (`asc` and `python` are this interpreter's);
+- ```sh: run with bash -e (the block as one script, from a scratch folder; `asc` and `python` are this
+  interpreter's; stdin is empty);
 - ```c: compiled as C99 against asc/include (-fsyntax-only);
 - ```text: a listing (output, a diagram, pseudo-code): never run.
 
@@ -168,7 +169,7 @@ def _source(chain, total: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def _env(tmp_path) -> dict:
+def _env() -> dict:
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env["ASC_CHECKOUT"] = str(ROOT)
@@ -191,8 +192,8 @@ def _run_python(chain, tmp_path, monkeypatch):
 def _run_sh(chain, tmp_path):
     for b in chain:
         script = "\n".join(t for _, t in b.setup + b.code + b.then) + "\n"
-        r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=_env(tmp_path),
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path, env=_env(),
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, f"{b.where}: exit {r.returncode}\n{script}\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
 
 
@@ -252,4 +253,4 @@ def test_architecture_stage_table_is_the_pipeline():
         for t in targets.split(", "):
             assert listed == asc.compiler.stages(t), f"docs/architecture.md lists {listed} for {t}"
             seen.add(t)
-    assert seen == set(asc.compiler.TARGETS), f"the table covers {sorted(seen)}, the compiler {sorted(asc.compiler.TARGETS)}"
+    assert seen == set(asc.compiler.TARGETS), f"the table covers {sorted(seen)}, not {sorted(asc.compiler.TARGETS)}"
