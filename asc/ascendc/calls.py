@@ -1,5 +1,6 @@
 """Calls in a pyasc kernel: the Ascend C API (from the declaration table), the constructors of tensors, pipes and
-queues, the methods of those objects, @asc.jit helpers, and compile-time Python calls (folded)."""
+queues, @asc.jit helpers, and compile-time Python calls (folded). The methods of those objects are rows of
+methods.py; the operands' conversions are operands.py's."""
 from __future__ import annotations
 
 import ast
@@ -8,25 +9,16 @@ import inspect
 import re
 import warnings
 
-from ..errors import AscendRuleWarning, CompileError, KernelTypeError, UnsupportedError
+from ..errors import AscendRuleWarning, CompileError, KernelTypeError
 from . import api as api_mod
-from . import cube, dtypes, enums, matmul, objects, quant, struct
+from . import aipp, cube, dtypes, enums, matmul, objects, quant, struct
+from .methods import method
+from .operands import (bind, dtype_arg, mask_text, pipe_of, pos_arg, scalar, scalar_as, sync_before, tensor_of,
+                       void)
 from .values import Bound, Const, Deferred, Val, bind_args, freeze, ident, param_kind
 
 _FOLDABLE = {builtins.int, builtins.float, builtins.bool, builtins.min, builtins.max, builtins.abs, builtins.len,
              builtins.round, builtins.tuple, builtins.list, builtins.isinstance, builtins.str}
-
-
-def ltensor(dtype, text, root=None, pos=None) -> Val:
-    return Val("ltensor", text, f"AscendC::LocalTensor<{dtype.cname}>", dtype, root, (("pos", pos),))
-
-
-def void(text) -> Val:
-    return Val("call", text, "void")
-
-
-def scalar(text, dtype) -> Val:
-    return Val("scalar", text, dtype.cname, dtype)
 
 
 # ------------------------------------------------------------------ the entry
@@ -115,101 +107,6 @@ def struct_ctor(tr, node, cls, args, kwargs) -> Val:
     after = " ".join(f"{{name}}.{(cls._asc_fields[k].name or k) if external else k} = {t};" for k, t in sets)
     return Val("new", f"{cls.__name__} {{name}}{{}};", cls.__name__, None, None,
                (("kind", "struct"), ("struct", cls), ("after", after)))
-
-
-# ------------------------------------------------------------------ overloads of the table
-
-def bind(tr, node, a: api_mod.Api, args, kwargs):
-    """(signature, {param name: value}) of the first overload that takes these arguments."""
-    errors = []
-    for sig in a.sigs:
-        names = [p.name for p in sig.params]
-        if len(args) > len(names):
-            errors.append(f"{len(names)} parameters")
-            continue
-        got = dict(zip(names, args))
-        bad = [k for k in kwargs if k not in names or k in got]
-        if bad:
-            errors.append(f"no parameter {bad[0]!r}")
-            continue
-        got.update(kwargs)
-        missing = [p.name for p in sig.params if p.name not in got and not p.optional]
-        if missing:
-            errors.append(f"missing {', '.join(missing)}")
-            continue
-        structs = [p.name for p in sig.params if p.role == "n" and isinstance(got.get(p.name), Val) and
-                   got[p.name].kind == "struct"]
-        if structs:        # a parameter struct where this overload takes a count: the next overload
-            errors.append(f"{structs[0]} is a count")
-            continue
-        return sig, got
-    forms = " | ".join("(" + ", ".join(p.name + ("=" + repr(p.default) if p.optional else "")
-                                       for p in s.params) + ")" for s in a.sigs)
-    raise tr.err(node, f"asc.{a.name}: no overload takes these arguments ({'; '.join(errors)}); the forms are "
-                       f"{forms}", KernelTypeError)
-
-
-def tensor_of(tr, node, v, name, api_name, want=("ltensor", "gtensor")):
-    if not isinstance(v, Val) or v.kind not in want:
-        what = v.value if isinstance(v, Const) else v.kind
-        raise tr.err(node, f"asc.{api_name}: {name} must be a {' or '.join(want)}, got {what!r}", KernelTypeError)
-    return v
-
-
-def scalar_as(tr, node, v, dtype, what) -> str:
-    if isinstance(v, Const):
-        if isinstance(v.value, bool) or not isinstance(v.value, (int, float)):
-            raise tr.err(node, f"{what} must be a number, got {v.value!r}", KernelTypeError)
-        val = v.value
-        if dtype.is_int:
-            if isinstance(val, float) and val != int(val):
-                raise tr.err(node, f"{what} {val!r} is not a {dtype.name} value", KernelTypeError)
-            val = int(val)
-            lit = str(val)
-        else:
-            lit = tr.value_text(Const(float(val)), node)
-        return f"static_cast<{dtype.cname}>({lit})"
-    if v.kind != "scalar":
-        raise tr.err(node, f"{what} must be a scalar, got a {v.kind}", KernelTypeError)
-    if v.dtype is dtype:
-        return v.text
-    return f"static_cast<{dtype.cname}>({v.text})"
-
-
-def mask_text(tr, node, v) -> str:
-    if isinstance(v, Const) and isinstance(v.value, (tuple, list)):
-        vals = list(v.value)
-        if len(vals) != 2 or not all(isinstance(x, int) and 0 <= x < 2**64 for x in vals):
-            raise tr.err(node, "a bit mask is a list of two 64-bit unsigned ints [high, low]", KernelTypeError)
-        name = tr.fresh("mask")
-        tr.parts.append(f"uint64_t {name}[2] = {{{', '.join(str(x) + 'ULL' for x in vals)}}};")
-        return name
-    if isinstance(v, Const) and isinstance(v.value, tuple) is False and isinstance(v.value, int):
-        return f"{v.value}" if v.value < 2**31 else f"{v.value}ULL"
-    return tr.int_text(v, node)
-
-
-def pipe_of(a: api_mod.Api, tensors) -> str | None:
-    if a.pipe != "copy":
-        return a.pipe
-    kinds = [t.kind for _, _, t in tensors]
-    if kinds and kinds[0] == "gtensor":
-        return "MTE3"
-    if "gtensor" in kinds:
-        return "MTE2"
-    return "V"
-
-
-def sync_before(tr, pipe, tensors):
-    """The SetFlag/WaitFlag pairs insert_sync needs before an access of these tensors on `pipe`."""
-    if not tr.prog.insert_sync or pipe is None:
-        return
-    for role, _, t in tensors:
-        if t.kind != "ltensor" or t.root is None:
-            continue
-        for ev in tr.prog.sync.access(t.root, pipe, "w" if role == "dst" else "r"):
-            tr.parts.append(f"AscendC::SetFlag<AscendC::HardEvent::{ev}>(0); "
-                            f"AscendC::WaitFlag<AscendC::HardEvent::{ev}>(0);")
 
 
 def api_call(tr, node, a: api_mod.Api, args, kwargs):
@@ -442,18 +339,6 @@ SPECIALS = {"flag": sp_flag, "barrier": sp_barrier, "sysvar": sp_sysvar, "printf
 
 # ------------------------------------------------------------------ constructors
 
-def _dtype_arg(tr, node, v, what):
-    if not (isinstance(v, Const) and isinstance(v.value, dtypes.DataType)):
-        raise tr.err(node, f"{what} must be a data type (asc.float32, x.dtype, ...)", KernelTypeError)
-    return v.value
-
-
-def _pos_arg(tr, node, v, what):
-    if not (isinstance(v, Const) and isinstance(v.value, enums.TPosition)):
-        raise tr.err(node, f"{what} must be an asc.TPosition member", KernelTypeError)
-    return v.value
-
-
 def _args(tr, node, name, names, args, kwargs, defaults=None):
     return bind_args(tr, node, f"asc.{name}", names, args, kwargs, defaults)
 
@@ -507,7 +392,7 @@ def construct(tr, node, cls, args, kwargs):
     if name in ("TQue", "TQueBind"):
         if name == "TQue":
             got = _args(tr, node, name, ["pos", "depth"], args, kwargs, {"depth": 1})
-            pos = _pos_arg(tr, node, got["pos"], "TQue: pos")
+            pos = pos_arg(tr, node, got["pos"], "TQue: pos")
             ct = f"AscendC::TQue<{pos.cname}, {tr.int_text(got['depth'], node)}>"
             if pos is enums.TPosition.VECCALC:
                 loc = tr.loc(node)
@@ -519,7 +404,7 @@ def construct(tr, node, cls, args, kwargs):
                     loc.file, loc.line)
         else:
             got = _args(tr, node, name, ["src", "dst", "depth"], args, kwargs, {"depth": 1})
-            src, dst = (_pos_arg(tr, node, got[k], f"TQueBind: {k}") for k in ("src", "dst"))
+            src, dst = (pos_arg(tr, node, got[k], f"TQueBind: {k}") for k in ("src", "dst"))
             pos = dst
             ct = f"AscendC::TQueBind<{src.cname}, {dst.cname}, {tr.int_text(got['depth'], node)}>"
         if not isinstance(got["depth"], Const):
@@ -527,14 +412,14 @@ def construct(tr, node, cls, args, kwargs):
         return Val("new", ct + " {name};", ct, None, None, (("kind", "que"), ("pos", pos)))
     if name == "TBuf":
         got = _args(tr, node, name, ["pos"], args, kwargs, {"pos": enums.TPosition.VECCALC})
-        pos = _pos_arg(tr, node, got["pos"], "TBuf: pos")
+        pos = pos_arg(tr, node, got["pos"], "TBuf: pos")
         ct = f"AscendC::TBuf<{pos.cname}>"
         return Val("new", ct + " {name};", ct, None, None, (("kind", "buf"), ("pos", pos)))
     if name == "LocalTensor":
         got = _args(tr, node, name, ["dtype", "pos", "addr", "tile_size"], args, kwargs,
                     {"pos": enums.TPosition.VECIN, "addr": 0, "tile_size": 0})
-        d = _dtype_arg(tr, node, got["dtype"], "LocalTensor: dtype")
-        pos = _pos_arg(tr, node, got["pos"], "LocalTensor: pos")
+        d = dtype_arg(tr, node, got["dtype"], "LocalTensor: dtype")
+        pos = pos_arg(tr, node, got["pos"], "LocalTensor: pos")
         ct = f"AscendC::LocalTensor<{d.cname}>"
         if len(args) + len(kwargs) == 1:          # asc.LocalTensor(dtype): a declaration, given a value later
             return Val("new", ct + " {name};", ct, d, None, (("kind", "ltensor"), ("pos", pos)))
@@ -544,7 +429,7 @@ def construct(tr, node, cls, args, kwargs):
                    f"{tr.int_text(got['tile_size'], node)});", ct, d, root, (("kind", "ltensor"), ("pos", pos)))
     if name == "LocalTensorAuto":
         got = _args(tr, node, name, ["dtype", "length"], args, kwargs)
-        d = _dtype_arg(tr, node, got["dtype"], "LocalTensorAuto: dtype")
+        d = dtype_arg(tr, node, got["dtype"], "LocalTensorAuto: dtype")
         if not tr.is_kernel:
             raise tr.err(node, "asc.LocalTensorAuto is created in the kernel function itself (pass it to helpers)")
         nbytes = _auto_bytes(tr, node, got["length"], d)
@@ -572,80 +457,13 @@ def construct(tr, node, cls, args, kwargs):
     raise tr.err(node, f"asc.{name} is not supported yet by asc")
 
 
-class AippPart:
-    """An AIPP parameter part (AippSwapParams(...), ...): a compile-time value until AippParams assembles it."""
-
-    def __init__(self, cname, got):
-        self.cname, self.got = cname, got
-
-
-# the C fields of each AIPP part, in the header's order, with their C types ("T": AippParams' dtype)
-AIPP_FIELDS = {
-    "AippPaddingParams": ("uint32", "T", "T", "T", "T"),
-    "AippSwapParams": ("bool", "bool", "bool"),
-    "AippSingleLineParams": ("bool",),
-    "AippDataTypeConvParams": ("uint8", "uint8", "uint8", "float16", "float16", "float16", "float16", "float16",
-                               "float16", "uint32"),
-    "AippChannelPaddingParams": ("uint32", "T"),
-    "AippColorSpaceConvParams": ("bool",) + ("int16",) * 9 + ("uint8",) * 6,
-}
-AIPP_PARTS = (("padding_params", "AippPaddingParams"), ("swap_params", "AippSwapParams"),
-              ("single_line_params", "AippSingleLineParams"), ("dtc_params", "AippDataTypeConvParams"),
-              ("c_padding_params", "AippChannelPaddingParams"), ("csc_params", "AippColorSpaceConvParams"))
-
-
-def _aipp_params(tr, node, p, args, kwargs):
-    names = [f for f, _ in p.fields]
-    got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
-    if p.cname != "AippParams":
-        return Const(AippPart(p.cname, got))
-    d = got["dtype"]
-    if not (isinstance(d, Const) and d.value in (dtypes.int8, dtypes.float16, dtypes.uint8)):
-        raise tr.err(node, "asc.AippParams: dtype (the output pixel type) must be asc.int8, asc.float16 or "
-                           "asc.uint8 (uint8: no data type conversion)", KernelTypeError)
-    d = d.value
-    parts = []
-    for key, cname in AIPP_PARTS:
-        v = got[key]
-        if isinstance(v, Const) and v.value is None:
-            part = AippPart(cname, {f: Const(x) for f, x in getattr(objects, cname).fields})
-        elif isinstance(v, Const) and isinstance(v.value, AippPart) and v.value.cname == cname:
-            part = v.value
-        else:
-            raise tr.err(node, f"asc.AippParams: {key} must be an asc.{cname}", KernelTypeError)
-        vals = []
-        for (f, _), ct in zip(getattr(objects, cname).fields, AIPP_FIELDS[cname]):
-            x = part.got[f]
-            if ct == "bool":
-                vals.append(tr.bool_text(x, node))
-            else:
-                vals.append(scalar_as(tr, node, x, d if ct == "T" else getattr(dtypes, ct), f"{cname}: {f}"))
-        targ = f"<{d.cname}>" if "T" in AIPP_FIELDS[cname] else ""
-        parts.append(f"AscendC::{cname}{targ}{{{', '.join(vals)}}}")
-    ct = f"AscendC::AippParams<{d.cname}>"
-    return Val("struct", f"{ct}{{{', '.join(parts)}}}", ct, d, None, (("aipp", True),))
-
-
-def sp_aipp(tr, node, a, args, kwargs):
-    sig, got = bind(tr, node, a, args, kwargs)
-    srcs = [tensor_of(tr, node, got[k], k, a.name, ("gtensor",)) for k in ("src0", "src1") if k in got]
-    fmt = got["input_format"]
-    if not (isinstance(fmt, Const) and isinstance(fmt.value, enums.AippInputFormat)):
-        raise tr.err(node, "asc.set_aipp_functions: input_format must be an asc.AippInputFormat member",
-                     KernelTypeError)
-    cfg = got["config"]
-    if not (isinstance(cfg, Val) and cfg.get("aipp")):
-        raise tr.err(node, "asc.set_aipp_functions: config must be an asc.AippParams", KernelTypeError)
-    return void(f"AscendC::SetAippFunctions({', '.join(t.text for t in srcs)}, {fmt.value.cname}, {cfg.text})")
-
-
-SPECIALS["aipp"] = sp_aipp
+SPECIALS["aipp"] = aipp.set_aipp_functions
 SPECIALS.update(cube.SPECIALS)
 
 
 def params_ctor(tr, node, p: objects.Params, args, kwargs):
     if p.cname.startswith("Aipp"):
-        return _aipp_params(tr, node, p, args, kwargs)
+        return aipp.params(tr, node, p, args, kwargs)
     if p.cname in cube.PARAMS_CTORS:
         return cube.PARAMS_CTORS[p.cname](tr, node, args, kwargs)
     names = [f for f, _ in p.fields]
@@ -655,7 +473,7 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
     got = _args(tr, node, p.cname, names, args, kwargs, dict(p.fields))
     vals, targ = [], ""
     if p.cname == "DataCopyPadExtParams":      # a template on the element type: DataCopyPadExtParams<T>
-        d = _dtype_arg(tr, node, got.pop("dtype"), "DataCopyPadExtParams: dtype")
+        d = dtype_arg(tr, node, got.pop("dtype"), "DataCopyPadExtParams: dtype")
         targ = f"<{d.cname}>"
         got["padding_value"] = Val("scalar", scalar_as(tr, node, got["padding_value"], d, "padding_value"),
                                    d.cname, d)
@@ -669,141 +487,6 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
     if not vals:
         return Val("struct", f"AscendC::{p.cname}()", f"AscendC::{p.cname}")
     return Val("struct", f"AscendC::{p.cname}{targ}({', '.join(vals)})", f"AscendC::{p.cname}{targ}")
-
-
-# ------------------------------------------------------------------ methods
-
-def method(tr, node, obj: Val, name: str, args, kwargs):
-    kind = obj.kind
-    if kind == "matmul":
-        return matmul.method(tr, node, obj, name, args, kwargs)
-    if kind == "scalar" and name == "ceildiv":         # pyasc's RuntimeInt.ceildiv(b): (a + b - 1) // b
-        if len(args) != 1 or kwargs:
-            raise tr.err(node, "ceildiv takes one argument: a.ceildiv(b)", KernelTypeError)
-        a0, b0 = obj.text, tr.int_text(args[0], node)
-        tr.prog.uses_prelude = True
-        return scalar(f"asc_floordiv({a0} + {b0} - 1, {b0})", dtypes.int64)
-    cls = {"gtensor": "GlobalTensor", "ltensor": "LocalTensor", "que": "TQue", "pipe": "TPipe",
-           "pipeptr": "TPipe", "buf": "TBuf"}.get(kind)
-    if kind == "que" and obj.ctype.startswith("AscendC::TQueBind<"):
-        cls = "TQueBind"        # its own rows of the table (free_all_event is a TQueBind method only)
-    a = api_mod.lookup(f"{cls}.{name}") if cls else None
-    if a is None:
-        raise tr.err(node, f"a {cls or kind} has no method {name!r} in asc", CompileError)
-    if a.status != api_mod.SUPPORTED:
-        raise tr.err(node, f"{cls}.{name} is not supported yet by asc")
-    sig, got = bind(tr, node, a, args, kwargs)
-    dot = "->" if kind == "pipeptr" else "."
-    base = f"{obj.text}{dot}"
-    if kind == "gtensor":
-        if name == "set_global_buffer":
-            buf = got["buffer"]
-            if not (isinstance(buf, Val) and buf.kind == "gaddr"):
-                raise tr.err(node, "set_global_buffer takes a GlobalAddress (a kernel argument, plus an offset)",
-                             KernelTypeError)
-            var = obj.get("var")
-            d = obj.get("deferred")
-            if obj.dtype is not None and obj.dtype is not buf.dtype:
-                raise tr.err(node, f"the GlobalTensor holds {obj.dtype.name}, the buffer is {buf.dtype.name}",
-                             KernelTypeError)
-            if var is not None and isinstance(d, Deferred):
-                d.ctype = f"AscendC::GlobalTensor<{buf.dtype.cname}>"
-                tr.env[var] = Val("gtensor", var, d.ctype, buf.dtype, None, obj.info)
-            size = got.get("buffer_size")
-            extra = "" if size is None or (isinstance(size, Const) and size.value is None) else \
-                ", " + tr.int_text(size, node)
-            return void(f"{base}SetGlobalBuffer({buf.text}{extra})")
-        if obj.dtype is None:
-            raise tr.err(node, "the GlobalTensor has no buffer yet (call set_global_buffer first)")
-        if name == "get_value":
-            return scalar(f"{base}GetValue({tr.int_text(got['offset'], node)})", obj.dtype)
-        if name == "set_value":
-            return void(f"{base}SetValue({tr.int_text(got['offset'], node)}, "
-                        f"{scalar_as(tr, node, got['value'], obj.dtype, 'set_value: value')})")
-        if name == "get_size":
-            return scalar(f"{base}GetSize()", dtypes.uint64)
-        if name == "get_phy_addr":
-            off = got.get("offset")
-            return Val("gaddr", f"{base}GetPhyAddr({'' if off is None else tr.int_text(off, node)})",
-                       f"const __gm__ {obj.dtype.cname}*", obj.dtype)
-    if kind == "ltensor":
-        d = obj.dtype
-        if name in ("get_value", "set_value"):
-            idx = tr.int_text(got["index"], node)
-            sync_before(tr, "S", [("dst" if name == "set_value" else "src", "tensor", obj)])
-            if name == "get_value":
-                return scalar(f"{base}GetValue({idx})", d)
-            v = got["value"]
-            if d is dtypes.uint64 and isinstance(v, Val) and v.get("phy_of") is not None:
-                tr.prog.addr_elem.setdefault(obj.text, set()).add(v.get("phy_of"))
-            return void(f"{base}SetValue({idx}, {scalar_as(tr, node, got['value'], d, 'set_value: value')})")
-        if name in ("get_size", "get_length"):
-            return scalar(f"{base}{a.cname}()", dtypes.uint32)
-        if name == "get_phy_addr":
-            # a UB address on the NPU (uint64_t), a pointer in CANN's CPU-debug build: the cast serves both; the
-            # element type goes with it (TransDataTo5HD's address-tensor form takes it from the addresses)
-            return Val("scalar", f"((uint64_t)({base}GetPhyAddr()))", "uint64_t", dtypes.uint64, None,
-                       (("phy_of", d),))
-        if name == "get_position":
-            return scalar(f"static_cast<int32_t>({base}GetPosition())", dtypes.int32)
-        if name == "get_user_tag":
-            return scalar(f"{base}GetUserTag()", dtypes.int32)
-        if name in ("set_size", "set_buffer_len", "set_user_tag"):
-            (v,) = got.values()
-            return void(f"{base}{a.cname}({tr.int_text(v, node)})")
-        if name == "reinterpret_cast":
-            nd = _dtype_arg(tr, node, got["dtype"], "reinterpret_cast: dtype")
-            return ltensor(nd, f"{base}ReinterpretCast<{nd.cname}>()", obj.root, obj.get("pos"))
-        if name == "set_addr_with_offset":
-            src = tensor_of(tr, node, got["src"], "src", "LocalTensor.set_addr_with_offset", ("ltensor",))
-            return void(f"{base}SetAddrWithOffset({src.text}, {tr.int_text(got['offset'], node)})")
-        if name == "get_shape_info":
-            return Val("shapeinfo", f"{base}GetShapeInfo()", "AscendC::ShapeInfo")
-        if name == "set_shape_info":
-            sh = got["shape_info"]
-            if not (isinstance(sh, Val) and sh.kind == "shapeinfo"):
-                raise tr.err(node, "set_shape_info takes an asc.ShapeInfo", KernelTypeError)
-            return void(f"{base}SetShapeInfo({sh.text})")
-    if kind == "que":
-        if name in ("alloc_tensor", "deque"):
-            dt = _dtype_arg(tr, node, got["dtype"], f"{name}: dtype")
-            return ltensor(dt, f"{base}{a.cname}<{dt.cname}>()", None, obj.get("pos"))
-        if name in ("enque", "free_tensor"):
-            t = tensor_of(tr, node, got["tensor"], "tensor", f"TQue.{name}", ("ltensor",))
-            return void(f"{base}{a.cname}({t.text})")
-        if name == "free_all_event":
-            return void(f"{base}FreeAllEvent()")
-        return scalar(f"{base}{a.cname}()", dtypes.bool_ if name != "get_tensor_count_in_que" else dtypes.int32)
-    if kind in ("pipe", "pipeptr"):
-        if name == "init_buffer":
-            if "que" in got:
-                q = got["que"]
-                if not (isinstance(q, Val) and q.kind == "que"):
-                    raise tr.err(node, "init_buffer: que must be a TQue", KernelTypeError)
-                return void(f"{base}InitBuffer({q.text}, {tr.int_text(got['num'], node)}, "
-                            f"{tr.int_text(got['len'], node)})")
-            b = got["buf"]
-            if not (isinstance(b, Val) and b.kind in ("buf", "que")):
-                raise tr.err(node, "init_buffer: buf must be a TBuf", KernelTypeError)
-            return void(f"{base}InitBuffer({b.text}, {tr.int_text(got['num'], node)})")
-        if name in ("destroy", "init", "reset"):
-            return void(f"{base}{a.cname}()")
-        ev = got["event"]
-        if not (isinstance(ev, Const) and isinstance(ev.value, enums.HardEvent)):
-            raise tr.err(node, f"{name}: event must be an asc.HardEvent member", KernelTypeError)
-        if name == "release_event_id":
-            return void(f"{base}ReleaseEventID<{ev.value.cname}>({tr.int_text(got['id'], node)})")
-        return scalar(f"{base}{a.cname}<{ev.value.cname}>()", dtypes.int32)
-    if kind == "buf":
-        dt = _dtype_arg(tr, node, got["dtype"], f"{name}: dtype")
-        root = ("tbuf", obj.text)
-        if name == "get":
-            n = got.get("len")
-            arg = "" if n is None or (isinstance(n, Const) and n.value is None) else tr.int_text(n, node)
-            return ltensor(dt, f"{base}Get<{dt.cname}>({arg})", root, obj.get("pos"))
-        return ltensor(dt, f"{base}GetWithOffset<{dt.cname}>({tr.int_text(got['size'], node)}, "
-                           f"{tr.int_text(got['offset'], node)})", root, obj.get("pos"))
-    raise tr.err(node, f"{cls}.{name} is not supported yet by asc")
 
 
 # ------------------------------------------------------------------ @asc.jit helpers
