@@ -23,6 +23,39 @@ def _load_kernel(ref: str):
     return k
 
 
+def _dtypes(kernel, items) -> dict:
+    """--dtype NAME=DTYPE items: {name: DTypeHandle}, each naming a parameter of the kernel and a dtype of asc."""
+    from .dtypes import HANDLES, as_dtype
+    out = {}
+    names = [s.name for s in kernel.specs]
+    for name, text in _kv(items, str).items():
+        if name not in names:
+            raise SystemExit(f"asc compile: --dtype {name}={text}: {kernel.__name__} has no parameter {name!r} (its "
+                             f"parameters: {', '.join(names) or 'none'})")
+        h = as_dtype(text) if text.isidentifier() else None
+        if h is None:
+            raise SystemExit(f"asc compile: --dtype {name}={text}: not a dtype of asc (one of "
+                             f"{', '.join(d.name for d in HANDLES)})")
+        out[name] = h
+    return out
+
+
+def _retype(kernel, dtypes: dict):
+    """The kernel with the annotated dtypes of the --dtype parameters replaced (`--dtype x=float16` on `x:
+    lang.float32[N]`), saying on stderr what changed; the kernel itself where nothing does."""
+    from .errors import AscError
+    from .frontend.signature import retyped
+    try:
+        fn, changed = retyped(kernel.pyfunc, dtypes)
+    except AscError as e:
+        raise SystemExit(f"asc compile: {e}") from None
+    if not changed:
+        return kernel
+    print(f"asc compile: {kernel.__name__} retyped by --dtype: {'; '.join(changed)}", file=sys.stderr)
+    options = {n: getattr(kernel.options, n) for n in type(kernel.options).__slots__}
+    return type(kernel)(fn, kernel.mode, **options)
+
+
 def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalars: bool = False):
     """Zero arrays shaped by the annotations, with sizes from --shape and dtypes from --dtype; each scalar from
     --scalar NAME=VALUE, else the kernel's Python default. `need_scalars` (a project's host program runs the
@@ -36,8 +69,7 @@ def _example_args(kernel, shapes: dict, dtypes: dict, scalars: dict, need_scalar
                          f"name (its scalars: {', '.join(s.name for s in kernel.specs if s.kind == 'scalar') or 'none'})")
     args = []
     for spec in kernel.specs:
-        dt = dtypes.get(spec.name) or (spec.dtype.np_name if spec.dtype is not None else "float32")
-        h = as_dtype(dt if dt != "bfloat16" else "bfloat16")
+        h = dtypes.get(spec.name) or as_dtype(spec.dtype.np_name if spec.dtype is not None else "float32")
         if spec.kind == "scalar":
             if spec.name in scalars:
                 value = _scalar_value(spec.name, scalars[spec.name], h.np)
@@ -143,7 +175,10 @@ def main(argv=None) -> int:
     c.add_argument("--target", default="cpu", choices=["cpu", "ir", "ascend"])
     c.add_argument("--soc", default="Ascend910B1", help="ascend target: the SoC (SOC_VERSION) to tile for")
     c.add_argument("--shape", action="append", help="a size, e.g. N=4096")
-    c.add_argument("--dtype", action="append", help="a parameter's dtype, e.g. x=float16")
+    c.add_argument("--dtype", action="append",
+                   help="a parameter's dtype, e.g. x=float16; for a parameter annotated with another dtype, the "
+                        "kernel compiled for this one (a return annotation of the same dtype follows when no other "
+                        "tensor parameter keeps it)")
     c.add_argument("--scalar", action="append",
                    help="a scalar parameter's value for the ascend project's host program, e.g. eps=1e-5 (default: "
                         "the kernel's Python default)")
@@ -173,7 +208,9 @@ def main(argv=None) -> int:
         if getattr(k, "_asc_jit", False):
             return _compile_pyasc(k, a)
         project = a.target == "ascend" and bool(a.output)
-        args = _example_args(k, _kv(a.shape, int), _kv(a.dtype, str), _kv(a.scalar, str), need_scalars=project)
+        dtypes = _dtypes(k, a.dtype)
+        k = _retype(k, dtypes)
+        args = _example_args(k, _kv(a.shape, int), dtypes, _kv(a.scalar, str), need_scalars=project)
         if project:
             for path in k.write_project(tuple(args), a.output, a.soc):
                 print(path)

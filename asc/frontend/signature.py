@@ -136,3 +136,54 @@ def read_signature(fn):
     out = (tuple(specs), ret)
     _sig_cache[fn] = out
     return out
+
+
+def retyped(fn, new: dict):
+    """`asc compile --dtype x=float16` on a kernel annotated `x: lang.float32[N]`: a copy of the kernel function `fn`
+    whose annotations give the parameters of `new` ({name: DTypeHandle}) those dtypes instead, and what changed (a
+    list of "x: float32 -> float16"). The return annotation's dtype (each element's, for a tuple) follows when it is
+    the dtype the retyped parameters had, they all get the same new one, and no other tensor parameter is annotated
+    with it (gelu's `-> lang.float32[N]`: the kernel in another precision); other parameters keep theirs. A parameter annotated without a dtype (lang.Tensor, none) is typed by the call anyway and
+    stays as it is; a Python number (int, float, bool) has no dtype to retype: CompileError at its annotation."""
+    import types
+
+    from ..dtypes import HANDLES
+    specs, _ = read_signature(fn)
+    by_name = {s.name: s for s in specs}
+    sig = inspect.signature(fn)
+    anns = dict(getattr(fn, "__annotations__", {}))
+    changed, pairs = [], set()
+    for name, h in new.items():
+        s = by_name[name]
+        if s.weak:
+            raise CompileError(f"parameter {name!r} is annotated as a Python number: it has no dtype to retype "
+                               f"(annotate it lang.float32, lang.int32, ... to choose one)", s.loc)
+        if s.dtype is None or s.dtype == h.ir:
+            continue
+        value = _eval_annotation(fn, sig.parameters[name].annotation, s.loc)
+        anns[name] = TensorAnnotation(h, value.dims) if isinstance(value, TensorAnnotation) else h
+        changed.append(f"{name}: {s.dtype.name} -> {h.ir.name}")
+        pairs.add((s.dtype, h.ir))
+    kept = {s.dtype for s in specs if s.name not in new and s.kind == "tensor" and s.dtype is not None}
+    if "return" in anns and len(pairs) == 1 and next(iter(pairs))[0] not in kept:
+        (old, to), = pairs
+        src = get_source(fn)
+        value = _eval_annotation(fn, sig.return_annotation, src.loc(src.tree.returns))
+        elems = value if isinstance(value, tuple) else (value,)
+        out = []
+        for v in elems:
+            if isinstance(v, TensorAnnotation) and v.dtype is not None and v.dtype.ir == old:
+                v = TensorAnnotation(HANDLES[to], v.dims)
+            elif isinstance(v, DTypeHandle) and v.ir == old:
+                v = HANDLES[to]
+            out.append(v)
+        if any(a is not b for a, b in zip(out, elems)):
+            anns["return"] = tuple(out) if isinstance(value, tuple) else out[0]
+            changed.append(f"the return value: {old.name} -> {to.name}")
+    if not changed:
+        return fn, changed
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    g.__qualname__, g.__module__, g.__doc__, g.__kwdefaults__ = fn.__qualname__, fn.__module__, fn.__doc__, \
+        fn.__kwdefaults__
+    g.__annotations__ = anns
+    return g, changed
