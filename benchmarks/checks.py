@@ -33,7 +33,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--runs", type=int, default=7)
-    p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "checks.json"))
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "bench-results", "checks.json"))
     a = p.parse_args()
     n, rows, cols = (1 << 24, 2048, 4096) if not a.quick else (1 << 20, 512, 1024)
     rng = np.random.default_rng(0)
@@ -69,9 +69,10 @@ def main():
     print(f"profiler: {plain * 1e6:.2f} us per call without, {profiled * 1e6:.2f} us with "
           f"(+{(profiled - plain) * 1e6:.2f} us)")
     results.append(dict(kernel="gelu 16 elements", variant="profiler", us_plain=plain * 1e6, us_profiled=profiled * 1e6))
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"isa": isa, "results": results}, f, indent=1)
+    print(f"wrote {a.out}")
 
 
 if __name__ == "__main__":

@@ -142,7 +142,7 @@ def main():
     p.add_argument("--cpu-time", action="store_true",
                    help="time with the process's CPU time instead of wall time (use with OMP_NUM_THREADS=1 on a "
                         "shared machine: other processes' time slices are then not counted)")
-    p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "matmul.json"))
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "bench-results", "matmul.json"))
     args = p.parse_args()
     try:
         import torch

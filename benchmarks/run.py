@@ -223,7 +223,7 @@ def main():
     p.add_argument("--quick", action="store_true", help="sizes / 16")
     p.add_argument("--compile", action="store_true", help="also torch.compile (slow to compile)")
     p.add_argument("--runs", type=int, default=7)
-    p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "elementwise.json"))
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "bench-results", "elementwise.json"))
     a = p.parse_args()
     n, rows, cols = (1 << 24, 2048, 4096) if not a.quick else (1 << 20, 512, 1024)
     try:
@@ -268,7 +268,7 @@ def main():
     print(f"\nimport asc: {ct['import_s'] * 1e3:.0f} ms; first call, cold (compile; median of 5 fresh caches): "
           f"{ct['cold_first_call_s'] * 1e3:.0f} ms; first call in a new process with the disk cache: "
           f"{ct['warm_first_call_s'] * 1e3:.1f} ms")
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump({"threads": THREADS, "quick": a.quick, "isa": isa, "results": results, "dispatch_s": disp, "compile": ct}, f,
                   indent=1)

@@ -116,7 +116,7 @@ def main():
     p.add_argument("--quick", action="store_true", help="1024^3 and a smaller MLP only")
     p.add_argument("--runs", type=int, default=None)
     p.add_argument("--cpu-time", action="store_true", help="time with the process's CPU time (use with 1 thread)")
-    p.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "bench-results", "tensor.json"))
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "bench-results", "tensor.json"))
     args = p.parse_args()
     try:
         import torch

@@ -1,8 +1,8 @@
 """Forward+backward of asc torch ops against torch eager and torch.compile: SwiGLU (generated backward) and RMSNorm
 (hand-written backward, and generated), float32 and bfloat16, and the overhead the torch custom-op wrapper adds to a
-direct asc call. Prints a table and writes JSON to bench-results/torch_ops.json.
+direct asc call. Prints a table and writes JSON to bench-results/torch_ops.json under the current directory.
 
-    python benchmarks/torch_ops.py [--rows 2048 --cols 4096 --runs 9]
+    python benchmarks/torch_ops.py [--rows 2048 --cols 4096 --runs 9] [--out FILE.json]
 """
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ def main():
     p.add_argument("--rows", type=int, default=2048)
     p.add_argument("--cols", type=int, default=4096)
     p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--out", default=os.path.join(os.getcwd(), "bench-results", "torch_ops.json"))
     a = p.parse_args()
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
     R, C = a.rows, a.cols
@@ -99,9 +100,10 @@ def main():
         via = timed(lambda: [ops["float32"]["swiglu"](small, small2) for _ in range(1000)], a.runs) / 1000
     print(f"  per call, 16 elements: direct asc call {direct * 1e6:.1f} us, through the torch op {via * 1e6:.1f} us")
     results.append(dict(op="call overhead", direct_us=direct * 1e6, torch_op_us=via * 1e6))
-    os.makedirs("bench-results", exist_ok=True)
-    with open(os.path.join("bench-results", "torch_ops.json"), "w") as f:
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
         json.dump(dict(rows=R, cols=C, threads=torch.get_num_threads(), isa=isa, results=results), f, indent=1)
+    print(f"wrote {a.out}")
 
 
 if __name__ == "__main__":
