@@ -73,17 +73,15 @@ class ViewsMixin:
                 st = self.expr(e.step)
                 if not (isinstance(st, ir.Const) and st.value == 1):
                     raise self.error("slices with a step are not supported (only step 1)", e.step, UnsupportedError)
-            lo = iconst(0) if e.lower is None else self.cast(self.int_scalar(self.expr(e.lower), e.lower), ir.INDEX, e)
-            if isinstance(lo, ir.Const) and lo.value < 0:
-                raise self.error("negative slice bounds: kernels do not wrap negative indices", e.lower)
             parent_n, parent_rt = view.shape[j], view.extents[j]
+            lo = iconst(0) if e.lower is None else self.cast(self.int_scalar(self.expr(e.lower), e.lower), ir.INDEX, e)
+            lo = self.from_end(lo, parent_n, parent_rt, e.lower)
             if e.upper is None:
                 n = self.slice_size(parent_n, lo, e)
                 rt = isub(parent_rt, lo)
             else:
                 hi = self.cast(self.int_scalar(self.expr(e.upper), e.upper), ir.INDEX, e)
-                if isinstance(hi, ir.Const) and hi.value < 0:
-                    raise self.error("negative slice bounds: kernels do not wrap negative indices", e.upper)
+                hi = self.from_end(hi, parent_n, parent_rt, e.upper)
                 n = self.slice_size(hi, lo, e)
                 hb = self.bounds(hi)
                 if (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
@@ -96,6 +94,18 @@ class ViewsMixin:
         if not axes:
             return ir.Load(view.base, tuple(starts), ir.ScalarType(view.dtype), self.loc(node))
         return ir.TensorView(view.base, tuple(starts), tuple(axes), tuple(shape), tuple(ext))
+
+    def from_end(self, b, n, rt, node):
+        """A slice bound as NumPy reads it: a constant b < 0 counts from the end of the axis (b + n, at least 0:
+        x[:-1], x[-3:]). That needs the axis length at compile time; an axis whose length is known only at run time
+        (dynamic_shape, a view clipped at the end of its tensor) refuses a negative bound by name."""
+        if not (isinstance(b, ir.Const) and b.value < 0):
+            return b
+        if not (isinstance(n, int) and ir.is_dim(rt, n)):
+            raise self.error(f"negative slice bound {b.value} on an axis whose length is known only at run time "
+                             f"(dynamic_shape, or a view clipped at the end of its tensor): write it from the length, "
+                             f"such as n - {-b.value}", node)
+        return iconst(max(0, b.value + n))
 
     def slice_size(self, hi, lo, node):
         if isinstance(hi, (int, ir.Sym)):
