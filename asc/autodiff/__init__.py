@@ -8,9 +8,10 @@ read (`g.source(*args)`).
 
 Differentiated: element maps (1-D, 2-D), reductions into a scalar or into an output element (`s += e`,
 `m = max(m, e)`, `C[i, j] += A[i, k] * B[k, j]`), and row kernels that combine them (softmax, layernorm, RMSNorm:
-per-row reductions, then maps that use them). Refused, with the line and the reason: writes at data-dependent or
-shifted indices, reads of elements another iteration writes (stencils, recurrences), while loops and if
-statements, in-place updates of an input, a running accumulator read inside its own loop, deeper loop nests.
+per-row reductions, then maps that use them), reads under a guard (`x[l - 3 + k] if l - 3 + k >= 0 else 0.0`, an
+if statement: the gradient is written under the same guard). Refused, with the line and the reason: writes at
+data-dependent or shifted indices, reads of elements another iteration writes (stencils, recurrences), while loops,
+in-place updates of an input, a running accumulator read inside its own loop, deeper loop nests.
 """
 from __future__ import annotations
 
@@ -65,9 +66,9 @@ class Grad:
         src, name, wrt = backward_source(k, kern.__name__)
         from ..runtime import cache
         backward = getattr(cache.generated_module("autodiff", name, src), name)
-        if kern.options.target == "interpret":
+        if backward.options.target != kern.options.target:     # the backward runs where the forward runs
             from ..dispatch import kernel as _k
-            backward = _k(target="interpret")(backward.pyfunc)
+            backward = _k(target=kern.options.target)(backward.pyfunc)
         self._backwards[key] = (backward, wrt, src)
         return self._backwards[key]
 

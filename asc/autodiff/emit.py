@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from .. import ir
 from .errors import refuse
-from .expr import add, derivative, is_zero, lang_dtype, leaves, literal, mul, neg, py
-from .rows import RowProgram, covers, rename
+from .expr import add, assume, derivative, guarded_leaves, is_zero, lang_dtype, literal, mul, neg, py
+from .rows import RowProgram, covers, rename, same_extent
 
 _BOOL = ir.ScalarType(ir.bool_)
 
@@ -45,6 +45,8 @@ def _stmt_uses(s) -> set:
         return _uses(s[2]) - ({s[1]} if kind == "add" or s[1] in _uses(s[2]) else set())
     if kind == "store":
         return set().union(*(_uses(i) for i in s[2])) | _uses(s[3])
+    if kind == "if":
+        return _uses(s[1]) | set().union(*(_stmt_uses(b) for b in s[2]))
     return _uses(s[2]) | set().union(*(_stmt_uses(b) for b in s[3])) if s[3] else _uses(s[2])
 
 
@@ -62,12 +64,12 @@ def _dce(stmts):
                 if s[0] in ("set", "add") and s[1] not in used:
                     changed = True
                     continue
-                if s[0] == "for":
-                    inner = keep(s[3])
+                if s[0] in ("for", "if"):
+                    inner = keep(s[-1])
                     if not inner:
                         changed = True
                         continue
-                    s = (s[0], s[1], s[2], inner)
+                    s = s[:-1] + (inner,)
                 out.append(s)
             return out
         stmts = keep(stmts)
@@ -77,8 +79,8 @@ def _dce(stmts):
 def _flat(stmts):
     for s in stmts:
         yield s
-        if s[0] == "for":
-            yield from _flat(s[3])
+        if s[0] in ("for", "if"):
+            yield from _flat(s[-1])
 
 
 def _lines(stmts, pad):
@@ -92,6 +94,9 @@ def _lines(stmts, pad):
             out.append(f"{pad}{s[1]} += {rhs(s[2])}")
         elif kind == "store":
             out.append(f"{pad}{s[1]}[{', '.join(py(i) for i in s[2])}] {s[4]} {rhs(s[3])}")
+        elif kind == "if":
+            out.append(f"{pad}if {py(s[1])}:")
+            out.extend(_lines(s[2], pad + "    "))
         else:
             out.append(f"{pad}for {s[1].name} in range({py(s[2])}):")
             out.extend(_lines(s[3], pad + "    "))
@@ -110,7 +115,7 @@ class Backward:
         self.rowvars = dict(prog.types)          # every per-row scalar the backward names: versions, adjoints
         self.has_bar: set = set()
         self.seed: dict = {}
-        self.contribs: list = []                 # (loop or None, tensor, indices, term)
+        self.contribs: list = []                 # (loop or None, tensor, indices, term, guard or None)
         self.memo: dict = {}
         self.outer_names = [f.var.name for f in prog.outer]
         self.generated: set = set()              # the scalar names the backward adds (adjoints, argmax indices)
@@ -140,7 +145,7 @@ class Backward:
     def differentiate(self, e, mult, loop, stmts, own=None):
         """Adds mult * de/dleaf for every leaf of `e`: row scalars into `stmts`, input elements as contributions.
         `own`: the variable that holds e's value (reused where the derivative recomputes e)."""
-        for key, leaf in leaves(e, self._is_row_leaf).items():
+        for key, (leaf, guard) in guarded_leaves(e, self._is_row_leaf).items():
             d = derivative(e, key, self.memo)
             if is_zero(d):
                 continue
@@ -149,8 +154,29 @@ class Backward:
             term = mul(mult, d)
             if isinstance(leaf, ir.Var):
                 self._accumulate(leaf.name, term, stmts)
-            else:
-                self.contribs.append((loop, leaf.tensor.name, leaf.indices, term))
+                continue
+            if guard is not None:
+                # the forward reads the element only where `guard` holds: its gradient is that term there and
+                # nothing elsewhere (not term * 0, which is NaN for an infinite adjoint); where the index may be
+                # out of bounds outside the guard, the write itself is guarded
+                term = assume(term, guard)
+                if self._in_bounds(leaf.tensor.name, leaf.indices, loop):
+                    term, guard = ir.Select(guard, term, ir.Const(0.0, ir.WEAK_FLOAT), self.bar_t), None
+            self.contribs.append((loop, leaf.tensor.name, leaf.indices, term, guard))
+
+    def _in_bounds(self, t, indices, loop) -> bool:
+        """True when every index component is a constant inside the axis or the variable of a loop (outer, or the
+        read's inner loop) running over exactly that axis: in bounds whatever condition guards the read."""
+        loops = {f.var.name: f.stop for f in self.p.outer}
+        if loop is not None:
+            loops[loop.var.name] = loop.stop
+        for e, d in zip(indices, self.shapes[t]):
+            if isinstance(e, ir.Const) and isinstance(d, int) and 0 <= e.value < d:
+                continue
+            if isinstance(e, ir.Var) and e.name in loops and same_extent(loops[e.name], d):
+                continue
+            return False
+        return True
 
     def sweep(self) -> list:
         """The adjoint part of the row: output seeds, then the definitions in reverse."""
@@ -191,7 +217,10 @@ class Backward:
                     argv = ir.Var(arg, it)
                     hit = ir.Select(ir.Compare("eq", red.elem, acc, _BOOL), d.var, d.stop, it)
                     stmts.append(("set", arg, d.stop))
-                    stmts.append(("for", d.var, d.stop, [("set", arg, ir.Call("minimum", (argv, hit), it))]))
+                    # the first index hit: a min reduction, as a conditional expression (an integer minimum()
+                    # has no scalar form on the Ascend AI core)
+                    first = ir.Select(ir.Compare("lt", hit, argv, _BOOL), hit, argv, it)
+                    stmts.append(("for", d.var, d.stop, [("set", arg, first)]))
                     prev_wins = ir.Compare("eq", red.prev, acc, _BOOL)      # the initial value wins a tie
                     stmts.append(("set", arg, ir.Select(prev_wins, d.stop, argv, it)))
                     mult = ir.Select(ir.Compare("eq", d.var, argv, _BOOL), b, ir.Const(0.0, ir.WEAK_FLOAT),
@@ -217,45 +246,47 @@ class Backward:
         groups: dict = {}
         row_terms: dict = {}
         broadcast = []
-        for loop, t, idx, term in self.contribs:
+        for loop, t, idx, term, guard in self.contribs:
+            if guard is not None:
+                first[t] = False                 # written only where the guard holds: added into zeros
             if not self._row_local(idx):
-                broadcast.append((loop, t, idx, term))
+                broadcast.append((loop, t, idx, term, guard))
             elif loop is None:
-                row_terms.setdefault((t, tuple(py(i) for i in idx)), [t, idx, None])
-                e = row_terms[(t, tuple(py(i) for i in idx))]
+                e = row_terms.setdefault((t, tuple(py(i) for i in idx), _shown(guard)), [t, idx, None, guard])
                 e[2] = term if e[2] is None else add(e[2], term)
             else:
                 key = py(loop.stop)
                 gl, per = groups.setdefault(key, (loop, {}))
                 idx = tuple(rename(i, loop.var.name, gl.var) for i in idx)
                 term = rename(term, loop.var.name, gl.var)
-                e = per.setdefault((t, tuple(py(i) for i in idx)), [t, idx, None])
+                guard = rename(guard, loop.var.name, gl.var) if guard is not None else None
+                e = per.setdefault((t, tuple(py(i) for i in idx), _shown(guard)), [t, idx, None, guard])
                 e[2] = term if e[2] is None else add(e[2], term)
         # a gradient may be assigned (not added) only where its tensor has one index pattern in the whole row:
         # with another (`x[i, j]` and `x[j, i]`, or `x[i]` and `x[N - 1 - i]`), an assignment would overwrite what
         # another iteration, or another loop of this one, added
         patterns: dict = {}
         for per in [p for _, p in groups.values()] + [row_terms]:
-            for t, _, _ in per.values():
+            for t, _, _, _ in per.values():
                 patterns[t] = patterns.get(t, 0) + 1
         for t, n in patterns.items():
             if n > 1:
                 first[t] = False
         for gl, per in groups.values():
             body = []
-            for t, idx, term in per.values():
+            for t, idx, term, guard in per.values():
                 op = "+="
                 if t not in first and not self.force_add:
                     first[t] = covers(idx, self.p.outer + [gl], self.shapes[t])
                     op = "=" if first[t] else "+="
-                body.append(("store", f"d_{t}", idx, term, op))
+                body.append(_guarded(guard, ("store", f"d_{t}", idx, term, op)))
             phase1.append(("for", gl.var, gl.stop, body))
-        for t, idx, term in row_terms.values():
+        for t, idx, term, guard in row_terms.values():
             op = "+="
             if t not in first and not self.force_add:
                 first[t] = covers(idx, self.p.outer, self.shapes[t])
                 op = "=" if first[t] else "+="
-            phase1.append(("store", f"d_{t}", idx, term, op))
+            phase1.append(_guarded(guard, ("store", f"d_{t}", idx, term, op)))
         phase2, saves = self._phase2(broadcast)
         start = {t: ("empty" if first.get(t) else "zeros") for t in self.wrt}
         return phase1, phase2, saves, start
@@ -265,17 +296,19 @@ class Backward:
         nests: dict = {}
         saves: dict = {}
         outer_idx = tuple(f.var for f in outer)
-        for loop, t, idx, term in broadcast:
-            for name in sorted(_uses(term) & set(self.rowvars)):
+        for loop, t, idx, term, guard in broadcast:
+            for name in sorted((_uses(term) | _uses(guard)) & set(self.rowvars)):
                 sv = f"sv{self.tag}__{name}"
                 saves[name] = sv
-                term = _replace(term, name, ir.Load(ir.Var(sv, None), outer_idx, self.rowvars[name]))
+                saved = ir.Load(ir.Var(sv, None), outer_idx, self.rowvars[name])
+                term = _replace(term, name, saved)
+                guard = _replace(guard, name, saved) if guard is not None else None
             used = {x.name for i in idx for x in ir.walk_expr(i) if isinstance(x, ir.Var)}
             order = [f for f in outer if f.var.name in used] + [f for f in outer if f.var.name not in used]
             if loop is not None:
                 order.append(loop)
             key = tuple((f.var.name, py(f.stop)) for f in order)
-            nests.setdefault(key, (order, []))[1].append(("store", f"d_{t}", idx, term, "+="))
+            nests.setdefault(key, (order, []))[1].append(_guarded(guard, ("store", f"d_{t}", idx, term, "+=")))
         stmts = []
         for order, body in nests.values():
             nest = body
@@ -283,6 +316,15 @@ class Backward:
                 nest = [("for", f.var, f.stop, nest)]
             stmts.extend(nest)
         return stmts, saves
+
+
+def _shown(guard):
+    return None if guard is None else py(guard)
+
+
+def _guarded(guard, stmt):
+    """`stmt`, run only where `guard` holds (None: always)."""
+    return stmt if guard is None else ("if", guard, [stmt])
 
 
 def _replace_expr(e, old, by):
@@ -361,8 +403,8 @@ def _rename_stores(stmts, ren):
     for s in stmts:
         if s[0] == "store" and s[1] in ren:
             s = ("store", ren[s[1]]) + s[2:]
-        elif s[0] == "for":
-            s = s[:3] + (_rename_stores(s[3], ren),)
+        elif s[0] in ("for", "if"):
+            s = s[:-1] + (_rename_stores(s[-1], ren),)
         out.append(s)
     return out
 

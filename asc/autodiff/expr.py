@@ -10,7 +10,7 @@ from .errors import AutodiffError
 
 # ------------------------------------------------------------------ expressions as Python source
 
-_PY_BIN = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
+_PY_BIN = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**", "floordiv": "//", "mod": "%"}
 _PY_CMP = {"lt": "<", "le": "<=", "eq": "==", "ne": "!=", "gt": ">", "ge": ">="}
 
 
@@ -51,8 +51,7 @@ def py(e) -> str:
     if isinstance(e, ir.Call):
         return f"lang.{e.fn}({', '.join(py(a) for a in e.args)})"
     if isinstance(e, ir.Binary):
-        raise AutodiffError(f"the operator {e.op!r} is not differentiated (an index such as x[i // 2] reads one "
-                            f"element from several iterations)", getattr(e, "loc", None))
+        raise AutodiffError(f"the operator {e.op!r} is not differentiated", getattr(e, "loc", None))
     raise AutodiffError(f"cannot differentiate through {type(e).__name__}", getattr(e, "loc", None))
 
 
@@ -84,6 +83,11 @@ def mul(a, b):
         return b
     if is_one(b):
         return a
+    for s, o in ((a, b), (b, a)):
+        # a factor that is zero on one branch (the derivative of `x if c else y`) takes the product inside: the
+        # other branch is 0, not o * 0 (NaN for an infinite o), as torch.where's gradient
+        if isinstance(s, ir.Select) and (is_zero(s.a) or is_zero(s.b)):
+            return ir.Select(s.cond, mul(o, s.a), mul(o, s.b), _rt(a, b))
     return ir.Binary("mul", a, b, _rt(a, b))
 
 
@@ -145,22 +149,98 @@ def leaf_key(e):
     return None
 
 
-def leaves(e, is_leaf) -> dict:
-    """The distinct leaves of `e` (key -> a node) accepted by `is_leaf`, in first-seen order; the indices of a read
-    are not leaves of the value."""
-    found: dict = {}
+_BOOL = ir.ScalarType(ir.bool_)
 
-    def visit(x):
+
+def guarded_leaves(e, is_leaf) -> dict:
+    """The distinct leaves of `e` accepted by `is_leaf` (key -> (a node, its guard)), in first-seen order. The guard
+    is the condition under which the forward reads the leaf at all: a read in a branch of a conditional expression
+    (`x[l - 3 + k] if l - 3 + k >= 0 else 0.0`) or in the right operand of `and`/`or` happens only when the
+    condition holds. It is None when some read of the leaf is unconditional, else the disjunction of the paths'
+    conditions (each a conjunction). The backward must write the leaf's gradient under the same guard: outside it
+    the index may be out of bounds."""
+    paths: dict = {}
+    nodes: dict = {}
+
+    def visit(x, path):
         if isinstance(x, (ir.Load, ir.Var)):
             if is_leaf(x):
-                found.setdefault(leaf_key(x), x)
+                k = leaf_key(x)
+                nodes.setdefault(k, x)
+                paths.setdefault(k, []).append(path)
+            return                          # (the indices of a read are not leaves of the value)
+        if isinstance(x, ir.Select):
+            visit(x.cond, path)
+            visit(x.a, path + ((x.cond, True),))
+            visit(x.b, path + ((x.cond, False),))
+            return
+        if isinstance(x, ir.Logical):
+            visit(x.a, path)
+            visit(x.b, path + ((x.a, x.op == "and"),))
             return
         for name in ir.EXPR_CHILDREN[type(x)]:
             v = getattr(x, name)
             for c in (v if isinstance(v, tuple) else (v,)):
-                visit(c)
-    visit(e)
-    return found
+                visit(c, path)
+    visit(e, ())
+    return {k: (nodes[k], _disjunction(ps)) for k, ps in paths.items()}
+
+
+def _literal(cond, holds):
+    return cond if holds else ir.Unary("not", cond, _BOOL)
+
+
+def _disjunction(paths):
+    if any(not p for p in paths):
+        return None
+    unique = []
+    for p in paths:
+        p = tuple(dict.fromkeys(p))             # a condition repeated along one path (nested selects on it)
+        if p not in unique:
+            unique.append(p)
+    out = None
+    for p in unique:
+        conj = None
+        for cond, holds in p:
+            lit = _literal(cond, holds)
+            conj = lit if conj is None else ir.Logical("and", conj, lit, _BOOL)
+        out = conj if out is None else ir.Logical("or", out, conj, _BOOL)
+    return out
+
+
+def assume(e, guard):
+    """`e` where `guard` holds: a conditional expression on one of the guard's conditions (when the guard is one
+    conjunction) is replaced by the branch it takes, then products by one and sums with zero are simplified."""
+    lits = {}
+    stack = [guard]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, ir.Logical) and g.op == "and":
+            stack += [g.a, g.b]
+        elif isinstance(g, ir.Logical):
+            return e                            # a disjunction: no branch is known
+        elif isinstance(g, ir.Unary) and g.op == "not":
+            lits[g.x] = False
+        else:
+            lits[g] = True
+
+    def fn(x):
+        if isinstance(x, ir.Select) and x.cond in lits:
+            return simplify(ir.map_expr(x.a if lits[x.cond] else x.b, fn))
+        return None
+    return simplify(ir.map_expr(e, fn))
+
+
+def simplify(e):
+    """`e` with float products by one, sums with zero and products by zero folded (bottom-up; indices kept)."""
+    def fn(x):
+        if isinstance(x, ir.Load):
+            return x                            # indices are kept as written
+        if isinstance(x, ir.Binary) and x.op in ("add", "sub", "mul") and x.type.dtype.kind == "f":
+            a, b = simplify(x.a), simplify(x.b)
+            return {"add": add, "sub": sub, "mul": mul}[x.op](a, b)
+        return None
+    return ir.map_expr(e, fn)
 
 
 def derivative(e, wrt: tuple, memo: dict):
@@ -186,7 +266,10 @@ def _derivative(e, wrt, memo):
     if isinstance(e, (ir.Compare, ir.Logical)):
         return const(0, e)
     if isinstance(e, ir.Select):
-        return ir.Select(e.cond, D(e.a), D(e.b), e.type)
+        da, db = D(e.a), D(e.b)
+        if is_zero(da) and is_zero(db):
+            return const(0, e)
+        return ir.Select(e.cond, da, db, e.type)
     if isinstance(e, ir.Binary):
         a, b = e.a, e.b
         if e.op == "add":

@@ -6,21 +6,28 @@ row body is straight-line code over:
 
 - row scalars: local variables assigned at row level, and output elements whose index is the outer indices
   (`C[i, j]` in a matmul), both kept in SSA form (each assignment makes a new *version*);
-- inner loops (one level, `for j in range(n)`), whose statements are element locals (inlined), reductions into a
-  row scalar (`s += e`, `s = s - e`, `m = max(m, e)`, `min`, `lang.maximum/minimum`) and element stores at
-  `[outer..., j]` (an output element, or a temporary read back by a later loop, inlined at the read).
+- inner loops (one level, `for j in range(n)`, or a perfect nest of them read as one loop over their product),
+  whose statements are element locals (inlined), reductions into a row scalar (`s += e`, `s = s - e`,
+  `m = max(m, e)`, `min`, `lang.maximum/minimum`) and element stores at `[outer..., j]` (an output element, or a
+  temporary read back by a later loop, inlined at the read).
 
-Everything else is refused with the line and the reason: data-dependent or shifted writes, reads of elements
-written by another iteration, `while` loops and `if` statements, in-place updates of an input, a running
+If statements are read as the conditional expressions they amount to (ifs.py): their conditions guard the reads of
+the branches they select. Everything else is refused with the line and the reason: data-dependent or shifted
+writes, reads of elements written by another iteration, `while` loops, in-place updates of an input, a running
 accumulator read inside its own loop, loops nested deeper, loops not of the form `range(n)`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import ir
+from ..frontend.context import size_param_symbol
 from .errors import refuse
 from .expr import py
+from .ifs import convert as convert_ifs
 
 
 @dataclass
@@ -93,7 +100,8 @@ def index_vars(indices) -> list:
 def same_extent(stop: ir.Expr, dim) -> bool:
     if isinstance(dim, int):
         return isinstance(stop, ir.Const) and stop.value == dim
-    return isinstance(stop, ir.Var) and stop.name == getattr(dim, "name", None)
+    # `range(G)` and an axis of size G, an int argument bound as a size (lang.zeros((B, G)), dynamic_shape=True)
+    return isinstance(stop, ir.Var) and getattr(dim, "name", None) in (stop.name, size_param_symbol(stop.name))
 
 
 def covers(indices, loops, shape) -> bool:
@@ -135,6 +143,7 @@ class _Reader:
         self.dead_locals: dict = {}  # element locals of finished loops -> the loop's loc
         self.defs: list = []
         self.at = loc                # the statement being read, for errors
+        self.nest_names: set = set()  # the index names of loop nests read as one loop (see _nest)
         self.free = self.param_names | set(symbols) | {
             s.var.name for s in ir.walk_stmts(body) if isinstance(s, ir.For)}
         self.outer, stmts = self._outer_loops(body)
@@ -271,7 +280,9 @@ class _Reader:
     def row(self, stmts):
         for s in stmts:
             self.at = s.loc
-            if isinstance(s, ir.Assign):
+            if isinstance(s, ir.If):            # as conditional expressions, which guard the reads they select
+                self.row(convert_ifs([s], set(self.cur) | self.free))
+            elif isinstance(s, ir.Assign):
                 value = self.subst(s.value, None, {}, set())
                 self.dead_locals.pop(s.var.name, None)
                 v = self._new_version(s.var.name, s.var.name, s.var.type)
@@ -290,9 +301,8 @@ class _Reader:
             elif isinstance(s, ir.For):
                 self.inner(s)
             else:
-                what = {"While": "while loops (a data-dependent trip count)", "If": "if statements (use a "
-                        "conditional expression x if c else y)"}.get(type(s).__name__,
-                                                                     f"{type(s).__name__.lower()} statements")
+                what = {"While": "while loops (a data-dependent trip count)"}.get(
+                    type(s).__name__, f"{type(s).__name__.lower()} statements")
                 refuse(f"{what} are not differentiated", s.loc)
 
     def _acc_key(self, s, inner):
@@ -307,24 +317,62 @@ class _Reader:
                 return self._pseudo_key(s.tensor.name, s.indices, s.loc)
         return None
 
+    def _nest(self, f: ir.For):
+        """(the Loop, its body, the nest's variables as expressions of the Loop's index): a perfect nest of loops
+        (`for di in range(3): for dj in range(3): ...`, a 2-D window) is read as one loop over their product, in the
+        same order, each variable computed from its index (`di = t // 3`, `dj = t % 3`)."""
+        nest = [f]
+        while len(nest[-1].body) == 1 and isinstance(nest[-1].body[0], ir.For):
+            nest.append(nest[-1].body[0])
+        for g in nest:
+            _whole_range(g)
+        if len(nest) == 1:
+            return Loop(f.var, f.stop, f.loc), list(f.body), {}
+        names = {g.var.name for g in nest}
+        for g in nest:
+            if any(isinstance(x, ir.Var) and x.name in names for x in ir.walk_expr(g.stop)):
+                refuse(f"the loop over {g.var.name!r} has a length that depends on an enclosing loop's index", g.loc)
+        name = "__".join(g.var.name for g in nest)
+        if name in self.free and name not in self.nest_names:
+            refuse(f"the kernel uses the name {name!r}, which the backward needs for the index of the loops over "
+                   f"{', '.join(g.var.name for g in nest)}; rename it", f.loc)
+        self.free.add(name)
+        self.nest_names.add(name)
+        it = f.var.type
+        index = ir.Var(name, it)
+
+        def times(a, b):
+            if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+                return ir.Const(a.value * b.value, it)
+            return ir.Binary("mul", a, b, it)
+        env = {}
+        inner_size = None
+        for k in reversed(range(len(nest))):
+            g = nest[k]
+            e = index if inner_size is None else ir.Binary("floordiv", index, inner_size, it)
+            env[g.var.name] = e if k == 0 else ir.Binary("mod", e, g.stop, it)
+            inner_size = g.stop if inner_size is None else times(g.stop, inner_size)
+        return Loop(index, inner_size, f.loc), list(nest[-1].body), env
+
     def inner(self, f: ir.For):
-        _whole_range(f)
-        loop = Loop(f.var, f.stop, f.loc)
+        loop, body, nest_env = self._nest(f)
+        body = convert_ifs(body, set(self.cur) | self.free)
         running = {}
-        for s in f.body:
-            key = self._acc_key(s, f.var.name)
+        for s in body:
+            key = self._acc_key(s, loop.var.name)
             if key is not None:
                 if key in running:
                     refuse(f"{key!r} is updated twice in one loop", s.loc)
                 running[key] = s
-        env: dict = {}
-        for s in f.body:
+        env: dict = dict(nest_env)
+        for s in body:
             self.at = s.loc
             if isinstance(s, ir.For):
-                refuse("loops nested inside an inner loop are not differentiated (one level of loops per row)", s.loc)
+                refuse("loops nested inside an inner loop are not differentiated (one level of loops per row, or a "
+                       "perfect nest of them)", s.loc)
             if not isinstance(s, (ir.Assign, ir.Store)):
                 self.row([s])           # refuses with the statement's reason
-            key = self._acc_key(s, f.var.name)
+            key = self._acc_key(s, loop.var.name)
             if key is not None:
                 self._reduction(s, key, loop, env, set(running))
             elif isinstance(s, ir.Assign):
@@ -333,7 +381,7 @@ class _Reader:
                            f"iteration's value)", s.loc)
                 env[s.var.name] = self.subst(s.value, loop, env, set(running))
             else:
-                kind = self._index_kind(s.indices, f.var.name)
+                kind = self._index_kind(s.indices, loop.var.name)
                 shown = f"[{', '.join(py(i) for i in s.indices)}]"
                 if kind != "elem":
                     refuse(f"{s.tensor.name!r} is written at {shown}, not at the loop indices", s.loc)
@@ -367,7 +415,6 @@ class _Reader:
                    f"acc = max(acc, e) or acc = min(acc, e))", s.loc)
         if any(is_acc(x) for x in ir.walk_expr(elem)):
             refuse(f"{key!r} appears more than once in its update", s.loc)
-        orig = elem
         elem = self.subst(elem, loop, env, running)
         if key in self.cur:
             prev = self.cur[key]
@@ -377,7 +424,9 @@ class _Reader:
             refuse(f"{key!r} is used before it is assigned", s.loc)
         v = self._new_version(key, base, t)
         # the update as the forward wrote it (max(m, e) and max(e, m), lang.maximum, differ on NaN)
-        update = ir.map_expr(s.value, lambda x: v if is_acc(x) else (elem if x == orig else None))
+        # (the accumulator, first replaced by a name no program has, reads the new version)
+        update = ir.map_expr(s.value, lambda x: ir.Var("<acc>", t) if is_acc(x) else None)
+        update = self.subst(update, loop, {**env, "<acc>": v}, running)
         loop.reductions.append(Reduction(v.name, key, prev, op, elem, s.loc, update))
 
 
@@ -422,7 +471,40 @@ def match_reduction(value, is_acc):
         if is_acc(b):
             return op, v.args[0]
         return None, None
-    if isinstance(v, ir.Select) and isinstance(v.cond, ir.Compare) and v.cond.op in ("lt", "le", "gt", "ge"):
+    if isinstance(v, ir.Select):
+        op, e = _ternary_extremum(v, is_acc)
+        return (op, e) if op is not None else _guarded(v, is_acc)
+    return None, None
+
+
+def _guarded(v: ir.Select, is_acc):
+    """`(acc + e) if c else acc` (an update under an if statement, see ifs.py) and its mirror: the update's operator,
+    with `e if c else <the operator's identity>` as the element, so the condition guards e's reads."""
+    if any(is_acc(x) for x in ir.walk_expr(v.cond)):
+        return None, None
+    for upd, keep, holds in ((v.a, v.b, True), (v.b, v.a, False)):
+        if is_acc(_strip(keep)) and not is_acc(_strip(upd)):
+            op, e = match_reduction(upd, is_acc)
+            if op is None:
+                return None, None
+            t = e.type
+            if op in ("add", "sub"):
+                ident = 0.0 if t.dtype.kind == "f" else 0
+            elif t.dtype.kind == "f":
+                ident = -math.inf if op == "max" else math.inf
+            elif t.dtype.kind in "iu":
+                info = np.iinfo(t.dtype.np_name)
+                ident = int(info.min if op == "max" else info.max)
+            else:
+                return None, None
+            z = ir.Const(ident, ir.ScalarType(t.dtype, weak=True) if t.dtype.kind == "f" else t)
+            return op, (ir.Select(v.cond, e, z, t) if holds else ir.Select(v.cond, z, e, t))
+    return None, None
+
+
+def _ternary_extremum(v: ir.Select, is_acc):
+    """`e if e > acc else acc` and its spellings: Python's max and min of floats."""
+    if isinstance(v.cond, ir.Compare) and v.cond.op in ("lt", "le", "gt", "ge"):
         a, b = _strip(v.a), _strip(v.b)
         p, q = _strip(v.cond.a), _strip(v.cond.b)
         if is_acc(b) and not is_acc(a):       # picks e when the condition holds

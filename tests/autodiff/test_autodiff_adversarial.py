@@ -278,14 +278,29 @@ def varying_power(x: lang.float64[N]) -> lang.float64[N]:
 def halves(x: lang.float64[N]) -> lang.float64[N]:
     out = lang.empty_like(x)
     for i in range(N):
-        out[i] = x[i // 2] * x[i]  # BAD
+        out[i] = x[i // 2] * x[i]
+    return out
+
+
+@lang.kernel
+def floor_of_value(x: lang.float64[N]) -> lang.float64[N]:
+    out = lang.empty_like(x)
+    for i in range(N):
+        out[i] = (x[i] // 0.5) * x[i]  # BAD
     return out
 
 
 def test_refusals_name_the_line():
     x = np.array([0.5, 1.0, 2.0])
     refused(varying_power, (x, np.ones(3)), "varying exponent", "# BAD")
-    refused(halves, (x, np.ones(3)), "operator 'floordiv'", "# BAD")
+    refused(floor_of_value, (x, np.ones(3)), "operator 'floordiv'", "# BAD")
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000])
+def test_an_index_that_reads_one_element_from_several_iterations(n):
+    # x[i // 2]: the element's gradient is added from both iterations (it was refused)
+    x = rng.standard_normal(n)
+    check(halves, lambda t: t[torch.arange(n) // 2] * t, [x], [rng.standard_normal(n)])
 
 
 @lang.kernel
