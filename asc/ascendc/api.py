@@ -1,6 +1,7 @@
 """The one declaration table of pyasc's Ascend C API in Python: every pyasc 1.1.1 API, what it becomes in Ascend C
 (the AscendC:: name and the parameter order of the asc-devkit headers), the pipe it runs on, and its status here.
-The translator (translate.py, calls.py) and docs/pyasc.md (docs.py) read it.
+The translator (translate.py, calls.py, methods.py: a method of a kernel object is also a row there) and
+docs/pyasc.md (docs.py) read it.
 
 A signature is a string of `name:role[=default]` items in the Ascend C parameter order. Roles:
   dst / src      a tensor the call writes / reads (a LocalTensor, or a GlobalTensor where the API takes one)
