@@ -431,6 +431,9 @@ class FuncTranslator:
         """name = v, for a runtime value: a C variable declared at its first assignment, one type per name."""
         cn = ident(name)
         have = self.declared(name)
+        cur = self.env.get(name)
+        if isinstance(cur, Val) and isinstance(cur.get("deferred"), Deferred) and cur.get("deferred").ctype:
+            have = cur.get("deferred").ctype        # a GlobalTensor declared before set_global_buffer typed it
         if have is not None:
             if have != v.ctype and not self.widens(have, v):
                 raise self.err(node, f"{name!r} changes type from {have} to {v.ctype} (one type per variable)",
@@ -440,7 +443,11 @@ class FuncTranslator:
         else:
             self.declare(name, v.ctype)
             self.parts.append(f"{v.ctype} {cn} = {v.text};")
-        self.env[name] = Val(v.kind, cn, v.ctype, v.dtype, v.root, v.info)
+        # the variable is its own: what tied the value to another name's declaration (a deferred GlobalTensor's) stays
+        info = tuple((k, x) for k, x in v.info if k not in ("deferred", "var"))
+        if isinstance(cur, Val) and have is not None:
+            info += tuple((k, x) for k, x in cur.info if k in ("deferred", "var"))
+        self.env[name] = Val(v.kind, cn, v.ctype, v.dtype, v.root, info)
 
     @staticmethod
     def widens(have: str, v: Val) -> bool:
@@ -457,9 +464,11 @@ class FuncTranslator:
         for t in target.elts:
             if not isinstance(t, ast.Name):
                 raise self.err(t, "assign to names")
-        # Python evaluates the whole right side, left to right, before it binds a name (`a, b = b, a`): a runtime
-        # value that is not already a variable (a scalar, a call such as q.alloc_tensor(dt), a struct, a slice) is
-        # first computed once into a variable of its own; an object constructed in place is declared under its name
+        # Python evaluates the whole right side, left to right, before it binds a name (`a, b = b, a`): a value
+        # C++ can copy (a scalar, a tensor, a struct; a call such as q.alloc_tensor(dt) runs once) goes first into a
+        # variable of its own, then each name is assigned from it, as `name = value` does, so that a swap in a
+        # run-time loop swaps on every iteration; an object constructed in place is declared under its name; the
+        # other objects (a queue, a pipe) are not copied: the name refers to the object
         vals = []
         for x in v.value:
             if isinstance(x, Const):            # a compile-time element of a tuple that holds runtime values
@@ -468,8 +477,8 @@ class FuncTranslator:
                 if x.ctype == "void":
                     raise self.err(value_node, "this call returns nothing")
                 x = Val(x.get("rkind", "scalar"), x.text, x.ctype, x.dtype, x.root, x.info)
-            computed = isinstance(x, Val) and x.kind != "new" and (x.kind in ("scalar", "struct") or
-                                                                    not x.text.isidentifier())
+            computed = isinstance(x, Val) and x.kind != "new" and (
+                x.kind in ("scalar", "struct", "ltensor", "gtensor") or not x.text.isidentifier())
             if computed:
                 tmp = self.fresh("tup")
                 self.bind_val(tmp, x, node)

@@ -98,3 +98,44 @@ def test_an_object_constructed_twice_is_named():
     with pytest.raises(CompileError, match="'xg' is constructed twice") as e:
         twice[1](np.zeros(8, np.float32))
     assert "test_pyasc_tuple_ctors.py" in str(e.value)
+
+
+@asc.jit
+def ping_pong(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int], steps: int):
+    """z = x + steps: two work tensors swapped by `a, b = b, a` in a run-time loop (double buffering): the swap
+    happens at run time, each iteration, as in Python."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x, n)
+    zg.set_global_buffer(z, n)
+    pipe = asc.TPipe()
+    qi = asc.TQue(asc.TPosition.VECIN, 1)
+    qo = asc.TQue(asc.TPosition.VECOUT, 1)
+    tb = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(qi, 1, n * x.dtype.sizeof())
+    pipe.init_buffer(qo, 1, n * x.dtype.sizeof())
+    pipe.init_buffer(tb, 2 * n * x.dtype.sizeof())
+    t = qi.alloc_tensor(x.dtype)
+    asc.data_copy(t, xg, n)
+    qi.enque(t)
+    t = qi.deque(x.dtype)
+    a, b = tb.get_with_offset(x.dtype, n, 0), tb.get_with_offset(x.dtype, n, n * x.dtype.sizeof())
+    asc.adds(a, t, 0.0, n)
+    qi.free_tensor(t)
+    for _ in range(steps):
+        asc.adds(b, a, 1.0, n)
+        a, b = b, a
+    o = qo.alloc_tensor(x.dtype)
+    asc.adds(o, a, 0.0, n)
+    qo.enque(o)
+    o = qo.deque(x.dtype)
+    asc.data_copy(zg, o, n)
+    qo.free_tensor(o)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 5])
+def test_a_swap_in_a_run_time_loop_swaps_each_iteration(steps):
+    x = np.arange(64, dtype=np.float32)
+    z = np.zeros_like(x)
+    ping_pong[1](x, z, 64, steps)
+    np.testing.assert_array_equal(z, x + steps)
