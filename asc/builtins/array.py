@@ -1,6 +1,6 @@
 """The array type that interpreted kernels see: a NumPy array with the kernel language's indexing rules, and the
 array-level interpreter numerics that it and the builtins share (16-bit floats computed wide, the matrix product,
-the transpose). Imports no other module of asc.builtins."""
+the transpose). Of asc.builtins it imports only clipping (edge tiles)."""
 from __future__ import annotations
 
 import builtins
@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from ..dtypes import is_bfloat16
+from . import clipping
 
 # numeric check of intermediates in the interpreter: every stored float value must be finite
 finite_stores: contextvars.ContextVar = contextvars.ContextVar("asc_finite_stores", default=False)
@@ -75,9 +76,31 @@ class KernelArray(np.ndarray):
     def T(self):
         return transpose(self)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufunc on the plain arrays, its array result a KernelArray; with an edge tile among the operands
+        or outputs (a slice clipped at the end of its tensor), on their common part, the result marked with its
+        compile-time shape, an output keeping what lies outside (asc/builtins/clipping.py)."""
+        out = kwargs.get("out")
+        full = None
+        if method == "__call__" and clipping.any_clipped(inputs + (out or ())):
+            inputs, trimmed, full = clipping.align(inputs, out)
+            if out is not None:
+                kwargs["out"] = trimmed
+        elif out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, KernelArray) else o for o in out)
+        r = getattr(ufunc, method)(*(i.view(np.ndarray) if isinstance(i, KernelArray) else i for i in inputs),
+                                   **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        if isinstance(r, tuple):
+            return tuple(clipping.mark(kernel_array(x), full) for x in r)
+        return clipping.mark(kernel_array(r), full)
+
     def __getitem__(self, idx):
         self._check(idx)
         v = np.ndarray.__getitem__(self, idx)
+        if isinstance(v, np.ndarray):
+            return clipping.mark_view(self, idx, v)        # an edge tile keeps its compile-time shape
         if self.dtype in SIXTEEN_BIT and not isinstance(v, np.ndarray):
             return np.float32(v)
         return v
@@ -85,6 +108,9 @@ class KernelArray(np.ndarray):
     def __setitem__(self, idx, value):
         self._check(idx)
         value = stored_value(value, self.dtype)
+        target = self
+        if isinstance(value, np.ndarray) and value.ndim:      # an edge tile: the part both sides cover
+            target, idx, value = self._clipped_store(idx, value)
         if finite_stores.get() and self.dtype.kind == "f" or (finite_stores.get() and self.dtype in SIXTEEN_BIT):
             if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
                 raise FloatingPointError(f"this line first produced {value} (stored to {self._name()!r} at index "
@@ -95,7 +121,19 @@ class KernelArray(np.ndarray):
             # that does not fit still raises (NEP 50)
             with np.errstate(all="ignore"):
                 value = np.asarray(value).astype(self.dtype)
-        np.ndarray.__setitem__(self, idx, value)
+        np.ndarray.__setitem__(target, idx, value)
+
+    def _clipped_store(self, idx, value):
+        """`self[idx] = value` where the destination view or the value is an edge tile: (the part of the view that
+        is written, its index, the part of value written there); else (self, idx, value)."""
+        dest = np.ndarray.__getitem__(self.view(np.ndarray), idx)
+        if not isinstance(dest, np.ndarray) or not dest.ndim:
+            return self, idx, value
+        full = clipping.view_full(self, idx, dest)
+        if not clipping.is_clipped(value) and (full is None or full == dest.shape):
+            return self, idx, value
+        d, v = clipping.store(dest, full, value)
+        return d, Ellipsis, v
 
 
 # ------------------------------------------------------------------ array-level numerics
@@ -161,6 +199,9 @@ def back(r, dt):
 
 def matmul(a, b):
     """The interpreter's matrix product (lang.matmul and the @ operator)."""
+    if clipping.any_clipped((a, b)):            # an edge tile: the product of the common part
+        x, y, full = clipping.matmul_operands(a, b)
+        return clipping.mark(matmul(x, y), full)
     x, dx = wide(a)
     y, dy = wide(b)
     r = np.matmul(x, y)
@@ -193,4 +234,5 @@ kernel_min = _py_minmax(builtins.min, lambda a, b: a < b)
 
 def transpose(x, axes=None):
     """The interpreter's transpose (lang.transpose and x.T): a view, no copy."""
-    return kernel_array(np.transpose(np.asarray(x).view(np.ndarray), axes))
+    r = kernel_array(np.transpose(np.asarray(x).view(np.ndarray), axes))
+    return clipping.mark(r, clipping.transposed_full(x, axes)) if clipping.is_clipped(x) else r

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..dtypes import as_dtype, convert, float32
 from .array import KernelArray, stored_value
+from .clipping import full_shape
 from .table import builtin
 
 
@@ -45,14 +46,15 @@ def full(shape, fill_value, dtype=float32):
 
 @builtin("alloc")
 def empty_like(x, dtype=None):
-    """A new tensor with the shape (and, unless given, the dtype) of `x`, contents undefined."""
-    return np.empty(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
+    """A new tensor with the shape (and, unless given, the dtype) of `x`, contents undefined. The shape is the
+    compile-time one (an edge tile's `x[i:i+B]` has B rows, clipped or not)."""
+    return np.empty(full_shape(x), x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
 
 
 @builtin("alloc")
 def zeros_like(x, dtype=None):
     """A new tensor with the shape (and, unless given, the dtype) of `x`, filled with zeros."""
-    return np.zeros(x.shape, x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
+    return np.zeros(full_shape(x), x.dtype if dtype is None else _np_dtype(dtype)).view(KernelArray)
 
 
 # ------------------------------------------------------------------ conversion and the loop

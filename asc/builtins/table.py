@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import ir
+from . import clipping
 
 BUILTINS: dict = {}
 
@@ -85,6 +86,8 @@ class Builtin:
         self.__wrapped__ = self.impl
 
     def __call__(self, *args, **kwargs):
+        if self.kind in clipping.KINDS and clipping.any_clipped(args):
+            return clipping.call(self, args, kwargs)       # an edge tile (asc/builtins/clipping.py)
         return self.impl(*args, **kwargs)
 
     def __repr__(self) -> str:

@@ -124,6 +124,7 @@ class AssignMixin:
                 var = ir.Var(cname, ir.TensorType(value.dtype, value.shape), loc)
                 self.pre.append(ir.Alloc(var, "empty", None, None, loc))
                 self.store_into(self.whole(var), value, node)
+                self.keep_extents(var, value, node)        # an edge tile's value keeps its clipped shape
                 self.env[name] = var
             return []
         if name in self.tensor_names and self.is_tensor(self.env.get(name)):

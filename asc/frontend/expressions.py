@@ -145,6 +145,9 @@ class ExpressionsMixin:
         return self.wrap_global(getattr(base, attr), node)
 
     def dim_value(self, tensor, k, node):
+        ext = self.clipped_temps.get(tensor.name)
+        if ext is not None:                 # a tensor holding a clipped value: its run-time size
+            return ext[k]
         d = tensor.type.shape[k]
         if isinstance(d, ir.Sym):
             return ir.Var(d.name, ir.INDEX, self.loc(node))

@@ -240,8 +240,8 @@ class StatementsMixin:
         return [ir.Return(value, self.loc(node))]
 
     def _return_elem(self, e, node, k=None):
-        if isinstance(e, ir.TensorValue) or (isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType) and
-                                     e.type.dtype != self._ret_dtype(k, e.type.dtype)):
+        if isinstance(e, ir.TensorValue) or (isinstance(e, ir.Var) and isinstance(e.type, ir.TensorType) and (
+                e.type.dtype != self._ret_dtype(k, e.type.dtype) or e.name in self.clipped_temps)):
             e = self.as_tvalue(e)
             if isinstance(e, ir.TensorView) and e.is_whole() and e.dtype == self._ret_dtype(k, e.dtype):
                 return e.base
@@ -249,7 +249,9 @@ class StatementsMixin:
                 return self.reduce_scalar(e, node)
             dt = self._ret_dtype(k, e.dtype)
             tmp = self.fresh("ret")
-            self.pre += self.bind(tmp, PendingAlloc(ir.TensorType(dt, e.shape), "empty", None, self.loc(node)), node,
+            # an edge tile (clipped at run time) comes back with its compile-time shape, zeros past its extents
+            init = "empty" if all(ir.is_dim(x, d) for x, d in zip(e.extents, e.shape)) else "zeros"
+            self.pre += self.bind(tmp, PendingAlloc(ir.TensorType(dt, e.shape), init, None, self.loc(node)), node,
                                   node)
             self.store_into(self.whole(self.env[tmp]), e, node)
             return self.env[tmp]

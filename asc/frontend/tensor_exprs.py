@@ -17,8 +17,34 @@ class TensorExprMixin:
 
     def whole(self, var: ir.Var) -> ir.TensorView:
         t = var.type
+        ext = self.clipped_temps.get(var.name)
         return ir.TensorView(var, tuple(iconst(0) for _ in t.shape), tuple(range(t.ndim)), t.shape,
-                             tuple(dim_expr(d) for d in t.shape))
+                             ext if ext is not None else tuple(dim_expr(d) for d in t.shape))
+
+    @property
+    def clipped_temps(self) -> dict:
+        """Tensor variables holding a value clipped at run time (`y = x[i:i+B] * 2` at an edge tile) -> their
+        run-time extents, kept in scalars at the binding: as in NumPy, such a tensor has the clipped shape (its
+        `.shape`, `len`, what reads it whole), though its memory has the compile-time shape (docs/tensors.md)."""
+        d = self.__dict__.get("_clipped_temps")
+        if d is None:
+            d = self.__dict__["_clipped_temps"] = {}
+        return d
+
+    def keep_extents(self, var: ir.Var, value, node):
+        """Records the run-time extents of `value`, just stored into the new tensor variable `var`, where they may
+        be clipped: each such extent is computed once, here, into a scalar (the names in it may change later)."""
+        if all(ir.is_dim(e, d) for e, d in zip(value.extents, value.shape)):
+            return
+        loc, ext = self.loc(node), []
+        for e, d in zip(value.extents, value.shape):
+            if ir.is_dim(e, d) or isinstance(e, ir.Const):
+                ext.append(e)
+                continue
+            v = self.new_scalar("_t_ext", ir.INDEX)
+            self.pre.append(ir.Assign(v, e, loc))
+            ext.append(v)
+        self.clipped_temps[var.name] = tuple(ext)
 
     def as_tvalue(self, v):
         if isinstance(v, ir.Var) and isinstance(v.type, ir.TensorType):

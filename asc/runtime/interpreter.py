@@ -16,6 +16,7 @@ from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
 from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, scalar_as
 from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
+from ..builtins.clipping import zero_padded
 from . import binding
 
 
@@ -326,6 +327,7 @@ def run(spec, bound, symbols):
         if o.kind == "param":
             out.append(bound[o.index].value)
         elif o.kind == "alloc":
+            r = zero_padded(r)          # a returned edge tile: its compile-time shape (docs/tensors.md, "Edge tiles")
             r = np.asarray(stored_value(r, HANDLES[o.type.dtype].np))   # a 16-bit product: kept wide, if so declared
             if r.dtype != HANDLES[o.type.dtype].np:     # a returned expression takes the annotated dtype
                 r = r.astype(HANDLES[o.type.dtype].np)
