@@ -15,7 +15,10 @@ Each kernel has one of four shapes, and 1-3 outputs, each a random expression ov
 - window2d a 2-D window over a perfect nest `for di: for dj:` with an if statement guarding both axes.
 
 Expressions are trees (depth <= 3) of + - *, a / (1 + b * b), tanh sigmoid sin cos exp(tanh) sqrt(a * a + 1)
-log(a * a + 1) abs, lang.maximum / minimum, conditional expressions on values, and constants. Each kernel is written
+log(a * a + 1) abs, lang.maximum / minimum, conditional expressions on values, and constants. A tie (16-bit inputs
+make `lang.minimum(a, a * x)` with x == 1 common) follows asc's documented rule: lang.maximum / minimum give the
+gradient to their first argument, a max / min over a loop to the first element equal to the result (torch's where
+and argmax do the same; torch.maximum would split it). Each kernel is written
 twice from the same tree: as an asc kernel, and as vectorized torch code (a guarded read is a torch.where over a
 clamped gather), so torch.autograd gives the reference. The forward (interpreted) must match torch's, then every
 target's gradients must match torch's within the dtype's tolerance (float64, float32, float16, bfloat16 inputs;
@@ -84,9 +87,9 @@ def expression(rng: random.Random, leaves: list, depth: int):
                 "abs": (f"abs({a[0]})", f"torch.abs({a[1]})"),
                 "neg": (f"(-{a[0]})", f"(-{a[1]})")}[f]
     b = expression(rng, leaves, depth - 1)
-    if kind == 6:
-        fn = rng.choice(["maximum", "minimum"])
-        return f"lang.{fn}({a[0]}, {b[0]})", f"torch.{fn}({a[1]}, {b[1]})"
+    if kind == 6:       # a tie gives the first argument the gradient (asc's rule; torch.maximum splits it)
+        fn, op = rng.choice([("maximum", ">="), ("minimum", "<=")])
+        return f"lang.{fn}({a[0]}, {b[0]})", f"torch.where({a[1]} {op} {b[1]}, {a[1]}, {b[1]})"
     c = expression(rng, leaves, max(depth - 2, 0))
     op = rng.choice([">", "<"])
     return f"({a[0]} if {c[0]} {op} 0.0 else {b[0]})", f"torch.where({c[1]} {op} 0.0, {a[1]}, {b[1]})"
@@ -166,7 +169,7 @@ def shape_window(rng, n_out):
                 fn, inf = rng.choice([("max", "-math.inf"), ("min", "math.inf")])
                 body += [f"{acc} = {inf}", "for k in range(K):", f"    if {cond}:",
                          f"        {acc} = {fn}({acc}, {e[0]})"]
-                tbody += [f"{acc} = torch.where({tcond}, bc({e[1]}), {inf}).{fn}(1).values"]
+                tbody += [f"{acc} = first(torch.where({tcond}, bc({e[1]}), {inf}), '{fn}')"]
         f = expression(rng, [(acc, acc), ("x[i]", "x[I[:, 0]]"), ("y[i]", "y[I[:, 0]]")], 2)
         body.append(f"o{o}[i] = {f[0]}")
         tbody.append(f"o{o} = {f[1]}")
@@ -252,6 +255,9 @@ def torch_source(prog) -> str:
     names = list(prog["params"])
     lines = ["import math", "import torch", "", "", "def rd(t, idx, mask, pad):",
              "    n = t.shape[-1]", "    return torch.where(mask, t[..., idx.clamp(0, n - 1)], pad)", "", "",
+             "def first(v, fn):     # the max (min) along axis 1, its gradient to the first element equal to it",
+             "    k = v.argmax(1, keepdim=True) if fn == 'max' else v.argmin(1, keepdim=True)",
+             "    return v.gather(1, k)[:, 0]", "", "",
              f"def ref({', '.join(names)}):"]
     lines += [f"    {k} = {v}" for k, v in prog["sizes"].items()]
     lines += [f"    {p}" for p in prog["pre"]]
