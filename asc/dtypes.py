@@ -214,16 +214,74 @@ Tensor = TensorAnnotation(None, None)
 
 def convert(x, h: DTypeHandle):
     """x (a scalar or an array) converted to dtype `h`, as compiled code converts: float to int truncates toward
-    zero, to 16-bit floats rounds to nearest even, and 16-bit values are carried in float32."""
+    zero, to 16-bit floats rounds to nearest even (a NaN as narrow16 says), and 16-bit values are carried in
+    float32."""
     a = np.asarray(x)
+    if h.ir.name in ("float16", "bfloat16"):
+        r = widen16(narrow16(a, h))
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = widen16(a).astype(h.np) if _NAN16.get(a.dtype.name) else a.astype(h.np)
+    return r[()] if r.ndim == 0 else r
+
+
+# ------------------------------------------------------------------ the bits of 16-bit NaNs (docs/tensors.md, "NaN")
+# Every target converts a NaN the way NumPy converts float32 to float16, bfloat16 included: widening keeps the sign
+# and the payload exactly (shifted up, a signalling NaN not quieted), narrowing keeps the sign and the payload's
+# top bits (not quieted; a payload with none of them set becomes 1, so the value stays a NaN). A 16-bit value
+# widened and narrowed back keeps its bits, so a copy keeps them whatever path it takes. ml_dtypes' own float32 ->
+# bfloat16 conversion would make every NaN 0x7fc0 with its sign, and NumPy built with F16C as its baseline would
+# quiet float16 NaNs: the interpreter converts NaNs here instead.
+_NAN16 = {"float16": (13, 0x7c00, 0x3ff), "bfloat16": (16, 0x7f80, 0x7f)}    # payload shift, exponent, payload
+
+
+def _nan16_name(dt) -> str | None:
+    dt = np.dtype(dt)
+    return "float16" if dt == np.float16 else "bfloat16" if is_bfloat16(dt) else None
+
+
+def widen16(a) -> np.ndarray:
+    """A float16 or bfloat16 array (or scalar) as float32, exactly, NaN payloads included; other arrays as
+    they are."""
+    a = np.asarray(a)
+    name = _nan16_name(a.dtype)
+    if name is None:
+        return a
+    f = a.astype(np.float32)
+    nan = np.isnan(f)
+    if nan.any():
+        shift, _, mask = _NAN16[name]
+        b = a.reshape(-1).view(np.uint16)[nan.reshape(-1)].astype(np.uint32)
+        f = f.copy()
+        f.reshape(-1).view(np.uint32)[nan.reshape(-1)] = ((b & 0x8000) << 16) | 0x7f800000 | ((b & mask) << shift)
+    return f
+
+
+def narrow16(a, h: DTypeHandle) -> np.ndarray:
+    """The values of `a` (floats, ints or the other 16-bit dtype) as float16 / bfloat16 (h): rounded once to
+    nearest even, and a NaN by the rule above (a float64 NaN becomes float32 first, as hardware converts it)."""
+    a = np.asarray(a)
+    name = h.ir.name
+    if a.dtype == h.np:
+        return a
+    if _nan16_name(a.dtype):
+        a = widen16(a)                                     # float16 <-> bfloat16: through float32, exactly
     with np.errstate(invalid="ignore", over="ignore"):
-        if h.ir.name == "bfloat16" and a.dtype == np.float64:
+        if name == "bfloat16" and a.dtype == np.float64:
             r = round_to_odd_f32(a).astype(h.np)          # once from the double, whatever the ml_dtypes version
         else:
             r = a.astype(h.np)
-    if h.ir.name in ("float16", "bfloat16"):
-        r = r.astype(np.float32)
-    return r[()] if r.ndim == 0 else r
+        if a.dtype.kind != "f":
+            return r
+        nan = np.isnan(a)
+        if not nan.any():
+            return r
+        u = a.reshape(-1)[nan.reshape(-1)].astype(np.float32).view(np.uint32)
+    shift, exp, mask = _NAN16[name]
+    p = (u >> shift) & mask
+    r = r.copy()
+    r.reshape(-1).view(np.uint16)[nan.reshape(-1)] = (((u >> 16) & 0x8000) | exp | p | (p == 0)).astype(np.uint16)
+    return r
 
 
 def round_to_odd_f32(v):

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ..dtypes import is_bfloat16
+from ..dtypes import as_dtype, is_bfloat16, narrow16, widen16
 from . import clipping
 
 # numeric check of intermediates in the interpreter: every stored float value must be finite
@@ -102,7 +102,8 @@ class KernelArray(np.ndarray):
         if isinstance(v, np.ndarray):
             return clipping.mark_view(self, idx, v)        # an edge tile keeps its compile-time shape
         if self.dtype in SIXTEEN_BIT and not isinstance(v, np.ndarray):
-            return np.float32(v)
+            f = np.float32(v)
+            return f if f == f else widen16(v)[()]       # a NaN's payload exactly (docs/tensors.md, "NaN")
         return v
 
     def __setitem__(self, idx, value):
@@ -111,6 +112,8 @@ class KernelArray(np.ndarray):
         target = self
         if isinstance(value, np.ndarray) and value.ndim:      # an edge tile: the part both sides cover
             target, idx, value = self._clipped_store(idx, value)
+        if self.dtype in SIXTEEN_BIT:
+            value = to16(value, self.dtype)
         if finite_stores.get() and self.dtype.kind == "f" or (finite_stores.get() and self.dtype in SIXTEEN_BIT):
             if not np.all(np.isfinite(np.asarray(value, dtype=np.float64))):
                 raise FloatingPointError(f"this line first produced {value} (stored to {self._name()!r} at index "
@@ -134,6 +137,19 @@ class KernelArray(np.ndarray):
             return self, idx, value
         d, v = clipping.store(dest, full, value)
         return d, Ellipsis, v
+
+
+def to16(value, dt):
+    """A value stored into (or converted to) a float16 / bfloat16 tensor: a NaN by asc's rule, its sign and the top
+    of its payload (asc.dtypes.narrow16; ml_dtypes would make it 0x7fc0), anything else as NumPy converts it."""
+    if isinstance(value, np.ndarray):
+        if value.dtype != dt and (value.dtype.kind == "f" or value.dtype in SIXTEEN_BIT) and np.isnan(value).any():
+            return narrow16(value, as_dtype(dt))
+        return value
+    if (isinstance(value, (float, np.floating)) or isinstance(value, np.generic) and value.dtype in SIXTEEN_BIT) \
+            and value != value and np.asarray(value).dtype != dt:
+        return narrow16(value, as_dtype(dt))[()]
+    return value
 
 
 # ------------------------------------------------------------------ array-level numerics

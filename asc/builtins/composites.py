@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import ir
 from . import math as _declared_math, reductions as _declared_reductions  # noqa: F401 (registered before use)
-from .array import kernel_array
+from .array import SIXTEEN_BIT, kernel_array, to16
 from .numeric import tensor_result, wide_any
 from .table import BUILTINS, Builtin, register
 
@@ -45,7 +45,8 @@ class InterpreterOps:
         return BUILTINS[name](x, axis=axis, keepdims=True)
 
     def like(self, v, x):
-        return np.asarray(v).astype(x.dtype)
+        v = np.asarray(v)
+        return (to16(v, x.dtype) if x.dtype in SIXTEEN_BIT else v).astype(x.dtype)
 
     def compare(self, op, a, b):
         return _PY_CMP[op](a, b)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .array import SIXTEEN_BIT, KernelArray
+from .array import SIXTEEN_BIT, KernelArray, to16
 
 SCALAR_FLOATS = (np.float32, np.float64)
 
@@ -20,7 +20,7 @@ def is_py(x) -> bool:
 def tensor_result(r, dt):
     """A math function of a whole 16-bit tensor (tensor-level code) comes back in its dtype, as in NumPy."""
     if dt in SIXTEEN_BIT and isinstance(r, np.ndarray) and r.ndim:
-        return r.astype(dt).view(KernelArray)
+        return to16(r, dt).astype(dt).view(KernelArray)
     return r
 
 

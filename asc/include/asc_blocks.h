@@ -3,8 +3,7 @@
 // - float16 inputs are widened into the buffers and float16 outputs narrowed back, with F16C or AVX-512 one
 //   instruction per 8 or 16 values (the scalar asc_h2f / asc_f2h of asc_cpu.h cost 6-12 integer operations a value
 //   inside the loop). The bits are asc_h2f's and asc_f2h's for every input, NaNs included (the hardware would quiet a
-//   signalling NaN on the way in and keep a NaN's payload on the way out; a block that holds a NaN is converted
-//   again with both mended);
+//   signalling NaN on the way in and on the way out; a block that holds a NaN is converted again with both mended);
 // - outputs of at least ASC_STREAM_MIN_BYTES are written with non-temporal (streaming) stores: no cache would keep
 //   them, and an ordinary store first reads its cache line from memory, a third of a simple kernel's traffic.
 #ifndef ASC_BLOCKS_H
@@ -33,13 +32,6 @@ static inline __m512 asc_h2f_x16(__m256i h) {
   }
   return f;
 }
-static inline __m256i asc_f2h_x16(__m512 f) {
-  // a NaN becomes its sign and 0x7e00, as asc_f2h gives (the hardware would keep the top of the payload)
-  __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-  __m512i sign = _mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32((int)0x80000000u));
-  f = _mm512_mask_mov_ps(f, nan, _mm512_castsi512_ps(_mm512_or_si512(sign, _mm512_set1_epi32(0x7fc00000))));
-  return _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
 #endif
 
 #if defined(__F16C__) && defined(__AVX2__)
@@ -55,12 +47,6 @@ static inline __m256 asc_h2f_x8(__m128i h) {
   }
   return f;
 }
-static inline __m128i asc_f2h_x8(__m256 f) {
-  __m256 nan = _mm256_cmp_ps(f, f, _CMP_UNORD_Q);
-  __m256 canon = _mm256_or_ps(_mm256_and_ps(f, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u))),
-                              _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)));
-  return _mm256_cvtps_ph(_mm256_blendv_ps(f, canon, nan), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-}
 #endif
 
 // dst[k] = asc_h2f(src[k]) for k < n, NaNs mended a vector at a time
@@ -75,16 +61,10 @@ static inline void asc_h2f_block_exact(const asc_half* __restrict src, float* __
   for (; k < n; ++k) dst[k] = asc_h2f(src[k]);
 }
 
-// dst[k] = asc_f2h(src[k]) for k < n, NaNs mended a vector at a time
+// dst[k] = asc_f2h(src[k]) for k < n, NaNs mended: the integer conversion itself, which gcc and clang vectorize
 static inline void asc_f2h_block_exact(const float* __restrict src, asc_half* __restrict dst, int64_t n) {
-  int64_t k = 0;
-#if defined(__AVX512F__)
-  for (; k + 16 <= n; k += 16) _mm256_storeu_si256((__m256i*)(dst + k), asc_f2h_x16(_mm512_loadu_ps(src + k)));
-#endif
-#if defined(__F16C__) && defined(__AVX2__)
-  for (; k + 8 <= n; k += 8) _mm_storeu_si128((__m128i*)(dst + k), asc_f2h_x8(_mm256_loadu_ps(src + k)));
-#endif
-  for (; k < n; ++k) dst[k] = asc_f2h(src[k]);
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) dst[k] = asc_f2h(src[k]);
 }
 
 // dst[k] = asc_h2f(src[k]) for k < n. The vector part converts with the bare instruction and only notes whether a

@@ -76,16 +76,21 @@ static inline asc_half asc_f2h(float f) {
   uint32_t sub = asc_f2bits(asc_bits2f(a) + 0.5f) - 0x3f000000u;     // the FPU rounds a * 2^24 to an integer
   uint32_t r = ascm_selu(a >= 0x38800000u, norm, sub);              // mask selects: ?: chains were branches, and
   r = ascm_selu(a >= 0x477ff000u, 0x7c00u, r);                      // the loop scalar code on SSE4.2 and AVX2
-  r = ascm_selu(a > 0x7f800000u, 0x7e00u, r);
+  // a NaN keeps its sign and the top 10 bits of its payload, not quieted (NumPy's float32 -> float16), so a float16
+  // value widened and narrowed back keeps its bits; a payload with none of those bits set becomes 1 (still a NaN)
+  uint32_t p = (a >> 13) & 0x3ffu;
+  r = ascm_selu(a > 0x7f800000u, 0x7c00u | p | (uint32_t)(p == 0u), r);
   return (asc_half)(sign | r);
 }
 
 static inline float asc_bf2f(asc_bf16 h) { return asc_bits2f((uint32_t)h << 16); }
+// A NaN keeps its sign and the top 7 bits of its payload, not quieted, as float16 does (NumPy's rule for float16;
+// ml_dtypes would make every NaN 0x7fc0 with its sign): a copy through float32 keeps a bfloat16's bits
 static inline asc_bf16 asc_f2bf(float f) {
   uint32_t u = asc_f2bits(f);
   uint32_t r = u + 0x7fffu + ((u >> 16) & 1u);                       // round to nearest even
-  uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u;
-  return (asc_bf16)(nan ? ((u >> 16) | 0x40u) : (r >> 16));
+  uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u, t = u >> 16;
+  return (asc_bf16)ascm_selu(nan, t | (uint32_t)((t & 0x7fu) == 0u), r >> 16);
 }
 // double -> float rounded to odd: a later rounding to half is then correct (one rounding, not two)
 static inline float asc_d2f_odd(double d) {
@@ -173,14 +178,14 @@ static inline int64_t asc_chunk(int64_t n, int64_t threads, int64_t grain) {
   per = (per + grain - 1) / grain * grain;
   return per > 0 ? per : grain;
 }
-// numpy.maximum / minimum: nan if either operand is nan (that nan: a + b keeps the payload of a nan a, else of b),
+// numpy.maximum / minimum: nan if either operand is nan (that nan as it is, not quieted: a if a is nan, else b),
 // else the larger / smaller, the second on a tie. Mask selects: `a != a || b != b ? ...` was a branch, and the loop
 // scalar code, on SSE4.2 and AVX2. Python's max/min of floats and the max/min reductions in kernels mean the same;
 // a running `m = asc_maximum_f32(m, x[i])` is the `asc_maximum_f32` OpenMP reduction below.
-static inline float asc_maximum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a > b, a, b)); }
-static inline double asc_maximum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a > b, a, b)); }
-static inline float asc_minimum_f32(float a, float b) { return ascm_self((a != a) | (b != b), a + b, ascm_self(a < b, a, b)); }
-static inline double asc_minimum_f64(double a, double b) { return ascm_seld((a != a) | (b != b), a + b, ascm_seld(a < b, a, b)); }
+static inline float asc_maximum_f32(float a, float b) { return ascm_self((a > b) | (a != a), a, b); }
+static inline double asc_maximum_f64(double a, double b) { return ascm_seld((a > b) | (a != a), a, b); }
+static inline float asc_minimum_f32(float a, float b) { return ascm_self((a < b) | (a != a), a, b); }
+static inline double asc_minimum_f64(double a, double b) { return ascm_seld((a < b) | (a != a), a, b); }
 #pragma omp declare reduction(asc_maximum_f32 : float : omp_out = asc_maximum_f32(omp_out, omp_in)) \
     initializer(omp_priv = -ASC_INF_F)
 #pragma omp declare reduction(asc_maximum_f64 : double : omp_out = asc_maximum_f64(omp_out, omp_in)) \

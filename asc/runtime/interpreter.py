@@ -14,7 +14,7 @@ import os
 
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
-from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, scalar_as
+from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, narrow16, scalar_as
 from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
 from ..builtins.clipping import zero_padded
 from . import binding
@@ -31,6 +31,12 @@ def _to_kernel_array(a):
         import torch
         return t.view(torch.int16).numpy().view(HANDLES[ir.bfloat16].np).view(KernelArray)
     return t.numpy().view(KernelArray)
+
+
+def _as_dtype(r, d: ir.DType) -> np.ndarray:
+    """A result converted to its declared dtype (a 16-bit NaN by asc's rule: docs/tensors.md, "NaN")."""
+    h = HANDLES[d]
+    return narrow16(r, h) if d.is_16bit_float else np.asarray(r).astype(h.np)
 
 
 def _scalar_in(value, t: ir.ScalarType):
@@ -330,10 +336,11 @@ def run(spec, bound, symbols):
             r = zero_padded(r)          # a returned edge tile: its compile-time shape (docs/tensors.md, "Edge tiles")
             r = np.asarray(stored_value(r, HANDLES[o.type.dtype].np))   # a 16-bit product: kept wide, if so declared
             if r.dtype != HANDLES[o.type.dtype].np:     # a returned expression takes the annotated dtype
-                r = r.astype(HANDLES[o.type.dtype].np)
+                r = _as_dtype(r, o.type.dtype)
             out.append(_from_numpy(r, use_torch))
         else:
-            out.append(HANDLES[o.type.dtype].np.type(r))
+            out.append(narrow16(r, HANDLES[o.type.dtype])[()] if o.type.dtype.is_16bit_float else
+                       HANDLES[o.type.dtype].np.type(r))
     if k.returns_tuple:
         return tuple(out)
     return out[0] if out else None

@@ -77,6 +77,41 @@ def test_bfloat16_both_ways(lib):
                                  f.astype(ml_dtypes.bfloat16)).all()
 
 
+# NaN bits (docs/tensors.md, "NaN"): widening keeps a NaN's sign and payload exactly (not quieted); narrowing keeps
+# the sign and the payload's top bits (not quieted; NumPy's float32 -> float16, for bfloat16 too: ml_dtypes would
+# give 0x7fc0), and a payload with none of them set becomes 1. So every 16-bit pattern survives the round trip.
+NAN_FORMAT = {"float16": (13, 0x7c00, 0x3ff), "bfloat16": (16, 0x7f80, 0x7f)}
+
+
+def nan_payloads():
+    """float32 NaNs: both signs, payloads in the kept bits, below them only, all ones, and random ones."""
+    rng = np.random.default_rng(1)
+    pay = np.concatenate([np.arange(1, 1 << 12, dtype=np.uint32), np.arange(1, 1 << 10, dtype=np.uint32) << 13,
+                          np.array([0x7fffff, 0x400000, 0x3fffff, 0x001fff, 0x00ffff, 0x010000], np.uint32),
+                          rng.integers(1, 1 << 23, 1 << 18, dtype=np.uint32)])
+    return np.concatenate([0x7f800000 | pay, 0xff800000 | pay]).view(np.float32)
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_nan_bits_both_ways(lib, name):
+    widen, narrow = (lib.h2f, lib.f2h) if name == "float16" else (lib.bf2f, lib.f2bf)
+    shift, exp, mask = NAN_FORMAT[name]
+    wide = call(widen, ALL16, np.float32)
+    assert (call(narrow, wide, np.uint16) == ALL16).all()              # every pattern back, NaNs included
+    b = ALL16.astype(np.uint32)
+    nan = ((b & exp) == exp) & ((b & mask) != 0)
+    assert nan.sum() == 2 * mask
+    want = ((b & 0x8000) << 16) | 0x7f800000 | ((b & mask) << shift)
+    assert (wide.view(np.uint32)[nan] == want[nan]).all()
+    f = nan_payloads()
+    u = f.view(np.uint32)
+    p = (u >> shift) & mask
+    assert (call(narrow, f, np.uint16) == (((u >> 16) & 0x8000) | exp | p | (p == 0))).all()
+    if name == "float16":                                              # NumPy's own rule
+        with np.errstate(invalid="ignore"):
+            assert (call(narrow, f, np.uint16) == f.astype(np.float16).view(np.uint16)).all()
+
+
 # ---------------------------------------------------------------- asc_blocks.h: the block conversions of float16 loops
 # A block converts with the bare F16C / AVX-512 instruction and, where it held a NaN, is converted again with the NaN
 # bits mended (asc_h2f_block_exact, asc_f2h_block_exact): both paths are checked, at every x86-64 level the kernels
@@ -103,8 +138,9 @@ extern "C" ASC_EXPORT long f2h_block_mismatches(int len, int nan_lane) {
 }
 """
 
-LEVELS = [""] + (["-march=x86-64-v3", "-march=x86-64-v4"]
-                 if platform.machine() in ("x86_64", "AMD64") else [])
+_HOST = toolchain.target_isa()["features"]         # what -march=native gives: the levels this machine can run
+LEVELS = [""] + ([level for level, needs in (("-march=x86-64-v3", "avx2"), ("-march=x86-64-v4", "avx512f"))
+                  if needs in _HOST] if platform.machine() in ("x86_64", "AMD64") else [])
 
 
 @pytest.fixture(scope="module", params=LEVELS, ids=lambda f: f or "native")

@@ -332,7 +332,12 @@ inline uint16_t to_bits(float f, int mode, int mbits, int ebits) {
     const int emin = 1 - bias;
     const uint16_t sign = std::signbit(f) ? uint16_t(1u << 15) : uint16_t(0);
     const uint16_t expmask = uint16_t(((1u << ebits) - 1) << mbits);
-    if (std::isnan(f)) return uint16_t(sign | expmask | (1u << (mbits - 1)));
+    if (std::isnan(f)) {                      // sign and the top of the payload, not quieted (asc_cpu.h's rule)
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        const uint32_t p = (u & 0x7fffffu) >> (23 - mbits);
+        return uint16_t(sign | expmask | (p ? p : 1u));
+    }
     if (std::isinf(f)) return uint16_t(sign | expmask);
     double a = std::fabs(double(f));
     if (a == 0.0) return sign;
@@ -379,8 +384,14 @@ inline float from_bits(uint16_t b, int mbits, int ebits) {
     const uint32_t ex = (b >> mbits) & ((1u << ebits) - 1);
     const uint32_t m = b & ((1u << mbits) - 1);
     double v;
+    if (ex == (1u << ebits) - 1 && m) {       // a NaN: its sign and payload, exactly (not quieted)
+        const uint32_t u = (uint32_t(neg) << 31) | 0x7f800000u | (m << (23 - mbits));
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
     if (ex == 0) v = std::ldexp(double(m), 1 - bias - mbits);
-    else if (ex == (1u << ebits) - 1) v = m ? NAN : INFINITY;
+    else if (ex == (1u << ebits) - 1) v = INFINITY;
     else v = std::ldexp(double(m | (1u << mbits)), int(ex) - bias - mbits);
     return float(neg ? -v : v);
 }
