@@ -50,7 +50,8 @@ def _window_or_none(k: ir.Kernel):
 
 
 def gm_interface(k: ir.Kernel) -> Plan:
-    """The kernel's GM tensors (parameters, then returned allocations) and scalar parameters, as a bare Plan."""
+    """The kernel's GM tensors (parameters, then returned allocations in the order they are returned: the order
+    the launchers pass them in) and scalar parameters, as a bare Plan."""
     p = Plan(kernel=k)
     fn = k.entry
     for prm in fn.params:
@@ -59,12 +60,14 @@ def gm_interface(k: ir.Kernel) -> Plan:
             p.tensors.append(GmTensor(prm.var.name, t.dtype, t.shape, "param", prm.index))
         else:
             p.scalars.append((prm.var.name, t))
+    allocs = []
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.Alloc) and s.output is not None:
-            p.tensors.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc,
-                                      init=s.init, fill=s.fill))
+            allocs.append(GmTensor(s.var.name, s.var.type.dtype, s.var.type.shape, "alloc", s.output, loc=s.loc,
+                                   init=s.init, fill=s.fill))
         if isinstance(s, ir.Return) and p.return_loc is None:
             p.return_loc = s.loc
+    p.tensors += sorted(allocs, key=lambda t: t.index)
     return p
 
 
