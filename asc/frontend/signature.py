@@ -143,8 +143,9 @@ def retyped(fn, new: dict):
     whose annotations give the parameters of `new` ({name: DTypeHandle}) those dtypes instead, and what changed (a
     list of "x: float32 -> float16"). The return annotation's dtype (each element's, for a tuple) follows when it is
     the dtype the retyped parameters had, they all get the same new one, and no other tensor parameter is annotated
-    with it (gelu's `-> lang.float32[N]`: the kernel in another precision); other parameters keep theirs. A parameter annotated without a dtype (lang.Tensor, none) is typed by the call anyway and
-    stays as it is; a Python number (int, float, bool) has no dtype to retype: CompileError at its annotation."""
+    with it (gelu's `-> lang.float32[N]`: the kernel in another precision); other parameters keep theirs. A
+    parameter annotated without a dtype (lang.Tensor, none) is typed by the call anyway and stays as it is; a Python
+    number (int, float, bool) has no dtype to retype: CompileError at its annotation."""
     import types
 
     from ..dtypes import HANDLES
