@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .emit import backward_source as _emit
 from .errors import AutodiffError
+from ..errors import ShapeError
 from . import stages
 from .rows import read
 from ..passes.inline_calls import inline_calls
@@ -50,16 +51,22 @@ class Grad:
         return self.kernel
 
     def _backward_for(self, args):
-        from ..runtime import binding
         kern = self._forward(args)
         n = len(kern.specs)
-        bound, symbols = binding.bind(kern.__name__, kern.specs, args[:n], {})
-        key = binding.spec_key(bound, kern.options.dynamic_shape)
+        # the forward's specialization: its int arguments that size allocations (lang.zeros((B, G))) are bound as
+        # sizes there, and their values are in its key when shapes are specialized
+        spec, bound, symbols = kern.specialization(args[:n], {}, "grad", latest=False)
+        _check_grad_shapes(kern.__name__, spec.ir, symbols, args[n:])
+        key = spec.key[:-1]             # without the check switches: one backward serves checked and plain calls
         hit = self._backwards.get(key)
         if hit is not None:
             return hit
-        types, syms = binding.arg_types(kern.specs, bound, symbols, kern.options.dynamic_shape)
         from .. import compiler
+        from ..runtime import binding
+        derived = {d.name for d in spec.ir.sizes}       # (computed from the others: the frontend names them again)
+        types, syms = binding.arg_types(kern.specs, bound, {s: v for s, v in symbols.items() if s not in derived},
+                                        kern.options.dynamic_shape)
+        # the kernel read as plain element code (no fused epilogues: autodiff reads the products as stages)
         k = compiler.element_ir(compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape,
                                                   kern.return_spec))
         k = inline_calls(k)             # device functions of straight-line scalar code (a vectorized body) inlined
@@ -85,6 +92,19 @@ class Grad:
     def source(self, *args) -> str:
         """The generated backward kernel's Python source, for these forward arguments."""
         return self._backward_for(args)[2]
+
+
+def _check_grad_shapes(name: str, k, symbols: dict, grads: tuple):
+    """Refuses an output gradient whose shape is not its output's. (The backward's annotations check most shapes;
+    not a size computed from int arguments under dynamic_shape=True, such as the G of lang.empty((N, G)).)"""
+    if any(o.kind != "alloc" for o in k.outputs):
+        return                  # (refused by the reader, with its reason)
+    for i, (o, g) in enumerate(zip(k.outputs, grads)):
+        want = tuple(d if isinstance(d, int) else symbols[d.name] for d in o.type.shape)
+        have = tuple(getattr(g, "shape", ()))
+        if have != want:
+            raise ShapeError(f"asc.grad({name}): output gradient {i + 1} must have the shape of output {i + 1}, "
+                             f"{want}; got {have}")
 
 
 def grad(kernel) -> Grad:

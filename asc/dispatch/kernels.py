@@ -80,6 +80,9 @@ class Kernel(DeviceCallable):
         spec = self._cache.get(key)
         if spec is None:
             spec = self._specialize_new(bound, symbols, checked)
+        if spec.ir.sizes:
+            from ..runtime import sizes
+            sizes.derive(self.__name__, spec.ir, symbols)
         self._last = spec
         self.stats["calls"] += 1
         binding.check_writes(self.__name__, specs, bound, spec.written)
@@ -248,7 +251,11 @@ class Kernel(DeviceCallable):
             bound, symbols = binding.bind(self.__name__, self.specs, args, kwargs)
             checked = self.options.checked()
             key = self._key(bound, symbols, checked)
-            return self._cache.get(key) or self._specialize_new(bound, symbols, checked), bound, symbols
+            spec = self._cache.get(key) or self._specialize_new(bound, symbols, checked)
+            if spec.ir.sizes:
+                from ..runtime import sizes
+                sizes.derive(self.__name__, spec.ir, symbols)
+            return spec, bound, symbols
         if self._last is None:
             raise CompileError(f"{self.__name__}.{what}(): call the kernel first, or pass example arguments")
         return self._last, None, {}

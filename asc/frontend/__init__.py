@@ -40,7 +40,7 @@ def build_kernel_ir(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_s
     funcs = tuple(ctx.funcs[k] for k in ctx.order)
     syms = tuple(n for n, v in symbols.items() if isinstance(v, ir.Sym))
     kernel = ir.Kernel(entry, funcs, tuple(outputs), returns_tuple, syms, fb.src.file,
-                       tuple(sorted(fb.conversions.items())))
+                       tuple(sorted(fb.conversions.items())), tuple(ctx.sizes.values()))
     _check_call_aliasing(kernel)
     return kernel
 

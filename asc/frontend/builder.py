@@ -11,7 +11,7 @@ from .. import ir
 from ..errors import CompileError
 from .assignment import AssignMixin
 from .calls import CallsMixin
-from .context import BuildContext
+from .context import BuildContext, size_param_symbol
 from .expressions import ExpressionsMixin
 from .scalars import ScalarMixin
 from .source import closure_values, get_source
@@ -76,11 +76,18 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
             else:  # a scalar parameter is a variable that may be reassigned
                 var_types.setdefault(v.name, v.type)
                 self.env[v.name] = ir.Var(v.name, var_types[v.name])
+                size = ctx.symbols.get(size_param_symbol(v.name)) if is_kernel else None
+                if isinstance(size, int) and self.assign_count[v.name] == 0:
+                    # an int argument bound as a size, shapes specialized: its value, as a lang.dim's (the
+                    # specialization is made for it), so loops over it and shapes made from it agree
+                    self.env[v.name] = ir.Const(size, var_types[v.name])
         self._tmp = 0
         self.pre: list = []                    # statements an expression needs before its statement (tensors)
         self.loop_ranges: dict = {}            # enclosing loop variable -> (start, stop, step)
         self.local_bytes = 0                   # lang.local_buffer bytes so far
         self.alloc_names: set = set()
+        self.size_defs: dict = {}              # names assigned once from an expression of sizes -> it (sizes.py)
+        self.size_src: dict = {}               # names assigned once -> the source of the value (for messages)
         self.alloc_block: dict = {}            # tensor name -> the block its allocation is in
         self.out_of_block: dict = {}           # tensors allocated in a block that ended -> the allocation's loc
         # the block (statement list) where each tensor name is bound: a tensor name may be bound again only in the

@@ -13,7 +13,8 @@ from ..builtins import BUILTINS, Builtin, IROps, python_aliases
 from ..dtypes import DTypeHandle, as_dtype
 from ..errors import CompileError, UnsupportedError
 from ..marks import DeviceCallable
-from .context import UNKNOWN, DeviceFunc, PendingAlloc, SizeParamNeeded, size_param_symbol, specialize
+from .context import UNKNOWN, DeviceFunc, PendingAlloc, specialize
+from .sizes import size_dim
 
 PYMATH = python_aliases()       # math.exp -> "exp", ...: from the builtin declarations
 
@@ -135,39 +136,14 @@ class CallsMixin:
 
     def shape_arg(self, v, node):
         vals = v if isinstance(v, tuple) else (v,)
-        dims = []
         elts = node.elts if isinstance(node, ast.Tuple) and len(node.elts) == len(vals) else \
             [node] * (len(vals) == 1)
+        dims = []
         for k, x in enumerate(vals):
-            x = self.int_scalar(x, node)
-            if isinstance(x, ir.Const):
-                if x.value < 0:
-                    raise self.error(f"negative size {x.value}", node)
-                dims.append(int(x.value))
-            elif isinstance(x, ir.Var) and x.name in self.ctx.symbols and isinstance(self.ctx.symbols[x.name],
-                                                                                      ir.Sym):
-                dims.append(self.ctx.symbols[x.name])
-            elif isinstance(x, ir.Var) and self.is_kernel and x.name in self.params_by_name and \
-                    x.type.dtype.kind in "iu" and self.assign_count[x.name] == 0:
-                # an int argument as a size (vLLM's (T, k)): its value when shapes are specialized, a run-time size
-                # with dynamic_shape=True; asc/dispatch binds it and builds again when it was not bound yet
-                v = self.ctx.symbols.get(size_param_symbol(x.name))
-                if v is None:
-                    raise SizeParamNeeded(f"the int argument {x.name!r} is a size of an allocation; asc binds it as "
-                                          f"a size (this message means it was not bound)", self.loc(node),
-                                          param=x.name)
-                if isinstance(v, int) and v < 0:
-                    raise self.error(f"negative size {v} (argument {x.name!r})", node)
-                dims.append(v)
-            elif self.ctx.dynamic and not any(isinstance(v, ir.Load) for v in ir.walk_expr(x)) and all(
-                    isinstance(v, ir.Const) or self.is_size(v) for v in ir.walk_expr(x)
-                    if isinstance(v, (ir.Var, ir.Const))):
-                text = ast.unparse(elts[k]) if k < len(elts) else format_expr(x)
-                raise self.error(f"with dynamic_shape=True, each size of an allocation is a constant or one size of "
-                                 f"an argument, not an expression of sizes ({text}); give the tensor one axis per "
-                                 f"size (such as (B, H, N) for (B * H, N))", node)
-            else:
-                raise self.error("an allocation's shape must be made of constants and argument sizes", node)
+            at = elts[k] if k < len(elts) else node
+            x = self.scalar(x, at)
+            text = ast.unparse(at) if k < len(elts) else format_expr(x)
+            dims.append(size_dim(self, x, at, text))
         return tuple(dims)
 
     def call_alloc(self, b, node):

@@ -47,6 +47,7 @@ class BuildContext:
 
     def __init__(self, symbols: dict, dynamic: bool, fused: bool = False, ret_spec=None, cube: bool = False):
         self.symbols = symbols          # size name -> int (specialized) or ir.Sym (dynamic)
+        self.sizes: dict = {}           # dynamic sizes that are expressions of sizes: its text -> ir.SizeDef
         self.dynamic = dynamic
         self.fused = fused              # @lang.fused_kernel: tensor expressions inline and fuse around matmuls
         self.epilogues = bool(fused or cube)    # an expression of a matmul becomes its epilogue (fused, cube)

@@ -294,6 +294,18 @@ class Kernel:
     # ternary or Python min/max whose chosen operand can differ in type from the result (Python returns it
     # unchanged); (span + (operator name,), WeakOp) for an operator of two Python numbers it must compute as NumPy does
     conversions: tuple = ()
+    sizes: tuple = ()                # of SizeDef: the symbols above that are expressions of other sizes
+
+
+@dataclass(frozen=True)
+class SizeDef:
+    """A size symbol of a dynamic_shape kernel that is an expression of other sizes (`lang.empty((n + 1,))`): the
+    runtime computes it at each call (asc/ir/sizes.py) and passes it as any size. `expr` is made of int Consts and
+    Vars naming size symbols, combined by + - * // %; `text` is the source the user wrote."""
+    name: str
+    expr: Expr
+    text: str
+    loc: Optional[Loc] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

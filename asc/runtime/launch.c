@@ -24,6 +24,8 @@
 #define MAXP 24
 #define MAXD 8
 #define MAXS 6
+#define MAXCODE 64      /* the words of a row's derived sizes' program (see derive()) */
+#define MAXSTACK 8
 
 typedef int (*entry_fn)(void *const *, const int64_t *);
 
@@ -57,6 +59,8 @@ typedef struct {
     int sout_type[MAXP];
     char ret_kind[MAXP];  /* 'p' argument, 'a' allocation, 's' scalar */
     int ret_index[MAXP];
+    int ncode;            /* sizes computed from sizes (lang.empty((n + 1,))): a program over syms, see derive() */
+    int64_t code[MAXCODE];
 } Spec;
 
 /* (Reference counts of rows and tables change only with the GIL held; on a free-threaded Python the module, which
@@ -264,21 +268,27 @@ static int add_parse(Spec *sp, unsigned long long entry, int dynamic, int nsyms,
     return 0;
 }
 
-/* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple)
- *   params: ((kind, type_num, dims, written), ...); allocs: ((type_num, dims), ...); rets: ((kind, index), ...) */
+/* add(entry, dynamic, nsyms, params, allocs, scalar_outs, rets, tuple[, derived])
+ *   params: ((kind, type_num, dims, written), ...); allocs: ((type_num, dims), ...); rets: ((kind, index), ...);
+ *   derived: the program of derive() as a flat tuple of ints (launcher.size_program) */
 static PyObject *Launcher_add(Launcher *self, PyObject *args) {
     unsigned long long entry;
     int dynamic, nsyms, tuple;
-    PyObject *params, *allocs, *souts, *rets;
-    if (!PyArg_ParseTuple(args, "KiiO!O!O!O!p", &entry, &dynamic, &nsyms, &PyTuple_Type, &params, &PyTuple_Type,
-                          &allocs, &PyTuple_Type, &souts, &PyTuple_Type, &rets, &tuple))
+    PyObject *params, *allocs, *souts, *rets, *derived = NULL;
+    if (!PyArg_ParseTuple(args, "KiiO!O!O!O!p|O!", &entry, &dynamic, &nsyms, &PyTuple_Type, &params, &PyTuple_Type,
+                          &allocs, &PyTuple_Type, &souts, &PyTuple_Type, &rets, &tuple, &PyTuple_Type, &derived))
         return NULL;
     if (PyTuple_GET_SIZE(params) > MAXP || PyTuple_GET_SIZE(allocs) > MAXP || PyTuple_GET_SIZE(souts) > MAXP ||
-        PyTuple_GET_SIZE(rets) > MAXP)
+        PyTuple_GET_SIZE(rets) > MAXP || nsyms > MAXP || (derived && PyTuple_GET_SIZE(derived) > MAXCODE))
         Py_RETURN_FALSE;  /* too big for the table: the Python path serves it */
     Spec *row = PyMem_Calloc(1, sizeof(Spec));
     if (!row) return PyErr_NoMemory();
     if (add_parse(row, entry, dynamic, nsyms, tuple, params, allocs, souts, rets) < 0) { PyMem_Free(row); return NULL; }
+    row->ncode = derived ? (int)PyTuple_GET_SIZE(derived) : 0;
+    for (int i = 0; i < row->ncode; ++i) {
+        row->code[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(derived, i));
+        if (row->code[i] == -1 && PyErr_Occurred()) { PyMem_Free(row); return NULL; }
+    }
     /* newest first; the oldest row falls off a full table (its calls take the Python path) */
     Table *old = self->table;
     Table *t = PyMem_Calloc(1, sizeof(Table));
@@ -458,6 +468,46 @@ static int bind_dims(const PSpec *p, const npy_intp *shape, int64_t *syms) {
     return 1;
 }
 
+/* The sizes of row s computed from its other sizes (lang.empty((n + 1,)), dynamic_shape=True), into syms: a
+ * program of (op, argument) words, op 0 pushes the constant argument, 1 pushes size argument, 2..6 replace the
+ * two on top by their + - * // % (Python's: // and % round toward minus infinity), 7 pops the top into size
+ * argument. 0 (the Python path, which names the values) on a negative size, a division by zero, an overflow. */
+static int derive(const Spec *s, int64_t *syms) {
+    int64_t st[MAXSTACK];
+    int n = 0;
+    for (int i = 0; i + 1 < s->ncode; i += 2) {
+        int64_t op = s->code[i], arg = s->code[i + 1];
+        if (op == 0 || op == 1) {
+            if (n == MAXSTACK || (op == 1 && (arg < 0 || arg >= s->nsyms))) return 0;
+            st[n++] = op == 0 ? arg : syms[arg];
+            continue;
+        }
+        if (op == 7) {
+            if (n < 1 || arg < 0 || arg >= s->nsyms || st[n - 1] < 0) return 0;
+            syms[arg] = st[--n];
+            continue;
+        }
+        if (n < 2) return 0;
+        int64_t a = st[n - 2], b = st[n - 1], r;
+        switch (op) {
+        case 2: if (__builtin_add_overflow(a, b, &r)) return 0; break;
+        case 3: if (__builtin_sub_overflow(a, b, &r)) return 0; break;
+        case 4: if (__builtin_mul_overflow(a, b, &r)) return 0; break;
+        case 5: case 6: {
+            if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+            int64_t q = a / b, m = a % b;
+            if (m != 0 && ((m < 0) != (b < 0))) { q -= 1; m += b; }
+            r = op == 5 ? q : m;
+            break;
+        }
+        default: return 0;
+        }
+        st[n - 2] = r;
+        n -= 1;
+    }
+    return 1;
+}
+
 /* 1: the call matches row s and is ready (slots, sizes filled); 0: not this row */
 static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *sbuf, int64_t *syms,
                  char **lo, char **hi, int *any_torch) {
@@ -506,7 +556,7 @@ static int match(const Spec *s, PyObject *const *args, void **slots, uint64_t *s
             if (lo[i] < hi[j] && lo[j] < hi[i]) return 0;
         }
     }
-    return 1;
+    return s->ncode == 0 || derive(s, syms);
 }
 
 /* runs the matched row s (slots, sizes filled by match()) and builds its result; called with the GIL held, s

@@ -324,4 +324,28 @@ def row(spec, entry_address: int):
     souts = tuple(HANDLES[o.type.dtype].np.num for o in k.outputs if o.kind == "scalar")
     rets = tuple(({"param": "p", "alloc": "a", "scalar": "s"}[o.kind], o.index) for o in k.outputs)
     return (entry_address, int(bool(k.symbols)), len(k.symbols), tuple(params), allocs, souts, rets,
-            bool(k.returns_tuple))
+            bool(k.returns_tuple)) + ((size_program(k, syms),) if k.sizes else ())
+
+
+_SIZE_OPS = {"add": 2, "sub": 3, "mul": 4, "floordiv": 5, "mod": 6}
+
+
+def size_program(k: ir.Kernel, syms: dict) -> tuple:
+    """The launcher's program of k's sizes computed from sizes (ir.SizeDef, in order): derive() in launch.c."""
+    code = []
+
+    def emit(e):
+        if isinstance(e, ir.Const):     # (a constant past int64: an op derive() refuses, so the Python path)
+            code.extend((0, int(e.value)) if -2 ** 63 <= int(e.value) < 2 ** 63 else (8, 0))
+        elif isinstance(e, ir.Var):
+            code.extend((1, syms[e.name]))
+        elif isinstance(e, ir.Cast):
+            emit(e.x)
+        else:
+            emit(e.a)
+            emit(e.b)
+            code.extend((_SIZE_OPS[e.op], 0))
+    for d in k.sizes:
+        emit(d.expr)
+        code.extend((7, syms[d.name]))
+    return tuple(code)

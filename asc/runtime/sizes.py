@@ -1,0 +1,34 @@
+"""The sizes of a dynamic_shape call that are expressions of other sizes (ir.SizeDef: `lang.empty((bins + 1,))`),
+computed from the call's sizes before it runs, on every target. A negative size, or a division by zero, is a
+ShapeError naming the line, the expression and the argument values it came from."""
+from __future__ import annotations
+
+from .. import ir
+from ..errors import ShapeError
+from ..ir.sizes import SizeValueError, checked, leaves
+
+SIZE_PARAM_SUFFIX = "_s"        # frontend.context.size_param_symbol: asc_dim_<param>_s
+
+
+def user_name(sym: str) -> str:
+    """How a size symbol is named to the user: `G` for an int argument's size, `x.shape[1]` for a free axis."""
+    from .binding import FREE_DIM_PREFIX
+    if not sym.startswith(FREE_DIM_PREFIX):
+        return sym
+    rest = sym[len(FREE_DIM_PREFIX):]
+    if rest.endswith(SIZE_PARAM_SUFFIX):
+        return rest[:-len(SIZE_PARAM_SUFFIX)]
+    param, _, axis = rest.rpartition("_")
+    return f"{param}.shape[{axis}]" if param and axis.isdigit() else sym
+
+
+def derive(kernel_name: str, k: ir.Kernel, symbols: dict) -> None:
+    """Adds the value of each of `k`'s SizeDefs to `symbols` (name -> int), in order (one may read another)."""
+    texts = {d.name: d.text for d in k.sizes}
+    for d in k.sizes:
+        shown = {texts.get(n) or user_name(n): symbols[n] for n in leaves(d.expr)}
+        try:
+            symbols[d.name] = checked(d.expr, symbols, d.text, shown)
+        except SizeValueError as e:
+            where = f"{d.loc!r}: " if d.loc is not None else ""
+            raise ShapeError(f"{where}{kernel_name}(): {e}") from None
