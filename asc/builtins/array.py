@@ -129,6 +129,8 @@ class KernelArray(np.ndarray):
     def _clipped_store(self, idx, value):
         """`self[idx] = value` where the destination view or the value is an edge tile: (the part of the view that
         is written, its index, the part of value written there); else (self, idx, value)."""
+        if not clipping.is_clipped(value) and not clipping.may_clip(self, idx):
+            return self, idx, value
         dest = np.ndarray.__getitem__(self.view(np.ndarray), idx)
         if not isinstance(dest, np.ndarray) or not dest.ndim:
             return self, idx, value

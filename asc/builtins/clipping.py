@@ -45,7 +45,6 @@ def mark(r, full):
     """r with compile-time shape `full` recorded where it differs from r's shape (r: a KernelArray, or anything
     else, returned as it is)."""
     if full is not None and isinstance(r, np.ndarray) and hasattr(r, "__dict__") and r.ndim == len(full):
-        full = tuple(int(d) for d in full)
         if full != r.shape:
             r.__dict__[_FULL] = full
         else:
@@ -95,9 +94,22 @@ def view_full(parent, idx, view) -> tuple | None:
     return tuple(out) if len(out) == view.ndim else None
 
 
+def may_clip(parent, idx) -> bool:
+    """Whether parent[idx] may be clipped: the parent is, or a slice has an upper bound (`x[i, :]` never is)."""
+    if is_clipped(parent):
+        return True
+    if type(idx) is slice:
+        return idx.stop is not None
+    if type(idx) is tuple:
+        for e in idx:
+            if type(e) is slice and e.stop is not None:
+                return True
+    return False
+
+
 def mark_view(parent, idx, view):
     """view (parent[idx]) marked with its compile-time shape when the slice, or its parent, is clipped."""
-    if isinstance(view, np.ndarray) and view.ndim and hasattr(view, "__dict__"):
+    if view.ndim and may_clip(parent, idx) and hasattr(view, "__dict__"):
         full = view_full(parent, idx, view)
         if full is not None:
             mark(view, full)
