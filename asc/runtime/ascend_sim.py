@@ -1,6 +1,7 @@
 """The ascend-sim target: the kernel .cpp of the ascend target, compiled unchanged with the system C++ compiler
-against asc's header-only emulation of the Ascend C API (asc/include/ascend_sim/kernel_operator.h), and run on the
-CPU with the blocks as parallel workers. A violation of a documented rule raises AscendSimError naming the API call
+against asc's header-only emulation of the Ascend C API (asc/include/ascend_sim/kernel_operator.h and the parts it
+includes; the chip's sizes come from asc/chip.py as -D flags, chip_flags()), and run on the CPU with the blocks as
+parallel workers. A violation of a documented rule raises AscendSimError naming the API call
 and the Python line."""
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import tempfile
 
 import numpy as np
 
-from .. import ir
+from .. import chip, ir
 from ..errors import AscError, MemoryCheckError, ToolchainError
 from . import cache, seal, toolchain
 
@@ -23,6 +24,13 @@ HEADER = os.path.join(SIM_DIR, "kernel_operator.h")
 # -O1: a kernel against the emulation's headers compiles in about 3/4 of -O2's time (ascend-sim is a checker, its
 # calls are small; the test suite's ascend-sim files ran 168 -> 124 s on 2 cores)
 FLAGS = ("-O1", "-std=c++17", "-fPIC", "-shared", "-pthread", "-w")
+
+
+def chip_flags() -> tuple:
+    """The chip facts ascend-sim's headers read (UB, L1, L0 and BiasTable sizes, ...), as -D flags: asc/chip.py
+    declares them once; the headers declare none and refuse to compile without them."""
+    return tuple(f"-D{k}={v}" for k, v in chip.sim_defines().items())
+
 
 # knobs for tests and experiments: vector cores to split over (None: the SoC's), a cap on the tile (elements), and
 # worker threads (None: the machine's)
@@ -49,7 +57,8 @@ def configured(**kw):
 
 
 def _header_hash() -> str:
-    """The hash of ascend-sim's headers (kernel_operator.h and the headers beside it: lib/matmul_intf.h, ...)."""
+    """The hash of ascend-sim's headers (kernel_operator.h and the headers beside and below it: impl/*.h,
+    lib/matmul_intf.h, ...)."""
     h = hashlib.sha256()
     for root, dirs, files in os.walk(SIM_DIR):
         dirs.sort()
@@ -100,7 +109,8 @@ def build(kernel_text: str, name: str, params: list):
     -> (ctypes library, path, compiled: bool)."""
     cxx = toolchain.compiler()
     h = hashlib.sha256()
-    for part in (kernel_text, name, repr(params), _header_hash(), " ".join(FLAGS), toolchain.identity({})):
+    for part in (kernel_text, name, repr(params), _header_hash(), " ".join(FLAGS + chip_flags()),
+                 toolchain.identity({})):
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()
@@ -116,7 +126,7 @@ def build(kernel_text: str, name: str, params: list):
         seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix, aiv_sync, aic).encode())
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
         os.close(fd)
-        cmd = shlex.split(cxx) + list(FLAGS) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
+        cmd = shlex.split(cxx) + list(FLAGS) + list(chip_flags()) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
         cache.log(f"compiling {name} for ascend-sim ({reason}) -> {so}")
         try:
             proc = toolchain.run(cmd, f"kernel {name!r} for ascend-sim")

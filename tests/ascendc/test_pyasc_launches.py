@@ -162,7 +162,8 @@ def test_softmax_tiling_is_emitted_at_global_scope():
 def _compiles(tmp_path, body):
     src = tmp_path / "t.cpp"
     src.write_text('#include "kernel_operator.h"\n' + body + "\n")
-    cmd = toolchain.compiler().split() + ["-std=c++17", "-fsyntax-only", "-I", ascend_sim.SIM_DIR, str(src)]
+    cmd = toolchain.compiler().split() + ["-std=c++17", "-fsyntax-only", *ascend_sim.chip_flags(), "-I",
+                                          ascend_sim.SIM_DIR, str(src)]
     return subprocess.run(cmd, capture_output=True, text=True).returncode == 0
 
 
