@@ -7,11 +7,11 @@ Each kernel has one of four shapes, and 1-3 outputs, each a random expression ov
            c`, `x[i - 1] if i >= 1 else c`, and the same as an if statement, with an else branch or none), clamped
            reads (`x[min(i + 2, N - 1)]`), reversed (`x[N - 1 - i]`) and halved (`x[i // 2]`) indices; outputs
            stored in the branches of a data-dependent if / elif / else;
-- window   `for i: acc = 0.0; for k in range(K): acc += E` (or `if 0 <= i + k - P < N: acc += E`, or a max over the
-           window `m = max(m, E)` or a min under the guard), reads of the window `x[i + k - P]` / `x[2 * i + k - P]` under the
-           guard, w[k], x[i], y[i]; then `o[i] = F(acc, x[i])`;
-- rows     `for r: s = sum over j of E1 (or of those with x[r, j] > 0); for j: o[r, j] = E2(s, ...)`, reads x[r, j], w[j], `x[r, j + 1] if j + 1 < C
-           else c`, x[r, C - 1 - j];
+- window   `for i: acc = 0.0; for k in range(K): acc += E` (or `if 0 <= i + k - P < N: acc += E`, or a max or a min
+           over the window `m = max(m, E)` under the guard), reads of the window `x[i + k - P]` / `x[2 * i + k - P]`
+           under the guard, w[k], x[i], y[i]; then `o[i] = F(acc, x[i])`;
+- rows     `for r: s = sum over j of E1 (or of those with x[r, j] > 0); for j: o[r, j] = E2(s, ...)`, reads x[r, j],
+           w[j], `x[r, j + 1] if j + 1 < C else c`, x[r, C - 1 - j];
 - window2d a 2-D window over a perfect nest `for di: for dj:` with an if statement guarding both axes.
 
 Expressions are trees (depth <= 3) of + - *, a / (1 + b * b), tanh sigmoid sin cos exp(tanh) sqrt(a * a + 1)

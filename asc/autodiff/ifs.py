@@ -36,7 +36,7 @@ def _key(tensor, indices):
     return tensor.name, tuple(py(i) for i in indices)
 
 
-def _branch(stmts, known, loc):
+def _branch(stmts, known):
     """(final value of each variable the branch assigns, final value and (tensor, indices) of each element it
     stores), in terms of the values before the statement."""
     env: dict = {}
@@ -71,8 +71,8 @@ def _branch(stmts, known, loc):
 
 
 def _convert_if(s: ir.If, known) -> list:
-    then_vars, then_stores = _branch(s.then, known, s.loc)
-    else_vars, else_stores = _branch(s.orelse, known, s.loc)
+    then_vars, then_stores = _branch(s.then, known)
+    else_vars, else_stores = _branch(s.orelse, known)
     c = s.cond
     names = list(dict.fromkeys([*then_vars, *else_vars]))
     keys = list(dict.fromkeys([*then_stores, *else_stores]))
