@@ -76,26 +76,6 @@ class KernelArray(np.ndarray):
     def T(self):
         return transpose(self)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """NumPy's ufunc on the plain arrays, its array result a KernelArray; with an edge tile among the operands
-        or outputs (a slice clipped at the end of its tensor), on their common part, the result marked with its
-        compile-time shape, an output keeping what lies outside (asc/builtins/clipping.py)."""
-        out = kwargs.get("out")
-        full = None
-        if method == "__call__" and clipping.any_clipped(inputs + (out or ())):
-            inputs, trimmed, full = clipping.align(inputs, out)
-            if out is not None:
-                kwargs["out"] = trimmed
-        elif out is not None:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, KernelArray) else o for o in out)
-        r = getattr(ufunc, method)(*(i.view(np.ndarray) if isinstance(i, KernelArray) else i for i in inputs),
-                                   **kwargs)
-        if out is not None:
-            return out[0] if len(out) == 1 else out
-        if isinstance(r, tuple):
-            return tuple(clipping.mark(kernel_array(x), full) for x in r)
-        return clipping.mark(kernel_array(r), full)
-
     def __getitem__(self, idx):
         self._check(idx)
         v = np.ndarray.__getitem__(self, idx)
@@ -139,6 +119,41 @@ class KernelArray(np.ndarray):
             return self, idx, value
         d, v = clipping.store(dest, full, value)
         return d, Ellipsis, v
+
+
+class EdgeTile(KernelArray):
+    """A KernelArray clipped at the end of its tensor (an edge tile: `x[i:i+8]` with 5 elements left). It carries
+    its compile-time shape as `_asc_full`; NumPy's ufuncs with it among their operands or outputs work on the common
+    part, the result marked with its compile-time shape, an output keeping what lies outside (asc/builtins/
+    clipping.py). A KernelArray that is not clipped has no ufunc override: NumPy's own speed."""
+
+    def __array_finalize__(self, obj):
+        if "_asc_full" not in self.__dict__:       # a view or copy NumPy made of an edge tile: not marked (yet)
+            self.__class__ = KernelArray
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = kwargs.get("out")
+        full = None
+        if method == "__call__":
+            inputs, out_part, full = clipping.align(inputs, out)
+        else:
+            out_part = out
+        if out is not None:
+            kwargs["out"] = tuple(_kernel_view(o) for o in out_part)
+        r = getattr(ufunc, method)(*(_kernel_view(i) for i in inputs), **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        if isinstance(r, tuple):
+            return tuple(clipping.mark(x, full) for x in r)
+        return clipping.mark(r, full)
+
+
+def _kernel_view(v):
+    """An operand of the ufunc an EdgeTile passes on: arrays as KernelArrays (not edge tiles: no recursion)."""
+    return v.view(KernelArray) if isinstance(v, np.ndarray) else v
+
+
+clipping.register(KernelArray, EdgeTile)
 
 
 def to16(value, dt):

@@ -18,40 +18,49 @@ from __future__ import annotations
 import numpy as np
 
 _FULL = "_asc_full"
+_PLAIN = _EDGE = None       # KernelArray and its subclass EdgeTile (asc/builtins/array.py registers them)
+
+
+def register(plain, edge) -> None:
+    """The interpreter's array classes: `edge` (a subclass of `plain`) is an array clipped at run time; it carries
+    its compile-time shape and has the ufunc override."""
+    global _PLAIN, _EDGE
+    _PLAIN, _EDGE = plain, edge
 
 
 def is_clipped(v) -> bool:
-    d = getattr(v, "__dict__", None)
-    return bool(d) and _FULL in d
+    return type(v) is _EDGE
 
 
 def any_clipped(values) -> bool:
     for v in values:
-        d = getattr(v, "__dict__", None)
-        if d and _FULL in d:
+        if type(v) is _EDGE:
             return True
     return False
 
 
 def full_shape(v) -> tuple:
     """The compile-time shape of an array (its shape unless it is clipped); () for a scalar."""
-    d = getattr(v, "__dict__", None)
-    if d and _FULL in d:
-        return d[_FULL]
+    if type(v) is _EDGE:
+        return v.__dict__[_FULL]
     return np.shape(v)
 
 
 def mark(r, full):
-    """r with compile-time shape `full` recorded where it differs from r's shape (r: a KernelArray, or anything
-    else, returned as it is)."""
-    if full is not None and isinstance(r, np.ndarray) and hasattr(r, "__dict__") and r.ndim == len(full):
-        if full != r.shape:
-            r.__dict__[_FULL] = full
-        else:
-            r.__dict__.pop(_FULL, None)
-        wide = r.__dict__.get("_asc_wide")          # a 16-bit product's float32 accumulation: the same tile
-        if isinstance(wide, np.ndarray) and wide.shape == r.shape:
-            r.__dict__["_asc_wide"] = mark(wide.view(type(r)), full)
+    """r (an array of the interpreter, or anything else, returned as it is) with compile-time shape `full`: an
+    EdgeTile where it differs from r's shape, a plain KernelArray where it does not. Changes r's class in place."""
+    if full is None or not isinstance(r, _PLAIN) or r.ndim != len(full):
+        return r
+    d = r.__dict__
+    if tuple(full) != r.shape:
+        d[_FULL] = tuple(full)
+        r.__class__ = _EDGE
+    elif _FULL in d:
+        del d[_FULL]
+        r.__class__ = _PLAIN
+    wide = d.get("_asc_wide")               # a 16-bit product's float32 accumulation: the same tile
+    if isinstance(wide, np.ndarray) and wide.shape == r.shape:
+        d["_asc_wide"] = mark(wide if isinstance(wide, _PLAIN) else wide.view(_PLAIN), full)
     return r
 
 
@@ -60,7 +69,7 @@ def zero_padded(r):
     accumulation, if it carries one, padded the same way)."""
     if not is_clipped(r):
         return r
-    out = np.zeros(r.__dict__[_FULL], r.dtype).view(type(r))
+    out = np.zeros(r.__dict__[_FULL], r.dtype).view(_PLAIN)
     out.view(np.ndarray)[tuple(slice(0, n) for n in r.shape)] = r.view(np.ndarray)
     wide = r.__dict__.get("_asc_wide")
     if isinstance(wide, np.ndarray):
@@ -109,7 +118,7 @@ def may_clip(parent, idx) -> bool:
 
 def mark_view(parent, idx, view):
     """view (parent[idx]) marked with its compile-time shape when the slice, or its parent, is clipped."""
-    if view.ndim and may_clip(parent, idx) and hasattr(view, "__dict__"):
+    if view.ndim and may_clip(parent, idx) and isinstance(view, _PLAIN):
         full = view_full(parent, idx, view)
         if full is not None:
             mark(view, full)
@@ -216,18 +225,17 @@ _ELEMENTWISE = frozenset({"math", "activation", "predicate", "select", "cast"})
 KINDS = _ELEMENTWISE | {"reduce", "softmax"}      # the kinds of builtins whose calls call() serves
 
 
-def _as(r, like):
-    """A plain NumPy result as the class of `like` (the KernelArray it was computed from)."""
-    return r.view(type(like)) if type(r) is np.ndarray and r.ndim else r
+def _as(r):
+    """A plain NumPy result as an array of the interpreter."""
+    return r.view(_PLAIN) if type(r) is np.ndarray and r.ndim else r
 
 
 def call(b, args, kwargs):
     """Builtin `b` (of a kind in KINDS) called with a clipped tensor among `args`: elementwise on the common part,
     a reduction over the run-time extents (NumPy's), the result marked with its compile-time shape."""
-    like = next(a for a in args if is_clipped(a))
     if b.kind in _ELEMENTWISE:
         new, _, full = align(args)
-        return mark(_as(b.impl(*new, **kwargs), like), full)
+        return mark(_as(b.impl(*new, **kwargs)), full)
     r = b.impl(*args, **kwargs)
     if b.kind == "reduce":
         axis = args[1] if len(args) > 1 else kwargs.get("axis")
@@ -235,4 +243,4 @@ def call(b, args, kwargs):
         full = reduced_full(full_shape(args[0]), axis, keepdims)
     else:
         full = full_shape(args[0])
-    return mark(_as(r, like), full)
+    return mark(_as(r), full)
