@@ -8,6 +8,7 @@ import builtins
 import inspect
 import re
 import warnings
+from dataclasses import replace
 
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError
 from . import api as api_mod
@@ -465,7 +466,8 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
     if p.cname.startswith("Aipp"):
         return aipp.params(tr, node, p, args, kwargs)
     if p.cname in cube.PARAMS_CTORS:
-        return cube.PARAMS_CTORS[p.cname](tr, node, args, kwargs)
+        v = cube.PARAMS_CTORS[p.cname](tr, node, args, kwargs)
+        return replace(v, info=v.info + (("params", p),)) if isinstance(v, Val) else v
     names = [f for f, _ in p.fields]
     if p.cname == "SoftMaxTiling":
         _args(tr, node, p.cname, [], args, kwargs)
@@ -484,9 +486,10 @@ def params_ctor(tr, node, p: objects.Params, args, kwargs):
         if isinstance(v, Const) and v.value is None:
             raise tr.err(node, f"asc.{p.cname}: {f} is required", KernelTypeError)
         vals.append(tr.value_text(v, node) if isinstance(v, Const) else v.text)
+    info = (("params", p),)                   # its fields' C names: translate.field_cname
     if not vals:
-        return Val("struct", f"AscendC::{p.cname}()", f"AscendC::{p.cname}")
-    return Val("struct", f"AscendC::{p.cname}{targ}({', '.join(vals)})", f"AscendC::{p.cname}{targ}")
+        return Val("struct", f"AscendC::{p.cname}()", f"AscendC::{p.cname}", info=info)
+    return Val("struct", f"AscendC::{p.cname}{targ}({', '.join(vals)})", f"AscendC::{p.cname}{targ}", info=info)
 
 
 # ------------------------------------------------------------------ @asc.jit helpers

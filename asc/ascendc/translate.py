@@ -500,8 +500,9 @@ class FuncTranslator:
         if isinstance(target, ast.Attribute):
             obj = self.expr(target.value)
             if isinstance(obj, Val) and obj.kind == "struct":
+                field = self.field_cname(obj, target.attr, target)
                 v = self.expr(value_node)
-                self.parts.append(f"{obj.text}.{self.field_cname(obj, target.attr)} = {self.value_text(v, target)};")
+                self.parts.append(f"{obj.text}.{field} = {self.value_text(v, target)};")
                 return
             raise self.err(target, "assignment to an attribute of this value is not supported")
         if isinstance(target, ast.Subscript):
@@ -652,6 +653,10 @@ class FuncTranslator:
                 raise self.err(node, f"{base.value!r} has no attribute {attr!r}", CompileError) from None
         if attr == "dtype" and base.dtype is not None and base.kind in ("gaddr", "gtensor", "ltensor"):
             return Const(base.dtype)
+        if base.kind == "struct" and base.get("params") is not None:
+            self.field_cname(base, attr, node)
+            raise self.err(node, f"reading the field {attr!r} of asc.{base.get('params').cname} in a kernel is not "
+                                 f"supported: keep the value in a variable of its own", UnsupportedError)
         if base.kind == "struct":
             cls = base.get("struct")
             f = cls._asc_fields.get(attr)
@@ -664,10 +669,18 @@ class FuncTranslator:
             return Val("scalar", text, f.dtype.cname, f.dtype)
         return Bound(base, attr)
 
-    @staticmethod
-    def field_cname(base: Val, attr: str) -> str:
+    def field_cname(self, base: Val, attr: str, node=None) -> str:
         """The C name of a struct field: the Python name, or for a struct the Ascend C headers declare
-        (TCubeTiling) the header's name of the field (Field(name=...))."""
+        (TCubeTiling) the header's name of the field (Field(name=...)); for a parameter struct of the API
+        (asc.DataCopyParams, ...) its Ascend C name, pyasc's snake_case name in lowerCamelCase (block_len: blockLen,
+        src0_blk_stride: src0BlkStride, dst_nz_c0_stride: dstNzC0Stride)."""
+        params = base.get("params")
+        if params is not None:
+            if attr == "dtype" or attr not in dict(params.fields):
+                raise self.err(node, f"asc.{params.cname} has no field {attr!r} (fields: "
+                                     f"{', '.join(f for f, _ in params.fields if f != 'dtype')})", CompileError)
+            head, *rest = attr.split("_")
+            return head + "".join(w[:1].upper() + w[1:] for w in rest)
         cls = base.get("struct")
         if cls is not None and getattr(cls, "_asc_header", None):
             f = cls._asc_fields.get(attr)
