@@ -164,6 +164,19 @@ def test_no_padding_keeps_the_dummy_rule():
     np.testing.assert_array_equal(z, want)
 
 
+@pytest.mark.parametrize("ext", [1, 0], ids=["ext-params", "pad-params"])
+def test_is_pad_without_left_or_right_padding_keeps_the_first_element_dummy(ext):
+    """is_pad with no left or right padding: the dummy still repeats the block's first element, not the pad value
+    (the DataCopyPad docs' examples 2 and 3; Huawei's DataCopyPadGm2UBImpl gives the intrinsic only the paddings,
+    is_pad just loads the pad register). ascend-sim filled it with the pad value."""
+    x = np.arange(33, dtype=np.float32).reshape(3, 11) + 1
+    z = np.zeros((3, 8), np.float32)
+    padded_rows[1](x, z, 3, 11, 5, 0, 0, 1, ext, -2.5 if ext else 0.0)
+    want = np.repeat(x[:, :1], 8, axis=1)
+    want[:, :5] = x[:, :5]
+    np.testing.assert_array_equal(z, want)
+
+
 def test_a_nonzero_padding_value_is_refused_at_the_line():
     x = np.arange(8, dtype=np.float32)
     z = np.zeros(8, np.float32)

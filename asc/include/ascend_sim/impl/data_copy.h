@@ -220,8 +220,9 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint3
 namespace detail {
 // DataCopyPad GM -> UB, both overloads: blockCount blocks of blockLen bytes (GM stride in bytes, UB stride in 32-byte
 // blocks); in UB each block is [leftPadding elements][the data][rightPadding elements][dummy up to 32 bytes]. With no
-// left or right padding the dummy repeats the block's first element (isPad: the pad value); with either, the padding
-// and the dummy are the pad value (isPad) or undefined (not isPad: left unwritten, so a read of them fails)
+// left or right padding the dummy repeats the block's first element, isPad or not (the DataCopyPad docs; Huawei's
+// DataCopyPadGm2UBImpl passes the intrinsic only the paddings, isPad just loads the pad register); with either, the
+// padding and the dummy are the pad value (isPad) or undefined (not isPad: left unwritten, so a read of them fails)
 template <class T>
 inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                              bool isPad, uint8_t left, uint8_t right, T value, int line) {
@@ -255,7 +256,7 @@ inline void data_copy_pad_in(const LocalTensor<T>& dst, const GlobalTensor<T>& s
             std::memset(u + uoff + lb + p.blockLen, 0xFF, padded - lb - p.blockLen);
             std::memset(dst.shadow() + uoff + lb + p.blockLen, 0, padded - lb - p.blockLen);
         } else {
-            T fill = isPad ? value : reinterpret_cast<const T*>(g + goff)[0];
+            T fill = edges ? value : reinterpret_cast<const T*>(g + goff)[0];
             for (uint32_t k = 0; k < lb; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
             for (uint32_t k = lb + p.blockLen; k < padded; k += sizeof(T)) std::memcpy(u + uoff + k, &fill, sizeof(T));
         }
