@@ -18,6 +18,7 @@ from __future__ import annotations
 from .emit import backward_source as _emit
 from .errors import AutodiffError
 from ..errors import ShapeError
+from .. import ir
 from . import stages
 from .rows import read
 from ..passes.inline_calls import inline_calls
@@ -66,6 +67,7 @@ class Grad:
         derived = {d.name for d in spec.ir.sizes}       # (computed from the others: the frontend names them again)
         types, syms = binding.arg_types(kern.specs, bound, {s: v for s, v in symbols.items() if s not in derived},
                                         kern.options.dynamic_shape)
+        types, syms = _named_free_axes(kern.pyfunc, types, syms)
         # the kernel read as plain element code (no fused epilogues: autodiff reads the products as stages)
         k = compiler.element_ir(compiler.frontend(kern.pyfunc, types, syms, kern.options.dynamic_shape,
                                                   kern.return_spec))
@@ -92,6 +94,39 @@ class Grad:
     def source(self, *args) -> str:
         """The generated backward kernel's Python source, for these forward arguments."""
         return self._backward_for(args)[2]
+
+
+def _named_free_axes(pyfunc, types, syms):
+    """(types, syms) with each free axis's size (`x: lang.float32[None]` under dynamic_shape=True, asc_dim_x_0) named
+    `x__size0`: the backward is a kernel of its own whose annotations and loops name that size, and an asc_dim_
+    name is asc's, which the interpreter does not show to a kernel. A name the forward uses is not taken."""
+    from ..runtime import binding
+    code = pyfunc.__code__
+    taken = set(syms) | _code_names(code) | set(getattr(pyfunc, "__globals__", {}))
+    new = {}
+    for n, s in syms.items():
+        param, _, axis = n[len(binding.FREE_DIM_PREFIX):].rpartition("_")
+        if not (isinstance(s, ir.Sym) and binding.is_free_dim(n) and param and axis.isdigit()):
+            continue
+        name = f"{param}__size{axis}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        new[n] = ir.Sym(name)
+    if not new:
+        return types, syms
+    types = [ir.TensorType(t.dtype, tuple(new.get(d.name, d) if isinstance(d, ir.Sym) else d for d in t.shape))
+             if isinstance(t, ir.TensorType) else t for t in types]
+    return types, {new[n].name if n in new else n: new.get(n, s) for n, s in syms.items()}
+
+
+def _code_names(code) -> set:
+    """Every name a function's code (and the code nested in it) reads, writes or binds."""
+    out = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            out |= _code_names(c)
+    return out
 
 
 def _check_grad_shapes(name: str, k, symbols: dict, grads: tuple):
