@@ -221,7 +221,7 @@ def convert(x, h: DTypeHandle):
         r = widen16(narrow16(a, h))
     else:
         with np.errstate(invalid="ignore", over="ignore"):
-            r = widen16(a).astype(h.np) if _NAN16.get(a.dtype.name) else a.astype(h.np)
+            r = widen16(a).astype(h.np) if _nan16_name(a.dtype) else a.astype(h.np)
     return r[()] if r.ndim == 0 else r
 
 
@@ -247,6 +247,7 @@ def widen16(a) -> np.ndarray:
     name = _nan16_name(a.dtype)
     if name is None:
         return a
+    a = np.asarray(a, order="C")                           # (reshape(-1) below: a view)
     f = a.astype(np.float32)
     nan = np.isnan(f)
     if nan.any():
@@ -266,6 +267,7 @@ def narrow16(a, h: DTypeHandle) -> np.ndarray:
         return a
     if _nan16_name(a.dtype):
         a = widen16(a)                                     # float16 <-> bfloat16: through float32, exactly
+    a = np.asarray(a, order="C")                           # (reshape(-1) below: a view)
     with np.errstate(invalid="ignore", over="ignore"):
         if name == "bfloat16" and a.dtype == np.float64:
             r = round_to_odd_f32(a).astype(h.np)          # once from the double, whatever the ml_dtypes version

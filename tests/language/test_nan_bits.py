@@ -294,3 +294,29 @@ def test_the_model_is_numpy_for_float16():
     assert (widen(ALL16, BF16).view(np.uint32) == ALL16.view(BF16).astype(np.float32).view(np.uint32)).all()
     finite = ~np.isnan(w)
     assert (narrow(w, BF16)[finite] == w[finite].astype(BF16).view(np.uint16)).all()
+
+
+def transposed_f16(x):
+    copy = lang.empty((x.shape[1], x.shape[0]), dtype=lang.float16)
+    copy[:, :] = x.T
+    return copy, lang.cast(x.T, lang.bfloat16), lang.cast(x.T, lang.float32)
+
+
+def transposed_bf16(x):
+    copy = lang.empty((x.shape[1], x.shape[0]), dtype=lang.bfloat16)
+    copy[:, :] = x.T
+    return copy, lang.cast(x.T, lang.float16), lang.cast(x.T, lang.float32)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", [F16, BF16], ids=["float16", "bfloat16"])
+def test_every_pattern_through_a_transposed_view(dt, target):
+    """A view whose memory is not in row order: copied and converted with the same bits."""
+    x = ALL16.reshape(256, 256).view(dt)
+    got = on(target, transposed_f16 if dt == F16 else transposed_bf16)(x)
+    t = ALL16.reshape(256, 256).T
+    xf = widen(t.ravel(), dt).reshape(t.shape)
+    want = {"copy": t, "cast to the other 16-bit": narrow(xf.ravel(), OTHER[dt]).reshape(t.shape),
+            "cast to float32": xf.view(np.uint32)}
+    for (name, expect), g in zip(want.items(), got):
+        assert_bits(f"{target} {dt.name} {name}", np.asarray(g).ravel(), np.asarray(expect).ravel())
