@@ -158,6 +158,7 @@ class AssignMixin:
                     and (name not in self.var_types or self.consts.get(name) is not None):
                 self.env[name] = value       # a constant: folded
                 return []
+        first = name not in self.assigned_vars and name not in self.params_by_name     # in source order, this round
         self.assigned_vars.add(name)
         t = value.type
         if t == UNKNOWN and name not in self.var_types:
@@ -170,6 +171,10 @@ class AssignMixin:
             self.changed = True
         elif t != UNKNOWN:
             u = ir.unify(old, t)
+            if u is None and first:
+                # `old` came from a later assignment (a previous round saw it): this type comes first, and the
+                # later assignment is the one refused, naming the types in the order they are assigned
+                u = t
             if u is None:
                 raise self.error(f"variable {name!r} changes type from {old!r} to {t!r}", target, KernelTypeError)
             if u != old:
