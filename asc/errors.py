@@ -15,6 +15,14 @@ class CompileError(AscError):
         self.msg, self.loc, self.notes = msg, loc, tuple(notes)
         super().__init__(self._format())
 
+    def reworded(self, fn) -> "CompileError":
+        """This error (the same type, line and notes), its message passed through `fn`."""
+        msg = fn(self.msg)
+        if msg != self.msg:
+            self.msg = msg
+            self.args = (self._format(),)
+        return self
+
     def _format(self) -> str:
         if self.loc is None:
             return self.msg

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
+from ..ir.sizes import user_text
 from .builder import FunctionBuilder
 from .context import MAX_ROUNDS, UNKNOWN, BuildContext, function_locals
 from .signature import ParamSpec, ReturnSpec, read_signature  # noqa: F401
@@ -16,9 +17,16 @@ def build_kernel_ir(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_s
     arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
     @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""
+    ctx = BuildContext(symbols, dynamic, fused, ret_spec, cube)
+    try:
+        return _build(ctx, pyfunc, arg_types, symbols, ret_spec)
+    except CompileError as e:          # a shape in the message, such as (asc_dim_x_0,), as the user wrote it
+        raise e.reworded(lambda m: user_text(m, ctx.sizes.values()))
+
+
+def _build(ctx: BuildContext, pyfunc, arg_types: list, symbols: dict, ret_spec) -> ir.Kernel:
     import inspect
     names = list(inspect.signature(pyfunc).parameters)
-    ctx = BuildContext(symbols, dynamic, fused, ret_spec, cube)
     params = [ir.Var(n, t) for n, t in zip(names, arg_types)]
     var_types: dict = {}
     consts: dict = {}

@@ -7,6 +7,7 @@ from collections import Counter
 
 from .. import ir
 from ..errors import CompileError, KernelTypeError
+from ..ir.sizes import SIZE_PARAM_SUFFIX, SIZE_PREFIX
 
 MAX_ROUNDS = 8                  # builds of one function until its variable types settle
 UNKNOWN = ir.ScalarType(ir.DType("unknown", "?", 0, "void"))   # the type of a recursive call not yet typed
@@ -16,7 +17,7 @@ def size_param_symbol(param: str) -> str:
     """The size symbol of an int parameter used as a size of an allocation (`lang.empty((n_heads, T))`): its value
     when shapes are specialized, a run-time size with dynamic_shape=True. Reserved (lang.dim refuses names starting
     with "asc_"), and unlike a free axis's symbol (asc_dim_PARAM_AXIS) it does not end in a digit."""
-    return f"asc_dim_{param}_s"
+    return f"{SIZE_PREFIX}{param}{SIZE_PARAM_SUFFIX}"
 
 
 class SizeParamNeeded(CompileError):

@@ -13,9 +13,12 @@ def iconst(v: int) -> ir.Const:
     return ir.Const(v, ir.INDEX)
 
 
+def fmt_dim(d) -> str:
+    return d.name if isinstance(d, ir.Sym) else str(d)
+
+
 def fmt_shape(shape) -> str:
-    return "(" + ", ".join(d.name if isinstance(d, ir.Sym) else str(d) for d in shape) + \
-        ("," if len(shape) == 1 else "") + ")"
+    return "(" + ", ".join(fmt_dim(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def same_expr(a, b) -> bool:

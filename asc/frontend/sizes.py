@@ -10,7 +10,7 @@ import ast
 from .. import ir
 from ..errors import ShapeError
 from ..ir.printer import format_expr
-from ..ir.sizes import SIZE_OPS, SizeValueError, checked
+from ..ir.sizes import SIZE_OPS, SIZE_PREFIX, SizeValueError, checked
 from .context import SizeParamNeeded, size_param_symbol
 
 RULE = ("a size is a constant, an int argument, a size of an argument's shape (a lang.dim, x.shape[k]), a variable "
@@ -136,7 +136,7 @@ def size_dim(fb, x, node, text: str):
     key = format_expr(e)
     d = fb.ctx.sizes.get(key)
     if d is None:
-        d = ir.SizeDef(f"asc_dim_expr{len(fb.ctx.sizes) + 1}", e, text, fb.loc(node))
+        d = ir.SizeDef(f"{SIZE_PREFIX}expr{len(fb.ctx.sizes) + 1}", e, text, fb.loc(node))
         fb.ctx.sizes[key] = d
         fb.ctx.symbols[d.name] = ir.Sym(d.name)
     return fb.ctx.symbols[d.name]

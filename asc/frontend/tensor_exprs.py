@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import ir
 from ..errors import KernelTypeError
 from .context import UNKNOWN
-from .shapes import MATMUL_DTYPES, broadcast_extents, dim_expr, dims_equal, fmt_shape, iconst, imin
+from .shapes import MATMUL_DTYPES, broadcast_extents, dim_expr, dims_equal, fmt_dim, fmt_shape, iconst, imin
 
 
 class TensorExprMixin:
@@ -65,7 +65,7 @@ class TensorExprMixin:
                     d = e
                 elif e != 1 and not dims_equal(d, e):
                     raise self.error(f"{what} {' and '.join(fmt_shape(s) for s in shapes)} cannot be broadcast "
-                                     f"together (axis {k}: {fmt_shape((d,))[1:-1]} vs {fmt_shape((e,))[1:-1]})",
+                                     f"together (axis {k}: {fmt_dim(d)} vs {fmt_dim(e)})",
                                      node, KernelTypeError)
             out.append(d)
         return tuple(out)

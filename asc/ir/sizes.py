@@ -4,9 +4,38 @@ The frontend computes it when shapes are specialized; the runtime computes a dyn
 each call. A negative size, or a division by zero, is an error that names the values it came from."""
 from __future__ import annotations
 
+import re
+
 from .nodes import Binary, Cast, Const, Var
 
 SIZE_OPS = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+
+# asc's own size symbols (reserved: lang.dim refuses names starting with "asc_"): asc_dim_x_1 for axis 1 of an
+# argument x the annotation leaves free, asc_dim_G_s for an int argument G that sizes an allocation, and a SizeDef's
+# name for an expression of sizes (asc_dim_expr1)
+SIZE_PREFIX = "asc_dim_"
+SIZE_PARAM_SUFFIX = "_s"
+_OWN_SIZE = re.compile(rf"\b{SIZE_PREFIX}\w+")
+
+
+def user_name(sym: str, sizes=()) -> str:
+    """How size symbol `sym` is named to the user: `G` for an int argument's size, `x.shape[1]` for a free axis,
+    the source text of a SizeDef among `sizes` (`n + 1`); any other name as it is."""
+    if not sym.startswith(SIZE_PREFIX):
+        return sym
+    for d in sizes:
+        if d.name == sym:
+            return d.text
+    rest = sym[len(SIZE_PREFIX):]
+    if rest.endswith(SIZE_PARAM_SUFFIX):
+        return rest[:-len(SIZE_PARAM_SUFFIX)]
+    param, _, axis = rest.rpartition("_")
+    return f"{param}.shape[{axis}]" if param and axis.isdigit() else sym
+
+
+def user_text(text: str, sizes=()) -> str:
+    """`text` (a message) with each of asc's own size symbols in it named as the user wrote it (user_name)."""
+    return _OWN_SIZE.sub(lambda m: user_name(m.group(0), sizes), text)
 
 
 class SizeValueError(Exception):

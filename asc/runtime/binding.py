@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import ir
 from ..errors import ArgumentError, ShapeError
+from ..ir.sizes import SIZE_PREFIX
 from ..frontend.signature import NO_DEFAULT
 from ..dtypes import HANDLES, as_dtype
 
@@ -97,7 +98,7 @@ def _check_dtype(spec, a, kernel_name):
                             f"{a.dtype.name} (asc does not cast silently: use {hint})")
 
 
-FREE_DIM_PREFIX = "asc_dim_"      # reserved: lang.dim refuses names starting with "asc_"
+FREE_DIM_PREFIX = SIZE_PREFIX     # reserved: lang.dim refuses names starting with "asc_"
 
 
 def free_dim(param: str, axis: int) -> str:

@@ -5,21 +5,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..errors import ShapeError
-from ..ir.sizes import SizeValueError, checked, leaves
-
-SIZE_PARAM_SUFFIX = "_s"        # frontend.context.size_param_symbol: asc_dim_<param>_s
-
-
-def user_name(sym: str) -> str:
-    """How a size symbol is named to the user: `G` for an int argument's size, `x.shape[1]` for a free axis."""
-    from .binding import FREE_DIM_PREFIX
-    if not sym.startswith(FREE_DIM_PREFIX):
-        return sym
-    rest = sym[len(FREE_DIM_PREFIX):]
-    if rest.endswith(SIZE_PARAM_SUFFIX):
-        return rest[:-len(SIZE_PARAM_SUFFIX)]
-    param, _, axis = rest.rpartition("_")
-    return f"{param}.shape[{axis}]" if param and axis.isdigit() else sym
+from ..ir.sizes import SizeValueError, checked, leaves, user_name
 
 
 def derive(kernel_name: str, k: ir.Kernel, symbols: dict) -> None:

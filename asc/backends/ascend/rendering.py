@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 
 from ... import ir
+from ...errors import CompileError
+from ...ir.sizes import user_text
 from .ctext import where
 from .cube_render import render_cube
 from .emitter import AscendSource
@@ -26,10 +28,14 @@ class AscendFallbackWarning(UserWarning):
 
 def render(kernel: ir.Kernel, warn: bool = True) -> AscendSource:
     """The Ascend C of `kernel` (after the ascend pipeline's passes: asc.compiler), from its plan."""
-    p = plan(kernel)
-    src = RENDERERS[p.kind](p)
+    try:
+        p = plan(kernel)
+        src = RENDERERS[p.kind](p)
+    except CompileError as e:          # a shape in the message, such as (asc_dim_x_0,), as the user wrote it
+        raise e.reworded(lambda m: user_text(m, kernel.sizes))
     if p.kind == "scalar" and warn:
+        reason = user_text(p.reason, kernel.sizes)
         warnings.warn(AscendFallbackWarning(
-            f"{where(p.reason_loc)}kernel {kernel.entry.pyname!r}: {p.reason}; on the ascend target it runs as scalar "
+            f"{where(p.reason_loc)}kernel {kernel.entry.pyname!r}: {reason}; on the ascend target it runs as scalar "
             f"code on one AI core (GlobalTensor GetValue/SetValue): correct but slow"), stacklevel=3)
     return src
