@@ -110,6 +110,8 @@ class AssignMixin:
             if isinstance(value, ir.TensorView) and value.is_whole():
                 self.env[name] = value.base
             elif isinstance(value, ir.TensorView) or self.ctx.fused:
+                if isinstance(value, ir.TensorView):
+                    value = self.snapshot_view(value, node)    # NumPy takes a view's bounds when it is bound
                 if not isinstance(value, ir.TensorView) and value.dtype.is_16bit_float:
                     # a fused kernel inlines the expression, rounded to its dtype: a named 16-bit value is a tensor
                     # of that dtype under every decorator (docs/tensors.md, "Precision")

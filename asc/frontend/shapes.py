@@ -66,6 +66,14 @@ def imin(a, b):
     return ir.Select(ir.Compare("lt", a, b, ir.ScalarType(ir.bool_)), a, b, ir.INDEX)
 
 
+def imax(a, b):
+    if same_expr(a, b):
+        return a
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return iconst(max(a.value, b.value))
+    return ir.Select(ir.Compare("gt", a, b, ir.ScalarType(ir.bool_)), a, b, ir.INDEX)
+
+
 def linear(e):
     """e as {name: coefficient, "": constant} when it is a sum of integer multiples of variables, else None."""
     if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):

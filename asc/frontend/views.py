@@ -7,7 +7,7 @@ import ast
 
 from .. import ir
 from ..errors import UnsupportedError
-from .shapes import dim_expr, iadd, iconst, imin, isub, linear, same_expr
+from .shapes import dim_expr, iadd, iconst, imax, imin, isub, linear, same_expr
 
 
 class ViewsMixin:
@@ -76,24 +76,82 @@ class ViewsMixin:
             parent_n, parent_rt = view.shape[j], view.extents[j]
             lo = iconst(0) if e.lower is None else self.cast(self.int_scalar(self.expr(e.lower), e.lower), ir.INDEX, e)
             lo = self.from_end(lo, parent_n, parent_rt, e.lower)
+            wlo, wrapped = self.wrap_bound(lo, parent_rt)
             if e.upper is None:
                 n = self.slice_size(parent_n, lo, e)
-                rt = isub(parent_rt, lo)
+                rt = isub(parent_rt, wlo)
             else:
                 hi = self.cast(self.int_scalar(self.expr(e.upper), e.upper), ir.INDEX, e)
                 hi = self.from_end(hi, parent_n, parent_rt, e.upper)
                 n = self.slice_size(hi, lo, e)
+                whi, hi_wrapped = self.wrap_bound(hi, parent_rt)
                 hb = self.bounds(hi)
-                if (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
+                if wrapped or hi_wrapped:
+                    # NumPy's normalization at run time: both bounds within [0, n], the extent at least 0
+                    rt = imax(isub(whi if hi_wrapped else imin(hi, parent_rt), wlo), iconst(0))
+                elif (hb is not None and isinstance(parent_n, int) and hb[1] <= parent_n and
                         ir.is_dim(parent_rt, parent_n)) or same_expr(hi, parent_rt):
                     rt = isub(hi, lo) if not isinstance(n, int) else iconst(n)
                 else:
                     rt = isub(imin(hi, parent_rt), lo)     # clipped at run time
-            starts[k] = iadd(starts[k], lo)
+            starts[k] = iadd(starts[k], wlo)
             axes.append(k), shape.append(n), ext.append(rt)
         if not axes:
             return ir.Load(view.base, tuple(starts), ir.ScalarType(view.dtype), self.loc(node))
         return ir.TensorView(view.base, tuple(starts), tuple(axes), tuple(shape), tuple(ext))
+
+    def snapshot_view(self, view, node):
+        """`view` as NumPy binds it to a name: its start and stop are taken at the binding (j = 0; t = x[j:j+4];
+        j = 4 leaves t at x[0:4]). Each scalar variable in them that is assigned again somewhere in the function is
+        copied into a hidden scalar here (an enclosing loop's variable cannot change within its iteration)."""
+        loc, snaps = self.loc(node), {}
+
+        def fn(e):
+            if not (isinstance(e, ir.Var) and isinstance(e.type, ir.ScalarType)) or e.name in self.loop_vars:
+                return None
+            if self.assign_count[e.name] <= (0 if e.name in self.params_by_name else 1):
+                return None
+            if e.name not in snaps:
+                snaps[e.name] = self.new_scalar(f"_{e.name}_at", e.type)
+                self.pre.append(ir.Assign(snaps[e.name], e, loc))
+            return snaps[e.name]
+
+        def over(xs):
+            return tuple(ir.map_expr(x, fn) if isinstance(x, ir.Expr) else x for x in xs)
+        return ir.TensorView(view.base, over(view.starts), view.axes, view.shape, over(view.extents))
+
+    def wrap_bound(self, b, rt):
+        """A slice bound known only at run time, normalized as NumPy does: below 0 it counts from the end of the
+        axis (b + n, at least 0), and it is at most n. A bound that cannot be negative is only clipped later."""
+        lo = self.lowest(b)
+        if lo is not None and lo >= 0:
+            return b, False
+        neg = ir.Compare("lt", b, iconst(0), ir.ScalarType(ir.bool_))
+        return ir.Select(neg, imax(iadd(b, rt), iconst(0)), imin(b, rt), ir.INDEX), True
+
+    def lowest(self, e):
+        """The lowest value of an index expression over the enclosing loops, when known (sizes are at least 0)."""
+        if isinstance(e, ir.Const) and isinstance(e.value, int):
+            return e.value
+        if isinstance(e, ir.Cast):
+            return self.lowest(e.x)
+        if isinstance(e, ir.Var):
+            if e.name in self.loop_ranges:
+                start, _, step = self.loop_ranges[e.name]
+                if isinstance(step, ir.Const) and step.value > 0:
+                    return self.lowest(start)
+                return None
+            return 0 if isinstance(self.ctx.symbols.get(e.name), ir.Sym) and e.name not in self.var_types else None
+        if isinstance(e, ir.Binary) and e.op == "add":
+            a, b = self.lowest(e.a), self.lowest(e.b)
+            return None if a is None or b is None else a + b
+        if isinstance(e, ir.Binary) and e.op == "sub":
+            a, b = self.lowest(e.a), self.bounds(e.b)
+            return None if a is None or b is None else a - b[1]
+        if isinstance(e, ir.Binary) and e.op == "mul":
+            a, b = self.lowest(e.a), self.lowest(e.b)
+            return None if a is None or b is None or min(a, b) < 0 else a * b
+        return None
 
     def from_end(self, b, n, rt, node):
         """A slice bound as NumPy reads it: a constant b < 0 counts from the end of the axis (b + n, at least 0:
