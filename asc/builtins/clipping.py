@@ -95,6 +95,10 @@ def view_full(parent, idx, view) -> tuple | None:
                 return None
             lo = 0 if e.start is None else int(e.start)
             hi = d if e.stop is None else int(e.stop)
+            if hi < 0 or (lo < 0 and e.stop is None):
+                # a constant bound counting from the end (x[2:-2], x[-3:]): NumPy's extent. A window whose start
+                # alone is below 0 (x[i - 1:i + 3] at i = 0) keeps its written extent: it is clipped at run time.
+                lo, hi = (max(0, b + d) if b < 0 else b for b in (lo, hi))
             out.append(max(0, hi - lo))
         elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
             continue
