@@ -90,8 +90,9 @@ class CStyleRenderer:
             return int_literal(int(c.value), 64 if t.weak else t.dtype.bits)
         v = float(c.value)
         f32 = self.suffix(t) == "f32"
-        if math.isnan(v):
-            return "ASC_NAN_F" if f32 else "ASC_NAN"
+        if math.isnan(v):                   # a quiet NaN with the constant's sign (-float('nan') is negative)
+            return ("(-ASC_NAN_F)" if f32 else "(-ASC_NAN)") if math.copysign(1.0, v) < 0 else \
+                ("ASC_NAN_F" if f32 else "ASC_NAN")
         if math.isinf(v):
             s = "ASC_INF_F" if f32 else "ASC_INF"
             return s if v > 0 else f"(-{s})"

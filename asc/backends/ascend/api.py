@@ -172,4 +172,4 @@ ARITY = {
 # C++ words in generated kernels that are not API calls (language keywords, types, our own names)
 NON_API = {"uint8_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "int16_t", "int8_t", "float", "half",
            "bfloat16_t", "bool", "double", "sizeof", "static_cast", "reinterpret_cast", "if", "for", "return",
-           "GM_ADDR", "ASCENDC_CPU_DEBUG", "__gm__", "__global__", "__aicore__"}
+           "GM_ADDR", "ASCENDC_CPU_DEBUG", "__gm__", "__global__", "__aicore__", "__builtin_nanf"}

@@ -92,10 +92,11 @@ def type_text(t) -> str:
 
 
 def fmt_const(v: float) -> str:
-    """A float constant as float32 C++ text (NaN and infinities as divisions)."""
+    """A float constant as float32 C++ text (infinities as divisions; a NaN as the quiet NaN with its sign, as the
+    interpreter's float('nan') and -float('nan') are: 0.0f / 0.0f is the hardware's default NaN, -nan on x86)."""
     v = float(v)
     if math.isnan(v):
-        return "(0.0f / 0.0f)"
+        return "(-__builtin_nanf(\"\"))" if math.copysign(1.0, v) < 0 else "__builtin_nanf(\"\")"
     if math.isinf(v):
         return "(1.0f / 0.0f)" if v > 0 else "(-1.0f / 0.0f)"
     text = repr(float(np.float32(v)))

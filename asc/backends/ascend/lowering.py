@@ -48,6 +48,13 @@ def assigned_names(stmts) -> frozenset:
     return frozenset(s.var.name for s in ir.walk_stmts(stmts) if isinstance(s, ir.Assign))
 
 
+
+def _nonzero_number(e) -> bool:
+    """A constant that is a number other than 0 (nor NaN): a tie with it has one set of bits."""
+    e = e.x if isinstance(e, ir.Cast) else e
+    return isinstance(e, ir.Const) and e.value == e.value and e.value != 0
+
+
 class Lowerer:
     """Turns expressions of one loop body into vector instructions over virtual registers. `tensors` maps names to
     the plan's GmTensors (their reads / writes are set here); `adv` and `select` tell the plan which buffers the
@@ -160,7 +167,7 @@ class Lowerer:
         (`max(x, 0.0)`: `0.0 if 0.0 > x else x`); `x if x > 0 else 0.0` (lang.where) gives 0.0 for nan and stays a
         Compare and Select."""
         c = e.cond
-        if not (isinstance(c, ir.Compare) and c.op in ("gt", "ge", "lt", "le")):
+        if not (isinstance(c, ir.Compare) and c.op in ("gt", "lt")):      # (ge, le: the then operand on a tie)
             return None
         then = e.a.x if isinstance(e.a, ir.Cast) else e.a
         if not (isinstance(then, ir.Const) and then.value == then.value) and format_expr(e.a) != format_expr(e.b):
@@ -358,9 +365,13 @@ class Lowerer:
                     return S(f"static_cast<float>({STORAGE_ROUND[dst.dtype.name].format(x.text)})")
                 return S(f"(float)({x.text})")
             raise Unsupported(f"a cast to {dst!r}", e.loc)
-        if dst.dtype.name in FLOATS and src.dtype.kind == "f" and (not e.explicit or dst.dtype == src.dtype or
-                                                                  dst.dtype.name == "float32"):
-            return x                # 16-bit floats are carried in float32; the store rounds once
+        if dst.dtype.name in FLOATS and src.dtype.kind == "f" and (not e.explicit or dst.dtype.name == "float32" or
+                                                                  (dst.dtype == src.dtype and
+                                                                   (dst.dtype.name not in STORAGE_ROUND or
+                                                                    isinstance(e.x, ir.Load)))):
+            # 16-bit floats are carried in float32; the store rounds once. An explicit lang.bfloat16(v) of a
+            # bfloat16 value rounds all the same (v = y[i] * y[i] is carried unrounded), unless v is a load.
+            return x
         if dst.dtype.name in STORAGE_ROUND and src.dtype.kind == "f":
             return self.round_trip(x, dst.dtype.name)     # an explicit lang.cast to 16 bits rounds
         raise Unsupported(f"the conversion {src!r} -> {dst!r}" + (" (an explicit lang.cast)" if e.explicit else ""),
@@ -382,6 +393,10 @@ class Lowerer:
             return self.emit(op["api"], self.reg(), [args[0]])
         if op is not None and op["scalar_api"] is not None:
             a, b = args
+            if isinstance(a, S) and e.fn in ("maximum", "minimum") and not _nonzero_number(e.args[0]):
+                # numpy.maximum(s, x) is Maxs(x, s) but on a tie, x (lang.maximum(0.0, x) of x = -0.0 is -0.0),
+                # and of two NaNs, s
+                return self.emit(op["api"], self.reg(), [self.vec(a), b])
             if isinstance(a, S):
                 a, b = b, a
             if isinstance(b, S):
