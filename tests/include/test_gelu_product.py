@@ -1,9 +1,9 @@
-"""asc_math.h's asc_gelu_erf_scaled_f32(x, s), which the pass `gelu_product` emits for GELU's product
-(0.5 * x) * (1 + erf_scaled(x, s)), gives that product's bits for every float32 x, NaNs included: compiled as kernels
-are (the loops vectorized), for the host and for each x86-64 level the host can run (SSE4.2: the header's no-FMA path; AVX2; AVX-512),
-for both of GELU's scales (1/float32(sqrt 2) and float32(sqrt 0.5)), over every 31st float32 bit pattern (all 2^32
-with ASC_MATH_EXHAUSTIVE=1; they were compared once, at AVX2, AVX-512 and without FMA), and over a dense grid of
-[-8, 8] and the specials."""
+"""asc_math.h's asc_gelu_erf_scaled_f32(x, s), which the pass `gelu_product` emits for GELU's product (0.5 * x) * (1 +
+erf_scaled(x, s)), gives that product's bits for every float32 x, NaNs included: compiled as kernels are (the loops
+vectorized), for the host and for each x86-64 level the host can run (SSE4.2: the header's no-FMA path; AVX2;
+AVX-512), for both of GELU's scales (1/float32(sqrt 2) and float32(sqrt 0.5)), over every 31st float32 bit pattern
+(all 2^32 with ASC_MATH_EXHAUSTIVE=1; they were compared once, at AVX2, AVX-512 and without FMA), and over a dense
+grid of [-8, 8] and the specials."""
 from __future__ import annotations
 
 import ctypes
