@@ -16,6 +16,14 @@ TOL = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-12, 1e-14),
 _interp = {}
 
 
+def on_target(target: str, fn, **options):
+    """fn as a kernel for one of the test targets: "cpu-checked" is the cpu target with memory checks, any other
+    name is asc's target of that name."""
+    if target == "cpu-checked":
+        return lang.kernel(target="cpu", memory_check=True, **options)(fn)
+    return lang.kernel(target=target, **options)(fn)
+
+
 def interpreted(kernel):
     """The same kernel with target="interpret" (the specification)."""
     k = _interp.get(kernel)

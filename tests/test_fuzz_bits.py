@@ -46,6 +46,7 @@ import numpy as np
 import pytest
 
 import asc.language as lang
+from helpers import on_target
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -381,12 +382,6 @@ def load_module(path: str, src: str):
     return mod
 
 
-def compiled(fn, target: str):
-    if target == "cpu-checked":
-        return lang.kernel(memory_check=True)(fn)
-    return lang.kernel(target=target)(fn)
-
-
 def is_nan(b: np.ndarray, dtype: str) -> np.ndarray:
     if dtype in FORMAT:
         _, exp, mask = FORMAT[dtype]
@@ -440,7 +435,7 @@ def run_seed(seed: int, tmp: str) -> tuple:
                                                                        f"model"))
         for target in TARGETS:
             try:
-                got = compiled(fn, target)(*args)
+                got = on_target(target, fn)(*args)
             except Exception as e:       # noqa: BLE001
                 failures.append(f"seed {seed} kernel {index} {target} raised {type(e).__name__}: {e}\n{src}")
                 continue

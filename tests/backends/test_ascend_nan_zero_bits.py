@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import asc.language as lang
+from helpers import on_target
 
 TARGETS = ["ascend-sim", "cpu", "cpu-checked"]
 
@@ -46,8 +47,7 @@ def rounded(x: lang.float16[N], y: lang.bfloat16[N]):
 
 
 def run(fn, target, *args):
-    k = lang.kernel(memory_check=True)(fn) if target == "cpu-checked" else lang.kernel(target=target)(fn)
-    got = k(*args)
+    got = on_target(target, fn)(*args)
     ref = lang.kernel(target="interpret")(fn)(*args)
     return (got if isinstance(got, tuple) else (got,)), (ref if isinstance(ref, tuple) else (ref,))
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import asc.language as lang
+from helpers import on_target
 
 N = lang.dim("N")
 TARGETS = ("interpret", "cpu", "cpu-checked", "ascend-sim")
@@ -51,8 +52,7 @@ class Ops:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_func_over_staticmethod_in_both_orders(target):
-    k = lang.kernel(target="cpu", memory_check=True)(act) if target == "cpu-checked" else \
-        lang.kernel(target=target)(act)
+    k = on_target(target, act)
     x = np.linspace(-3, 3, 41, dtype=np.float32)
     np.testing.assert_array_equal(k(x), np.maximum(x, 0) + x * x)
 

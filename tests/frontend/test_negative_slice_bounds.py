@@ -9,18 +9,13 @@ import pytest
 
 import asc
 import asc.language as lang
+from helpers import on_target
 
 N = lang.dim("N")
 M = lang.dim("M")
 TARGETS = ("interpret", "cpu", "cpu-checked", "ascend-sim")
 # ascend: a kernel with a temporary runs as scalar code, with a warning that says so
 pytestmark = pytest.mark.filterwarnings("ignore::asc.backends.ascend.rendering.AscendFallbackWarning")
-
-
-def _on(target, fn):
-    if target == "cpu-checked":
-        return lang.kernel(target="cpu", memory_check=True)(fn)
-    return lang.kernel(target=target)(fn)
 
 
 def shift_right(x: lang.float32[N]):
@@ -78,7 +73,7 @@ def _numpy(fn, x):
 def test_overlapping_shifts_are_numpy_s(target, fn, shape):
     x = (np.arange(np.prod(shape)) * 1.5 - 4).astype(np.float32).reshape(shape)
     want = _numpy(fn, x)
-    _on(target, fn)(x)
+    on_target(target, fn)(x)
     np.testing.assert_array_equal(x, want)
 
 
@@ -92,8 +87,8 @@ def test_the_numpy_results_are_the_shifted_copies():
 @pytest.mark.parametrize("target", TARGETS)
 def test_bounds_past_either_end_clip_as_numpy(target):
     x = np.arange(6, dtype=np.float32)
-    np.testing.assert_array_equal(_on(target, clipped_bounds)(x), x + 1)
-    np.testing.assert_array_equal(_on(target, middle)(x), x[2:-2] * 2)
+    np.testing.assert_array_equal(on_target(target, clipped_bounds)(x), x + 1)
+    np.testing.assert_array_equal(on_target(target, middle)(x), x[2:-2] * 2)
 
 
 def test_a_run_time_length_refuses_a_negative_bound_by_name():

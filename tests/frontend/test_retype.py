@@ -11,6 +11,7 @@ import pytest
 import asc
 import asc.language as lang
 from asc.frontend.signature import read_signature, retyped
+from helpers import on_target
 
 N = lang.dim("N")
 TARGETS = ("interpret", "cpu", "cpu-checked", "ascend-sim")
@@ -31,24 +32,18 @@ def pair(x: lang.float32[N], k: int) -> (lang.float32[N], lang.int32[N]):
     return x * 3.0, lang.cast(x, lang.int32) + k
 
 
-def _kernel(target, fn):
-    if target == "cpu-checked":
-        return lang.kernel(target="cpu", memory_check=True)(fn)
-    return lang.kernel(target=target)(fn)
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dt", [lang.float16, lang.bfloat16])
 def test_retyped_kernel_runs_for_the_new_dtype(target, dt):
     g, changed = retyped(poly, {"x": dt})
     assert changed == [f"x: float32 -> {dt.ir.name}", f"the return value: float32 -> {dt.ir.name}"]
     x = (np.arange(-40, 40) / 8).astype(dt.np)
-    got = _kernel(target, g)(x)
+    got = on_target(target, g)(x)
     assert got.dtype == dt.np
     xf = x.astype(np.float32)
     np.testing.assert_array_equal(got, (xf * xf * np.float32(0.25) + xf).astype(dt.np))
     with pytest.raises(asc.ArgumentError, match=f"argument 'x' must be {dt.ir.name}, got float32"):
-        _kernel("interpret", g)(xf)
+        on_target("interpret", g)(xf)
 
 
 def test_the_original_is_untouched():
@@ -64,12 +59,12 @@ def test_a_parameter_that_keeps_the_dtype_keeps_the_return(target):
     g, changed = retyped(mixed, {"x": lang.float16})
     assert changed == ["x: float32 -> float16"]
     x, y = np.arange(5).astype(np.float16), np.full(5, 0.5, np.float32)
-    got = _kernel(target, g)(x, y)
+    got = on_target(target, g)(x, y)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, x.astype(np.float32) * 2 + y)
     g2, changed2 = retyped(mixed, {"x": lang.float16, "y": lang.float16})
     assert changed2[-1] == "the return value: float32 -> float16"
-    assert _kernel(target, g2)(x, y.astype(np.float16)).dtype == np.float16
+    assert on_target(target, g2)(x, y.astype(np.float16)).dtype == np.float16
 
 
 @pytest.mark.parametrize("target", ("interpret", "cpu"))
@@ -77,7 +72,7 @@ def test_tuple_return_elements_of_the_old_dtype_follow(target):
     g, changed = retyped(pair, {"x": lang.float16})
     assert changed[-1] == "the return value: float32 -> float16"
     x = np.array([1.5, -2.25, 7.0], np.float16)
-    a, b = _kernel(target, g)(x, 2)
+    a, b = on_target(target, g)(x, 2)
     assert a.dtype == np.float16 and b.dtype == np.int32
     np.testing.assert_array_equal(a, x * np.float16(3))
     np.testing.assert_array_equal(b, x.astype(np.int32) + 2)

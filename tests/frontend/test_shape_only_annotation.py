@@ -8,16 +8,11 @@ import pytest
 
 import asc
 import asc.language as lang
+from helpers import on_target
 
 N = lang.dim("N")
 M = lang.dim("M")
 TARGETS = ("interpret", "cpu", "cpu-checked", "ascend-sim")
-
-
-def _on(target, fn):
-    if target == "cpu-checked":
-        return lang.kernel(target="cpu", memory_check=True)(fn)
-    return lang.kernel(target=target)(fn)
 
 
 def twice(x: lang.Tensor[N]) -> lang.Tensor[N]:
@@ -38,7 +33,7 @@ def fixed(x: lang.Tensor[3, N]):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dt", [np.float32, np.float16, np.int32])
 def test_any_dtype_of_the_shape(target, dt):
-    k = _on(target, twice)
+    k = on_target(target, twice)
     x = (np.arange(37) - 18).astype(dt)
     got = k(x)
     assert got.dtype == x.dtype
@@ -47,7 +42,7 @@ def test_any_dtype_of_the_shape(target, dt):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_two_dims_and_a_string_annotation(target):
-    k = _on(target, add_rows)
+    k = on_target(target, add_rows)
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     b = np.arange(4, dtype=np.float32) / 8
     np.testing.assert_array_equal(k(a, b), a + b)
@@ -57,7 +52,7 @@ def test_two_dims_and_a_string_annotation(target):
 
 @pytest.mark.parametrize("target", ("interpret", "cpu"))
 def test_a_fixed_size_and_the_rank_are_checked(target):
-    k = _on(target, fixed)
+    k = on_target(target, fixed)
     x = np.arange(12, dtype=np.float64).reshape(3, 4)
     np.testing.assert_array_equal(k(x), x[0] + x[2])
     with pytest.raises(asc.ShapeError, match="'x'"):

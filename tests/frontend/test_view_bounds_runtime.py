@@ -7,17 +7,12 @@ import numpy as np
 import pytest
 
 import asc.language as lang
+from helpers import on_target
 
 N = lang.dim("N")
 M = lang.dim("M")
 TARGETS = ("interpret", "cpu", "cpu-checked", "ascend-sim")
 pytestmark = pytest.mark.filterwarnings("ignore::asc.backends.ascend.rendering.AscendFallbackWarning")
-
-
-def _on(target, fn, **kw):
-    if target == "cpu-checked":
-        return lang.kernel(target="cpu", memory_check=True, **kw)(fn)
-    return lang.kernel(target=target, **kw)(fn)
 
 
 def _put(dst, src):
@@ -91,13 +86,13 @@ def _rebind_clipped_ref(x):
                                     (rebind_clipped, _rebind_clipped_ref)])
 def test_view_bound_keeps_its_bounds(target, fn, ref):
     x = np.arange(1, 13, dtype=np.float32)
-    np.testing.assert_array_equal(_on(target, fn)(x), ref(x))
+    np.testing.assert_array_equal(on_target(target, fn)(x), ref(x))
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_view_of_a_row_keeps_its_row(target):
     a = np.arange(24, dtype=np.float32).reshape(4, 6)
-    out = _on(target, rebind_row)(a, 1)
+    out = on_target(target, rebind_row)(a, 1)
     ref = np.zeros_like(a)
     ref[0], ref[1] = a[1], a[2]
     np.testing.assert_array_equal(out, ref)
@@ -153,12 +148,12 @@ def _neg_both_ref(x):
                                     (neg_both, _neg_both_ref)])
 def test_negative_run_time_bound_wraps(target, n, fn, ref):
     x = np.arange(1, n + 1, dtype=np.float32)
-    np.testing.assert_array_equal(_on(target, fn)(x), ref(x))
+    np.testing.assert_array_equal(on_target(target, fn)(x), ref(x))
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_negative_run_time_bound_dynamic_shape(target):
-    k = _on(target, neg_start, dynamic_shape=True)
+    k = on_target(target, neg_start, dynamic_shape=True)
     for n in (12, 10, 3):
         x = np.arange(1, n + 1, dtype=np.float32)
         np.testing.assert_array_equal(k(x), _neg_start_ref(x))

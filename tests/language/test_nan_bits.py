@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import asc.language as lang
+from helpers import on_target
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -200,12 +201,6 @@ TENSOR = {F16: tensor_f16, BF16: tensor_bf16}
 OTHER = {F16: BF16, BF16: F16}
 
 
-def on(target, fn):
-    if target == "cpu-checked":
-        return lang.kernel(memory_check=True)(fn)
-    return lang.kernel(target=target)(fn)
-
-
 def inputs(dt):
     rng = np.random.default_rng(3)
     x = ALL16.view(dt)
@@ -247,7 +242,7 @@ def assert_bits(name, got, want, dt=None):
 def test_every_pattern_through_element_code(dt, target):
     x, y = inputs(dt)
     w = float32_patterns(x.size)
-    got = on(target, ELEMENT[dt])(x, y, w)
+    got = on_target(target, ELEMENT[dt])(x, y, w)
     xf, yf = widen(ALL16, dt), widen(bits(y), dt)
     with np.errstate(all="ignore"):
         want = {"copy": ALL16, "via a local": ALL16, "a ternary of loads": np.where(yf > 0, ALL16, ALL16[::-1]),
@@ -264,7 +259,7 @@ def test_every_pattern_through_element_code(dt, target):
 @pytest.mark.parametrize("dt", [F16, BF16], ids=["float16", "bfloat16"])
 def test_every_pattern_through_tensor_code(dt, target):
     x, y = inputs(dt)
-    got = on(target, TENSOR[dt])(x, y)
+    got = on_target(target, TENSOR[dt])(x, y)
     xf, yf = widen(ALL16, dt), widen(bits(y), dt)
     h = ALL16.size // 2
     with np.errstate(all="ignore"):
@@ -279,7 +274,7 @@ def test_every_pattern_through_tensor_code(dt, target):
 @pytest.mark.parametrize("dt", [F16, BF16], ids=["float16", "bfloat16"])
 def test_every_pattern_through_vector_code(dt, target):
     x, y = inputs(dt)
-    got = on(target, vector_moves)(x, y) + on(target, vector_arithmetic)(x, y)
+    got = on_target(target, vector_moves)(x, y) + on_target(target, vector_arithmetic)(x, y)
     xf, yf = widen(ALL16, dt), widen(bits(y), dt)
     with np.errstate(all="ignore"):
         want = {"copy": ALL16, "a ternary of loads": np.where(yf > 0, ALL16, bits(y)), "-x": ALL16 ^ 0x8000,
@@ -318,7 +313,7 @@ def transposed_bf16(x):
 def test_every_pattern_through_a_transposed_view(dt, target):
     """A view whose memory is not in row order: copied and converted with the same bits."""
     x = ALL16.reshape(256, 256).view(dt)
-    got = on(target, transposed_f16 if dt == F16 else transposed_bf16)(x)
+    got = on_target(target, transposed_f16 if dt == F16 else transposed_bf16)(x)
     t = ALL16.reshape(256, 256).T
     xf = widen(t.ravel(), dt).reshape(t.shape)
     want = {"copy": t, "cast to the other 16-bit": narrow(xf.ravel(), OTHER[dt]).reshape(t.shape),
