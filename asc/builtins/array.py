@@ -80,7 +80,9 @@ class KernelArray(np.ndarray):
         self._check(idx)
         v = np.ndarray.__getitem__(self, idx)
         if isinstance(v, np.ndarray):
-            return clipping.mark_view(self, idx, v)        # an edge tile keeps its compile-time shape
+            if v.ndim and clipping.may_clip(self, idx):   # an edge tile keeps its compile-time shape
+                return clipping.mark_view(self, idx, v)
+            return v
         if self.dtype in SIXTEEN_BIT and not isinstance(v, np.ndarray):
             f = np.float32(v)
             return f if f == f else widen16(v)[()]       # a NaN's payload exactly (docs/tensors.md, "NaN")
@@ -90,7 +92,8 @@ class KernelArray(np.ndarray):
         self._check(idx)
         value = stored_value(value, self.dtype)
         target = self
-        if isinstance(value, np.ndarray) and value.ndim:      # an edge tile: the part both sides cover
+        if (isinstance(value, np.ndarray) and value.ndim      # an edge tile: the part both sides cover
+                and (type(value) is EdgeTile or clipping.may_clip(self, idx))):
             target, idx, value = self._clipped_store(idx, value)
         if self.dtype in SIXTEEN_BIT:
             value = to16(value, self.dtype)

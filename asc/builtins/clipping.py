@@ -107,16 +107,31 @@ def view_full(parent, idx, view) -> tuple | None:
     return tuple(out) if len(out) == view.ndim else None
 
 
+def _past(e, n) -> bool:
+    """Whether slice e (with an upper bound) of an axis of length n may be clipped or count from the end: its view
+    is NumPy's with the written extent when the bounds are ints, 0 <= start, stop <= n and the step is 1."""
+    b, a = e.stop, e.start
+    return (type(b) is not int or b < 0 or b > n or (a is not None and (type(a) is not int or a < 0))
+            or (e.step is not None and e.step != 1))
+
+
 def may_clip(parent, idx) -> bool:
-    """Whether parent[idx] may be clipped: the parent is, or a slice has an upper bound (`x[i, :]` never is)."""
-    if is_clipped(parent):
+    """Whether parent[idx] may be clipped: the parent is, or a slice has an upper bound past its axis (or bounds
+    counting from the end): `x[i, :]`, and `x[i:i+8]` with i + 8 <= len(x), never are."""
+    if type(parent) is _EDGE:
         return True
     if type(idx) is slice:
-        return idx.stop is not None
+        return idx.stop is not None and (not parent.ndim or _past(idx, parent.shape[0]))
     if type(idx) is tuple:
+        shape = parent.shape
+        axis = 0
         for e in idx:
-            if type(e) is slice and e.stop is not None:
+            if type(e) is slice:
+                if e.stop is not None and (axis >= len(shape) or _past(e, shape[axis])):
+                    return True
+            elif e is Ellipsis or e is None:
                 return True
+            axis += 1
     return False
 
 
