@@ -90,7 +90,7 @@ static inline asc_bf16 asc_f2bf(float f) {
   uint32_t u = asc_f2bits(f);
   uint32_t r = u + 0x7fffu + ((u >> 16) & 1u);                       // round to nearest even
   uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u, t = u >> 16;
-  return (asc_bf16)ascm_selu(nan, t | (uint32_t)((t & 0x7fu) == 0u), r >> 16);
+  return (asc_bf16)(nan ? (t | (uint32_t)((t & 0x7fu) == 0u)) : (r >> 16));   // ?: a blend in simd loops
 }
 // double -> float rounded to odd: a later rounding to half is then correct (one rounding, not two)
 static inline float asc_d2f_odd(double d) {
