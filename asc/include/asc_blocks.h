@@ -83,7 +83,8 @@ static inline void asc_f2h_block_exact(const float* __restrict src, asc_half* __
 #if defined(__F16C__) && defined(__AVX2__)
   for (; k + 8 <= n; k += 8) _mm_storeu_si128((__m128i*)(dst + k), asc_f2h_x8_exact(_mm256_loadu_ps(src + k)));
 #endif
-  for (; k < n; ++k) dst[k] = asc_f2h(src[k]);
+#pragma omp simd                // elsewhere (no F16C: aarch64, SSE-only x86) the integer conversion, vectorized
+  for (int64_t j = k; j < n; ++j) dst[j] = asc_f2h(src[j]);
 }
 
 // dst[k] = asc_h2f(src[k]) for k < n. The vector part converts with the bare instruction and only notes whether a
