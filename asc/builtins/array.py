@@ -257,10 +257,15 @@ def _py_minmax(op, bigger):
         is), as compiled code computes it; else Python's own."""
         if kwargs or len(args) < 2 or not any(_is_float(a) for a in args):
             return op(*args, **kwargs)
-        out = args[0]
-        for v in args[1:]:
+        out, last = args[0], len(args) - 1
+        for n, v in enumerate(args[1:], 1):
             # numpy.maximum(out, v): out if out > v or out is nan, else v (v on a tie)
-            out = out if (bigger(out, v) or out != out) else v
+            pick = out if (bigger(out, v) or out != out) else v
+            if n < last and (_is_float(out) or _is_float(v)):
+                # a fold, as compiled code computes max(a, b, c): max(max(a, b), c), the inner one in its own type
+                # (min(y_f32, 0.1, x_f64) is 0.1 rounded to float32 first); the last step's type is the frontend's
+                pick = np.result_type(out, v).type(pick)
+            out = pick
         return out
     return f
 
