@@ -18,9 +18,6 @@ Skipped where ASC_CANN_TWIN is not set (a development-time check: shared/cann_tw
 about half a minute there."""
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -28,53 +25,11 @@ import pytest
 import asc.config
 import asc.language as lang
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-needs_twin = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
-                                "a development-time tool)")
+from test_ascend_nan_zero_bits import nans, rounded, ties          # the kernels of the ascend-sim tests, on the twin
+from test_cann_twin_bits import _script, needs_twin
 pytestmark = pytest.mark.filterwarnings("ignore::asc.backends.ascend.rendering.AscendFallbackWarning")
 
 N = lang.dim("N")
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("cann_twin_script", os.path.join(ROOT, "scripts", "cann_twin.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-@lang.kernel
-def ties(x: lang.float32[N]):
-    lo = lang.empty_like(x)
-    hi = lang.empty_like(x)
-    ge = lang.empty_like(x)
-    le = lang.empty_like(x)
-    for i in range(N):
-        lo[i] = lang.minimum(0.0, x[i])
-        hi[i] = lang.maximum(-0.0, x[i])
-        ge[i] = 0.0 if 0.0 >= x[i] else x[i]
-        le[i] = -0.0 if -0.0 <= x[i] else x[i]
-    return lo, hi, ge, le
-
-
-@lang.kernel
-def nans(x: lang.float16[N]):
-    lit = lang.empty_like(x)
-    neg = lang.empty_like(x)
-    mn = lang.empty_like(x)
-    for i in range(N):
-        lit[i] = float("nan") if x[i] > 0.0 else x[i]
-        neg[i] = -float("nan") if x[i] > 0.0 else x[i]
-        mn[i] = lang.minimum(float("nan"), x[i])
-    return lit, neg, mn
-
-
-@lang.kernel
-def rounded(x: lang.float16[N], y: lang.bfloat16[N]):
-    out = lang.empty_like(x)
-    for i in range(N):
-        out[i] = max(lang.bfloat16(y[i] * y[i]), x[i])
-    return out
 
 
 @lang.kernel
@@ -129,9 +84,9 @@ def _f16(*bits):
 # name -> (kernel, arguments, output names in return order); NaN inputs are quiet NaNs whose payload float16's
 # narrowing keeps (the twin's model of vconv gives a float16 NaN sign | 0x7e00: test_cann_twin_bits.py)
 CASES = {
-    "ties": (ties, (np.array([-0.0, 0.0, 1.0, -2.0] * 20, np.float32),), ("lo", "hi", "ge", "le")),
-    "nans": (nans, (np.tile(_f16(0x3c00, 0x7e00, 0xfe00, 0x8000, 0xc200), 16),), ("lit", "neg", "mn")),
-    "rounded": (rounded, (np.full(70, -np.inf, np.float16), np.full(70, -2.34375, ml_dtypes.bfloat16)), ("out",)),
+    "ties": (lang.kernel(ties), (np.array([-0.0, 0.0, 1.0, -2.0] * 20, np.float32),), ("lo", "hi", "ge", "le")),
+    "nans": (lang.kernel(nans), (np.tile(_f16(0x3c00, 0x7e00, 0xfe00, 0x8000, 0xc200), 16),), ("lit", "neg", "mn")),
+    "rounded": (lang.kernel(rounded), (np.full(70, -np.inf, np.float16), np.full(70, -2.34375, ml_dtypes.bfloat16)), ("out",)),
     "three_outputs": (three_outputs, (np.random.default_rng(3).standard_normal(4096 + 44).astype(np.float32),),
                       ("b", "c", "a")),
     "rebind": (rebind, (np.arange(1, 13, dtype=np.float32),), ("out",)),
