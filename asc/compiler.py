@@ -115,10 +115,13 @@ def stages(target_name: str) -> tuple:
     return (FRONTEND,) + TENSOR_STAGES + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans) + (SOURCE,)
 
 
-def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, mode: str = "kernel") -> ir.Kernel:
-    """The typed, tensor-level IR of `pyfunc` for these argument types (mode: "kernel", "fused" or "cube")."""
+def frontend(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, mode: str = "kernel",
+             precision: str = "float32") -> ir.Kernel:
+    """The typed, tensor-level IR of `pyfunc` for these argument types (mode: "kernel", "fused" or "cube";
+    precision: "float32" or "mixed")."""
     from .frontend import build_kernel_ir
-    return build_kernel_ir(pyfunc, arg_types, symbols, dynamic, ret_spec, fused=mode == "fused", cube=mode == "cube")
+    return build_kernel_ir(pyfunc, arg_types, symbols, dynamic, ret_spec, fused=mode == "fused", cube=mode == "cube",
+                           precision=precision)
 
 
 def element_ir(t: ir.Kernel, until: str | None = None) -> ir.Kernel:

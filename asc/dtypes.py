@@ -212,12 +212,38 @@ class TensorAnnotation:
 Tensor = TensorAnnotation(None, None)
 
 
+# How the interpreter carries a 16-bit float scalar: as its float32 value (precision="float32": arithmetic on it is
+# float32), or as the 16-bit scalar itself (precision="mixed": NumPy's float16 / ml_dtypes' bfloat16 arithmetic,
+# each operation rounded). Set by the interpreter for the kernel it runs (asc/runtime/interpreter.py).
+mixed16: contextvars.ContextVar = contextvars.ContextVar("asc_mixed16", default=False)
+
+
+def carried16(v):
+    """A 16-bit NumPy scalar (an element read) as the interpreter carries it (see mixed16): itself, or its float32
+    value (a NaN's payload exactly)."""
+    if mixed16.get():
+        return v
+    f = np.float32(v)
+    return f if f == f else widen16(v)[()]
+
+
+def scalar16(r, dt):
+    """A 0-d result of 16-bit operands (computed wide, the 16-bit dtype `dt` its type) as the interpreter carries
+    it: rounded to the 16-bit scalar (precision="mixed"), else as it is."""
+    if not mixed16.get():
+        return r
+    return narrow16(np.asarray(r), as_dtype(dt))[()]
+
+
 def convert(x, h: DTypeHandle):
     """x (a scalar or an array) converted to dtype `h`, as compiled code converts: float to int truncates toward
     zero, to 16-bit floats rounds to nearest even (a NaN as narrow16 says), and 16-bit values are carried in
-    float32."""
+    float32 (in 16 bits with precision="mixed": mixed16)."""
     a = np.asarray(x)
     if h.ir.name in ("float16", "bfloat16"):
+        if mixed16.get():
+            r = narrow16(a, h)
+            return r[()] if r.ndim == 0 else r
         r = widen16(narrow16(a, h))
     else:
         with np.errstate(invalid="ignore", over="ignore"):

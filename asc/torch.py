@@ -164,13 +164,21 @@ class AscOp:
         return f"<asc torch op {self.name} from kernel {self.kernel.__name__}>"
 
 
-def op(kernel=None, name: str | None = None, *, backward=None, autodiff: bool = False):
+def op(kernel=None, name: str | None = None, *, backward=None, autodiff: bool = False, precision: str | None = None):
     """Registers `kernel` as the torch custom operator `name` ("namespace::name"); also a decorator:
     `@asc.torch.op(name="mylib::gelu")` above `@lang.kernel`. With a backward (or autodiff=True) the operator is
     differentiable; calling the kernel itself with tensors that require grad is not (its result is detached, and
-    the kernel says so once with asc.GradDetachedWarning)."""
+    the kernel says so once with asc.GradDetachedWarning). `precision` ("float32" or "mixed", docs/tensors.md):
+    the operator runs the kernel compiled with that precision (default: the kernel's own)."""
     if kernel is None:
-        return lambda k: op(k, name, backward=backward, autodiff=autodiff)
+        return lambda k: op(k, name, backward=backward, autodiff=autodiff, precision=precision)
+    if precision is not None:
+        from .dispatch.options import Options
+        Options(precision=precision)            # a bad value named at this line
+        if precision != kernel.options.precision:
+            from .dispatch.kernels import Kernel
+            opts = {k: getattr(kernel.options, k) for k in Options.__slots__}
+            kernel = Kernel(kernel.pyfunc, kernel.mode, **{**opts, "precision": precision})
     if name is None:
         name = f"asc::{kernel.__name__}"
     return AscOp(kernel, name, backward, autodiff)

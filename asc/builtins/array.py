@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ..dtypes import as_dtype, is_bfloat16, narrow16, widen16
+from ..dtypes import as_dtype, carried16, is_bfloat16, narrow16, scalar16, widen16
 from . import clipping
 
 # numeric check of intermediates in the interpreter: every stored float value must be finite
@@ -31,7 +31,8 @@ SIXTEEN_BIT = _SixteenBit()
 
 
 class KernelArray(np.ndarray):
-    """Element reads of 16-bit floats give float32 values (16-bit is a storage type; arithmetic is float32),
+    """Element reads of 16-bit floats give float32 values (16-bit is a storage type; arithmetic is float32; with
+    precision="mixed" the 16-bit scalar itself, whose arithmetic is 16-bit: asc.dtypes.mixed16),
     and negative or out-of-range indices raise IndexError instead of wrapping around."""
 
     def _name(self) -> str:
@@ -84,8 +85,7 @@ class KernelArray(np.ndarray):
                 return clipping.mark_view(self, idx, v)
             return v
         if self.dtype in SIXTEEN_BIT and not isinstance(v, np.ndarray):
-            f = np.float32(v)
-            return f if f == f else widen16(v)[()]       # a NaN's payload exactly (docs/tensors.md, "NaN")
+            return carried16(v)         # float32 (a NaN's payload exactly: docs/tensors.md, "NaN"), or 16-bit
         return v
 
     def __setitem__(self, idx, value):
@@ -223,12 +223,12 @@ def wide(x):
 
 
 def back(r, dt):
-    """A reduction or product computed wide, back in the input's 16-bit dtype (a 0-d result stays a float32
-    value: 16-bit scalars are carried in float32)."""
+    """A reduction or product computed wide, back in the input's 16-bit dtype (a 0-d result is a scalar as the
+    interpreter carries 16-bit scalars: asc.dtypes.mixed16)."""
     r = np.asarray(r)
     if dt in SIXTEEN_BIT:
         if r.ndim == 0:
-            return np.float32(np.float32(r).astype(dt))
+            return scalar16(np.float32(np.float32(r).astype(dt)), dt)
         return with_wide(kernel_array(r.astype(dt)), r.astype(np.float32))
     return kernel_array(r)
 

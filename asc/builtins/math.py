@@ -101,14 +101,14 @@ def cos(x):
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_floor_{s}({})"), ascend=Ascend("Floor", ADVANCED, cost=2),
-         python=(pymath.floor,))
+         python=(pymath.floor,), exact=True)
 def floor(x):
     """The largest integer value not greater than x, as a float (ints become float64, as in NumPy)."""
     return unary(np.floor, x)
 
 
 @builtin("math", float_rule, 1, cpu=Cpu("asc_ceil_{s}({})"), ascend=Ascend("Ceil", ADVANCED, cost=2),
-         python=(pymath.ceil,))
+         python=(pymath.ceil,), exact=True)
 def ceil(x):
     """The smallest integer value not less than x, as a float."""
     return unary(np.ceil, x)
@@ -123,7 +123,7 @@ def _d_abs(A, e, D):
 
 
 @builtin("math", same_rule, 1, name="abs", cpu=Cpu("asc_abs_{s}({})", int_template="asc_abs_i({})"),
-         ascend=Ascend("Abs", BASIC), python=(pymath.fabs,), derivative=_d_abs)
+         ascend=Ascend("Abs", BASIC), python=(pymath.fabs,), derivative=_d_abs, exact=True)
 def abs_(x):
     """Absolute value, elementwise; keeps the dtype (also Python's abs)."""
     return absolute(x)
@@ -139,7 +139,8 @@ def _d_select(op):
 
 
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_maximum_{s}({}, {})", int_template="asc_max_i({}, {})"),
-         ascend=Ascend("Max", BINARY, tensor_scalar="Maxs"), derivative=_d_select("ge"))
+         ascend=Ascend("Max", BINARY, tensor_scalar="Maxs"), derivative=_d_select("ge"),
+         exact=True)
 def maximum(a, b):
     """The larger of a and b, elementwise; nan if either is nan (as numpy.maximum). Python's max(a, b) of floats
     in a kernel means the same."""
@@ -147,7 +148,8 @@ def maximum(a, b):
 
 
 @builtin("math", promote_rule, 2, cpu=Cpu("asc_minimum_{s}({}, {})", int_template="asc_min_i({}, {})"),
-         ascend=Ascend("Min", BINARY, tensor_scalar="Mins"), derivative=_d_select("le"))
+         ascend=Ascend("Min", BINARY, tensor_scalar="Mins"), derivative=_d_select("le"),
+         exact=True)
 def minimum(a, b):
     """The smaller of a and b, elementwise; nan if either is nan (as numpy.minimum). Python's min(a, b) of floats
     in a kernel means the same."""
@@ -187,7 +189,7 @@ def _power(a, b):
 
 
 @builtin("math", same_rule, 1, name="round", cpu=Cpu("asc_round_{s}({})", int_template="asc_round_i({})"),
-         python=(pybuiltins.round,))
+         python=(pybuiltins.round,), exact=True)
 def round_(x):
     """The nearest integer value, ties to even (2.5 -> 2.0, -0.5 -> -0.0), as Python's round and numpy.round; also
     Python's round(x) in kernels. Keeps the type, as numpy.round: a float stays a float (round(2.5) is 2.0 in a

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import mixed16, scalar16
 from .array import SIXTEEN_BIT, KernelArray, to16
 
 SCALAR_FLOATS = (np.float32, np.float64)
@@ -25,9 +26,10 @@ def tensor_result(r, dt):
 
 
 def wide_any(x):
-    """A tensor argument of an elementwise builtin computed in float32 when 16-bit; scalars as they are."""
+    """A tensor argument of an elementwise builtin computed in float32 when 16-bit (in 16 bits, each operation
+    rounded, with precision="mixed"); scalars as they are."""
     if isinstance(x, np.ndarray) and x.ndim:
-        if x.dtype in SIXTEEN_BIT:
+        if x.dtype in SIXTEEN_BIT and not mixed16.get():
             return x.view(np.ndarray).astype(np.float32), x.dtype
         return x, x.dtype
     return x, None
@@ -47,7 +49,8 @@ def unary(npfn, x):
     elif a.dtype.kind != "f":
         a = a.astype(np.float64)
     r = npfn(a)
-    return r[()] if r.ndim == 0 else tensor_result(r, dt)
+    return scalar16(r[()], dt) if r.ndim == 0 and dt in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
+        tensor_result(r, dt)
 
 
 def via_f64(fn, x):
@@ -60,7 +63,8 @@ def via_f64(fn, x):
     a = np.asarray(x)
     out_dt = np.float32 if a.dtype in SIXTEEN_BIT else (a.dtype if a.dtype.kind == "f" else np.float64)
     r = fn(a.astype(np.float64)).astype(out_dt)
-    return r[()] if r.ndim == 0 else tensor_result(r, a.dtype)
+    return scalar16(r[()], a.dtype) if r.ndim == 0 and a.dtype in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
+        tensor_result(r, a.dtype)
 
 
 def absolute(x):
@@ -69,7 +73,8 @@ def absolute(x):
         return abs(x)
     a = np.asarray(x)
     r = np.abs(a.astype(np.float32) if a.dtype in SIXTEEN_BIT else a)
-    return r[()] if r.ndim == 0 else tensor_result(r, a.dtype)
+    return scalar16(r[()], a.dtype) if r.ndim == 0 and a.dtype in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
+        tensor_result(r, a.dtype)
 
 
 def binary(fn, a, b):
@@ -81,8 +86,11 @@ def binary(fn, a, b):
     ta = np.asarray(a).astype(np.float32) if np.asarray(a).dtype in SIXTEEN_BIT else a
     tb = np.asarray(b).astype(np.float32) if np.asarray(b).dtype in SIXTEEN_BIT else b
     r = np.asarray(fn(ta, tb))
-    if r.ndim and (np.asarray(a).dtype in SIXTEEN_BIT or np.asarray(b).dtype in SIXTEEN_BIT):
-        return tensor_result(r, np.result_type(a, b))
+    if np.asarray(a).dtype in SIXTEEN_BIT or np.asarray(b).dtype in SIXTEEN_BIT:
+        dt = np.result_type(a, b)
+        if r.ndim:
+            return tensor_result(r, dt)
+        return scalar16(r[()], dt) if dt in SIXTEEN_BIT else r[()]
     return r[()] if r.ndim == 0 else r
 
 

@@ -66,7 +66,9 @@ class Builtin:
     `derivative(A, e, D)`: d e / d leaf for a call `e` of this builtin (an ir.Call), built with the autodiff's
     algebra A (A.const(value, like), A.add, A.sub, A.mul, A.div, A.neg, A.call(name, *args), A.is_zero,
     A.refuse(message, loc)) and D (the derivative of a subexpression). None: not differentiable.
-    `expand(ops, x, ...)`: a composite's definition over `ops` (asc/builtins/composites.py)."""
+    `expand(ops, x, ...)`: a composite's definition over `ops` (asc/builtins/composites.py). `exact`: its value of
+    operands of one float type is a value of that type (abs, maximum, floor, ...), so precision="mixed" does not
+    round it again (asc/passes/mixed_precision.py)."""
     name: str
     kind: str
     impl: object
@@ -79,6 +81,7 @@ class Builtin:
     expand: object = None
     doc: str | None = None
     uses: tuple = field(default=())       # a composite: the builtins its expansion calls
+    exact: bool = False
 
     def __post_init__(self):
         self.__doc__ = self.doc if self.doc is not None else self.impl.__doc__

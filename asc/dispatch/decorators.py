@@ -26,8 +26,8 @@ def _kernel_of_mode(mode, fn, options, name):
 
 
 def kernel(fn=None, **options):
-    """Decorator: `@lang.kernel` or `@lang.kernel(target="cpu", dynamic_shape=False, precision="default",
-    fastmath=False, num_threads=None)`."""
+    """Decorator: `@lang.kernel` or `@lang.kernel(target="cpu", dynamic_shape=False, precision="float32",
+    fastmath=False, num_threads=None)`; precision="mixed" computes 16-bit floats in 16 bits (docs/tensors.md)."""
     if fn is not None and not callable(fn):
         raise TypeError("use @lang.kernel or @lang.kernel(option=...)")
     return _kernel_of_mode("kernel", fn, options, "kernel")

@@ -235,7 +235,8 @@ class Kernel(DeviceCallable):
         from ..runtime import binding
         from .specialization import Specialization
         types, syms = binding.arg_types(self.specs, bound, symbols, self.options.dynamic_shape)
-        t = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode)
+        t = compiler.frontend(self.pyfunc, types, syms, self.options.dynamic_shape, self._ret, self.mode,
+                              self.options.precision)
         spec = Specialization(self, key, t, compiler.element_ir(t), checked)
         index = {sp.name: k for k, sp in enumerate(self.specs)}
         spec.size_params = {index[n]: (syms[size_param_symbol(n)] if not self.options.dynamic_shape

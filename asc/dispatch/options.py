@@ -7,14 +7,11 @@ from .. import config as _config
 from ..errors import AscError
 from .state import STATE
 
-PRECISIONS = ("default",)
-# precision="mixed" ("16-bit storage, float32 compute") was accepted and changed nothing: it is what every kernel
-# does (docs/tensors.md, "Precision"). It is refused with the rule, so that no one relies on an option without effect.
-_MIXED = ("precision='mixed' is not an option: every kernel stores 16-bit floats as 16-bit and computes them in "
-          "float32, and accumulates products and reductions of them in float32, rounded once to the value's dtype "
-          "(float16 @ float16 is float16). To keep the float32 accumulation, write the product into a float32 "
-          "destination (a float32 output, out[...] = a @ b, lang.cast(a @ b, lang.float32)); see docs/tensors.md, "
-          "\"Precision\". Remove the option")
+# precision="float32" (the default): 16-bit floats are stored as 16-bit and computed in float32, rounded where a value
+# is stored or named. precision="mixed": arithmetic on 16-bit values is carried out in that 16-bit type, each
+# operation rounded to it, as NumPy computes float16 * float16. In both, products and reductions accumulate in
+# float32 (docs/tensors.md, "Precision").
+PRECISIONS = ("float32", "mixed")
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,7 +26,7 @@ def targets() -> tuple:
 class Options:
     __slots__ = ("target", "dynamic_shape", "precision", "fastmath", "num_threads", "memory_check", "numeric_check")
 
-    def __init__(self, target="cpu", dynamic_shape=False, precision="default", fastmath=False, num_threads=None,
+    def __init__(self, target="cpu", dynamic_shape=False, precision="float32", fastmath=False, num_threads=None,
                  memory_check=None, numeric_check=None):
         TARGETS, AVAILABLE_TARGETS = targets()
         if target not in TARGETS:
@@ -39,10 +36,11 @@ class Options:
                     "ascend`, and run on the CPU with target=\"ascend-sim\"") if target == "ascend" else ""
             raise ValueError(f"target {target!r} is not available in this version of asc yet; "
                              f"available: {', '.join(AVAILABLE_TARGETS)}{hint}")
-        if precision == "mixed":
-            raise ValueError(_MIXED)
-        if precision not in PRECISIONS:
-            raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+        if not isinstance(precision, str) or precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}; choose \"float32\" (the default: 16-bit floats "
+                             f"computed in float32, rounded where stored) or \"mixed\" (16-bit arithmetic in 16 "
+                             f"bits, each operation rounded; products and reductions accumulated in float32); see "
+                             f"docs/tensors.md, \"Precision\"")
         if num_threads is not None and (not isinstance(num_threads, int) or isinstance(num_threads, bool)
                                         or num_threads < 1):
             raise ValueError(f"num_threads must be a positive int, got {num_threads!r}")

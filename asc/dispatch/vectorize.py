@@ -124,7 +124,11 @@ class Vectorized:
 
 
 def vectorize(fn=None, **options):
-    """Decorator: `@lang.vectorize` or `@lang.vectorize(target=..., fastmath=...)`."""
+    """Decorator: `@lang.vectorize` or `@lang.vectorize(target=..., fastmath=..., precision=...)` (the options of
+    @lang.kernel, checked here)."""
+    if options:
+        from .options import Options
+        Options(**options)
     if fn is not None:
         return Vectorized(fn, **options)
     return lambda f: Vectorized(f, **options)

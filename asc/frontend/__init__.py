@@ -2,6 +2,8 @@
 statements are kept: the tensor passes (passes.TENSOR_PASSES) lowers them to loops)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
 from ..errors import CompileError, KernelTypeError
 from ..ir.sizes import user_text
@@ -12,14 +14,16 @@ from .source import get_source
 
 
 def build_kernel_ir(pyfunc, arg_types: list, symbols: dict, dynamic: bool, ret_spec=None, fused=False,
-                    cube=False) -> ir.Kernel:
+                    cube=False, precision: str = "float32") -> ir.Kernel:
     """The tensor-level IR of a kernel (asc/ir/tensor.py), checked; the tensor passes (passes.TENSOR_PASSES) lowers it.
     arg_types: the ir type of each Python parameter; symbols: size name -> int (or ir.Sym when dynamic);
     fused: a @lang.fused_kernel (tensor expressions are inlined and fused around matrix products); cube: a
-    @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue)."""
+    @lang.cube_kernel (an elementwise expression of a matrix product runs as the product's epilogue); precision:
+    the kernel's option, kept on the IR (the tensor pass `mixed_precision` reads it)."""
     ctx = BuildContext(symbols, dynamic, fused, ret_spec, cube)
     try:
-        return _build(ctx, pyfunc, arg_types, symbols, ret_spec)
+        k = _build(ctx, pyfunc, arg_types, symbols, ret_spec)
+        return k if precision == "float32" else replace(k, precision=precision)
     except CompileError as e:          # a shape in the message, such as (asc_dim_x_0,), as the user wrote it
         raise e.reworded(lambda m: user_text(m, ctx.sizes.values()))
 

@@ -295,6 +295,9 @@ class Kernel:
     # unchanged); (span + (operator name,), WeakOp) for an operator of two Python numbers it must compute as NumPy does
     conversions: tuple = ()
     sizes: tuple = ()                # of SizeDef: the symbols above that are expressions of other sizes
+    # "float32": 16-bit floats computed in float32; "mixed": each operation on 16-bit values rounded to its 16-bit
+    # type (asc/passes/mixed_precision.py writes the roundings; docs/tensors.md, "Precision")
+    precision: str = "float32"
 
 
 @dataclass(frozen=True)

@@ -164,4 +164,5 @@ def format_kernel(k: n.Kernel, locs: bool = True) -> str:
     """The IR as text; with locs=False it is the normalized form that cache keys hash (no lines, no paths)."""
     parts = [format_function(f, locs) for f in k.funcs] + [format_function(k.entry, locs)]
     outs = ", ".join(f"{o.kind}{o.index}:{o.type!r}" for o in k.outputs)
-    return "\n\n".join(parts) + f"\n# outputs: {outs or 'none'}\n"
+    mixed = "# precision: mixed\n" if k.precision == "mixed" else ""
+    return "\n\n".join(parts) + f"\n# outputs: {outs or 'none'}\n" + mixed

@@ -2,8 +2,9 @@
 tuples of (stage name, pass), run in order by `run`. `options` are the kernel's build options ("memory_check",
 "finite_check", "fastmath", "num_threads"; asc/passes/rewrite.py reads them).
 
-TENSOR_PASSES turn the frontend's tensor-level IR into the element-level IR every target takes (epilogue fusion,
-then tensor statements as loop nests and matrix products); CPU_PASSES and ASCEND_PASSES are the targets' own.
+TENSOR_PASSES turn the frontend's tensor-level IR into the element-level IR every target takes (for
+precision="mixed", each 16-bit operation rounded to its type; epilogue fusion; then tensor statements as loop nests
+and matrix products); CPU_PASSES and ASCEND_PASSES are the targets' own.
 
 The cpu target's decisions on how to run its loops (blocks, row prefetch, the split of parallel reductions, the
 lanes of vectorized reductions, the loads asked for ahead) are
@@ -12,8 +13,8 @@ renders."""
 from __future__ import annotations
 
 from .. import ir
-from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, prefetch_ahead, promote, reduce_lanes,
-               reduce_split, scaled_math, tensor_lower)
+from . import (cpu_blocks, cpu_prefetch, fusion, gelu_product, inline_calls, loops, mixed_precision, prefetch_ahead,
+               promote, reduce_lanes, reduce_split, scaled_math, tensor_lower)
 
 
 def fuse(k: ir.Kernel, options: dict) -> ir.Kernel:
@@ -26,7 +27,8 @@ def lower_tensors(k: ir.Kernel, options: dict) -> ir.Kernel:
     return tensor_lower.lower(k)
 
 
-TENSOR_PASSES = (("fusion", fuse), ("tensor_lower", lower_tensors))
+TENSOR_PASSES = (("mixed_precision", mixed_precision.mixed_precision), ("fusion", fuse),
+                 ("tensor_lower", lower_tensors))
 
 # (the modules stay the package's attributes: asc.passes.cpu_blocks is the module, its pass cpu_blocks.cpu_blocks)
 CPU_PASSES = (("promote", promote.promote_kernel), ("classify", loops.classify_kernel),

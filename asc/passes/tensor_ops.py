@@ -115,8 +115,12 @@ class TensorOpsMixin:
         return acc, [ir.Assign(acc, init, loc)] + self.loops([x.extents[k] for k in r.axes], inner)
 
     def reduce_into_scalar(self, r: ir.TensorReduce, acc: ir.Var) -> list:
-        """The statements computing acc = r, a reduction over all axes."""
-        return self.reduction(r, self.operand(r.x), (), acc)[1]
+        """The statements computing acc = r, a reduction over all axes. A 16-bit acc is rounded once to its type
+        at the end (accumulated in float32; the value a 16-bit variable holds is rounded, as the interpreter's)."""
+        stmts = self.reduction(r, self.operand(r.x), (), acc)[1]
+        if acc.type.dtype.is_16bit_float and not acc.type.weak:
+            stmts.append(ir.Assign(acc, ir.Cast(acc, acc.type, self.loc, explicit=True), self.loc))
+        return stmts
 
     def emit_reduce(self, r: ir.TensorReduce, dst: ir.TensorView, rounded=False):
         """dst = r; `rounded`: the value stored is r's, rounded to its (16-bit) dtype, even into a wider dst."""

@@ -14,7 +14,7 @@ import os
 
 from .. import ir
 from ..errors import OVERFLOW_HINT, IntegerOverflowError, MemoryCheckError, NumericCheckError
-from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, narrow16, scalar_as
+from ..dtypes import BOUND_DIMS, HANDLES, is_bfloat16, mixed16, narrow16, scalar_as
 from ..builtins.array import KernelArray, drop_wide, finite_stores, kernel_max, kernel_min, stored_value
 from ..builtins.clipping import zero_padded
 from . import binding
@@ -39,12 +39,12 @@ def _as_dtype(r, d: ir.DType) -> np.ndarray:
     return narrow16(r, h) if d.is_16bit_float else np.asarray(r).astype(h.np)
 
 
-def _scalar_in(value, t: ir.ScalarType):
+def _scalar_in(value, t: ir.ScalarType, mixed: bool):
     if t.weak:
         return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind](value)
     v = scalar_as(value, t.dtype)
-    if t.dtype.is_16bit_float:
-        return np.float32(v)        # 16-bit values are carried in float32
+    if t.dtype.is_16bit_float:      # 16-bit values are carried in float32 (precision="mixed": in 16 bits)
+        return narrow16(np.asarray(v), HANDLES[t.dtype])[()] if mixed else np.float32(v)
     return v
 
 
@@ -83,11 +83,17 @@ def _weak_op(op: str):
     return run
 
 
-def _converter(t):
+def _converter(t, mixed: bool):
     if isinstance(t, ir.WeakOp):
         return _weak_op(t.op)
     if t.weak:
         return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind]
+    if t.dtype.is_16bit_float and mixed:      # precision="mixed": a 16-bit value in 16 bits
+        h = HANDLES[t.dtype]
+
+        def conv16(v):
+            return narrow16(np.asarray(v), h)[()]
+        return conv16
     npt = np.float32 if t.dtype.is_16bit_float else HANDLES[t.dtype].np.type   # 16-bit: carried in float32
 
     def conv(v):
@@ -192,7 +198,7 @@ class _Wrap(ast.NodeTransformer):
 _REWRITTEN: dict = {}      # (the kernel's code, its conversions) -> the rewritten module, compiled
 
 
-def _converting_function(fn, conversions, g):
+def _converting_function(fn, conversions, g, mixed: bool):
     """fn's code with the conversions of the typing applied; the same file and lines, so pdb shows the kernel."""
     key = (fn.__code__, conversions)
     code = _REWRITTEN.get(key)
@@ -212,7 +218,7 @@ def _converting_function(fn, conversions, g):
         if len(_REWRITTEN) > 256:
             _REWRITTEN.clear()
         _REWRITTEN[key] = code
-    convs = [_converter(t) for _, t in conversions]
+    convs = [_converter(t, mixed) for _, t in conversions]
     ns = g
     ns["__asc_as"] = lambda v, k: convs[k](v)
     ns["__asc_weak"] = lambda a, b, k: convs[k](a, b)
@@ -289,10 +295,11 @@ def call_device(pyfunc, args, kwargs):
 
 def run(spec, bound, symbols):
     k = spec.ir
+    mixed = k.precision == "mixed"      # 16-bit scalars carried in 16 bits (asc.dtypes.mixed16)
     fn = spec.kernel.pyfunc
     args, kwargs = [], {}
     for p, a, ps in zip(k.entry.params, bound, spec.kernel.specs):
-        v = _scalar_in(a.value, p.var.type) if a.kind == "scalar" else _to_kernel_array(a)
+        v = _scalar_in(a.value, p.var.type, mixed) if a.kind == "scalar" else _to_kernel_array(a)
         if a.kind != "scalar":
             v._asc_name = ps.name
         if ps.kwonly:
@@ -303,11 +310,12 @@ def run(spec, bound, symbols):
     # sizes named in annotations are plain ints inside the kernel (free axes have no name there)
     g.update({n: v for n, v in symbols.items() if not binding.is_free_dim(n)})
     if k.conversions or _binds_products(k):
-        run_fn = _converting_function(fn, k.conversions, g)
+        run_fn = _converting_function(fn, k.conversions, g, mixed)
     else:
         run_fn = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
     run_fn.__defaults__, run_fn.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
     token = BOUND_DIMS.set(dict(symbols))
+    mixed_token = mixed16.set(mixed)
     finite = finite_stores.set(bool(spec.key[-1][1]))
     active = _active.set(True)
     try:
@@ -325,6 +333,7 @@ def run(spec, bound, symbols):
     finally:
         _active.reset(active)
         BOUND_DIMS.reset(token)
+        mixed16.reset(mixed_token)
         finite_stores.reset(finite)
     use_torch = any(a.kind == "torch" for a in bound)
     elems = result if k.returns_tuple else (result,)

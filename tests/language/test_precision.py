@@ -152,8 +152,9 @@ def test_a_value_used_or_named_is_rounded_to_its_dtype(fn, case):
     assert np.all(np.abs(r - exact) <= bound + 1e-6), f"{fn.__name__} {_id(case)}"
 
 
-def test_mixed_precision_is_refused_with_the_rule():
-    with pytest.raises(ValueError, match="precision='mixed' is not an option.*float32.*docs/tensors.md"):
-        lang.kernel(precision="mixed")
-    with pytest.raises(ValueError, match="precision='mixed'"):
-        lang.fused_kernel(precision="mixed")
+def test_precision_names_both_modes():
+    for deco in (lang.kernel, lang.fused_kernel, lang.cube_kernel):
+        with pytest.raises(ValueError, match='unknown precision .fp16.; choose "float32".*or "mixed".*docs/tensors.md'):
+            deco(precision="fp16")
+        deco(precision="mixed")
+        deco(precision="float32")

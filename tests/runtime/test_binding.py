@@ -516,10 +516,10 @@ def test_default_scalar_argument_is_rounded_to_float16():
     ({"target": "nope"}, "unknown target 'nope'"),
     ({"target": "ascend"}, "not available"),
     ({"precision": "fp8"}, "unknown precision 'fp8'"),
-    ({"precision": "mixed"}, "precision='mixed' is not an option: every kernel stores 16-bit floats"),
+    ({"precision": "default"}, 'choose "float32" (the default'),
     ({"num_threads": 0}, "num_threads must be a positive int"),
     ({"num_threads": "4"}, "num_threads must be a positive int"),
-], ids=["target", "unavailable-target", "precision", "precision-mixed", "threads-zero", "threads-str"])
+], ids=["target", "unavailable-target", "precision", "precision-default", "threads-zero", "threads-str"])
 def test_bad_kernel_options_at_decoration(options, text):
     with pytest.raises(ValueError) as ei:
         lang.kernel(**options)
