@@ -32,6 +32,12 @@ def swiglu_out(a, b, out):
             out[i, j] = a[i, j] * lang.sigmoid(a[i, j]) * b[i, j]
 
 
+# precision="mixed" (docs/tensors.md, "Precision"): the float16 rows computed in float16, each operation rounded
+gelu_erf_mixed_out = lang.kernel(precision="mixed")(gelu_erf_out.pyfunc)
+gelu_tanh_mixed_out = lang.kernel(precision="mixed")(gelu_tanh_out.pyfunc)
+swiglu_mixed_out = lang.kernel(precision="mixed")(swiglu_out.pyfunc)
+
+
 @lang.kernel
 def saxpy_out(a: lang.float32, x: lang.float32[N], y: lang.float32[N], out: lang.float32[N]):
     for i in range(N):

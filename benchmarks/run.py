@@ -58,6 +58,9 @@ def groups(n, rows, cols, torch, use_compile, numba_mod):
             kern, kout = (K.gelu_erf, K.gelu_erf_out) if form == "erf" else (K.gelu_tanh, K.gelu_tanh_out)
             nbytes = 2 * x.nbytes
             cases = [Case("asc", "alloc", lambda: kern(x), nbytes), Case("asc", "out", lambda: kout(x, out), nbytes)]
+            if dt == np.float16:
+                kmix = K.gelu_erf_mixed_out if form == "erf" else K.gelu_tanh_mixed_out
+                cases.append(Case("asc mixed", "out", lambda: kmix(x, out), nbytes))
             if dt == np.float32:
                 ref = (lambda: 0.5 * x * (1 + np_erf(x * np.float32(1 / math.sqrt(2))))) if form == "erf" else \
                     (lambda: 0.5 * x * (1 + np.tanh(np.float32(c) * (x + np.float32(0.044715) * x * x * x))))
@@ -82,6 +85,8 @@ def groups(n, rows, cols, torch, use_compile, numba_mod):
         nbytes = 3 * a.nbytes
         cases = [Case("asc", "alloc", lambda: K.swiglu(a, b), nbytes),
                  Case("asc", "out", lambda: K.swiglu_out(a, b, out), nbytes)]
+        if dt == np.float16:
+            cases.append(Case("asc mixed", "out", lambda: K.swiglu_mixed_out(a, b, out), nbytes))
         if dt == np.float32:
             cases.append(Case("numpy", "alloc", lambda: a / (1 + np.exp(-a)) * b, nbytes))
             if numba_mod:

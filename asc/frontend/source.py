@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import threading
 from dataclasses import dataclass
 
 from ..errors import CompileError
@@ -36,6 +37,10 @@ class Source:
 
 _cache: dict = {}
 _files: dict = {}
+# CPython 3.11 before 3.11.8 counts the depth of AST conversions in one global (gh-106905): two threads parsing or
+# compiling an AST at once can fail with "SystemError: AST constructor recursion depth mismatch". asc's own AST
+# parses and compiles hold this lock.
+AST_LOCK = threading.Lock()
 
 
 def _file_tree(filename: str):
@@ -51,7 +56,8 @@ def _file_tree(filename: str):
     lines = linecache.getlines(filename)
     if not lines:
         return None, ()
-    tree = ast.parse("".join(lines), filename)
+    with AST_LOCK:
+        tree = ast.parse("".join(lines), filename)
     _files[filename] = (stamp, tree, tuple(lines))
     return tree, tuple(lines)
 

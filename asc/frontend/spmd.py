@@ -26,7 +26,7 @@ import ast
 import copy
 
 from ..errors import CompileError, UnsupportedError
-from .source import Source, get_source, remember_source
+from .source import AST_LOCK, Source, get_source, remember_source
 
 W_VAR = "__asc_w"
 _ALLOCS = ("zeros", "empty", "full")
@@ -346,7 +346,8 @@ def spmd_function(fn, workers: int):
     ast.copy_location(outer, fdef)
     mod = ast.fix_missing_locations(ast.Module([outer], []))
     flags = fn.__code__.co_flags & __future__.annotations.compiler_flag
-    code = compile(mod, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
+    with AST_LOCK:
+        code = compile(mod, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     g = fn.__globals__
     saved = g.get("__asc_spmd_outer", None)
     exec(code, g)  # noqa: S102 - the user's own kernel source, rewritten

@@ -100,8 +100,26 @@ static inline float asc_d2f_odd(double d) {
   return asc_bits2f(u);
 }
 static inline asc_half asc_d2h(double d) { return asc_f2h(asc_d2f_odd(d)); }
-static inline float asc_round_h(float f) { return asc_h2f(asc_f2h(f)); }
-static inline float asc_round_bf(float f) { return asc_bf2f(asc_f2bf(f)); }
+// f rounded to float16 / bfloat16 and widened back (asc_h2f(asc_f2h(f)), asc_bf2f(asc_f2bf(f)): the same bits for
+// every float32, NaNs included), in 32-bit lanes only: precision="mixed" rounds after each operation, and the
+// 16-bit round trip kept gcc from vectorizing those loops (40x slower)
+static inline float asc_round_h(float f) {
+  uint32_t u = asc_f2bits(f), sign = u & 0x80000000u, a = u & 0x7fffffffu;
+  uint32_t norm = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;          // 10 fraction bits, to nearest even
+  uint32_t sub = asc_f2bits((asc_bits2f(a) + 0.5f) - 0.5f);           // below 2^-14: the FPU rounds to 2^-24 steps
+  uint32_t r = ascm_selu(a >= 0x38800000u, norm, sub);
+  r = ascm_selu(a >= 0x477ff000u, 0x7f800000u, r);                    // rounds past 65504: inf
+  uint32_t p = a & 0x007fe000u;                                         // a NaN: the top 10 bits of its payload
+  r = ascm_selu(a > 0x7f800000u, 0x7f800000u | p | ((uint32_t)(p == 0u) << 13), r);
+  return asc_bits2f(r | sign);
+}
+static inline float asc_round_bf(float f) {
+  uint32_t u = asc_f2bits(f);
+  uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;         // round to nearest even
+  uint32_t t = u & 0xffff0000u;                                         // a NaN: its top 7 payload bits, not quieted
+  uint32_t nan = ascm_selu((u & 0x7fffffffu) > 0x7f800000u, t | ((uint32_t)((t & 0x007f0000u) == 0u) << 16), r);
+  return asc_bits2f(nan);
+}
 
 // ---------------------------------------------------------------- Python semantics for // and %, integer power
 static inline int64_t asc_floordiv_i(int64_t a, int64_t b) {

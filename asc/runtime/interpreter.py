@@ -203,18 +203,19 @@ def _converting_function(fn, conversions, g, mixed: bool):
     key = (fn.__code__, conversions)
     code = _REWRITTEN.get(key)
     if code is None:
-        from ..frontend.source import get_source
+        from ..frontend.source import AST_LOCK, get_source
         src = get_source(fn)
-        keys = {pos: k for k, (pos, _) in enumerate(conversions)}
-        fdef = copy.deepcopy(src.tree)
-        fdef.decorator_list = []
-        fdef = _Wrap(keys).visit(fdef)
-        free = fn.__code__.co_freevars
-        outer = ast.FunctionDef("__asc_outer", ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, []),
-                                [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
-        ast.copy_location(outer, fdef)
-        mod = ast.fix_missing_locations(ast.Module([outer], []))
-        code = compile(mod, fn.__code__.co_filename, "exec")
+        with AST_LOCK:      # (AST objects made and compiled: one thread at a time on CPython 3.11)
+            keys = {pos: k for k, (pos, _) in enumerate(conversions)}
+            fdef = copy.deepcopy(src.tree)
+            fdef.decorator_list = []
+            fdef = _Wrap(keys).visit(fdef)
+            free = fn.__code__.co_freevars
+            args = ast.arguments([], [ast.arg(n) for n in free], None, [], [], None, [])
+            outer = ast.FunctionDef("__asc_outer", args, [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], [], None)
+            ast.copy_location(outer, fdef)
+            mod = ast.fix_missing_locations(ast.Module([outer], []))
+            code = compile(mod, fn.__code__.co_filename, "exec")
         if len(_REWRITTEN) > 256:
             _REWRITTEN.clear()
         _REWRITTEN[key] = code

@@ -33,6 +33,7 @@ from ... import ir
 from ...passes.cost import static_value
 from .budget import tiling
 from .emitter import AscendSource
+from .half_ops import HALF_OPS
 from .ops import OPS
 from .plans import Instr
 from .window_budget import SUM_COMBINE, SUM_LANES, SUM_PARTS, loads_of
@@ -67,7 +68,7 @@ class Estimate:
 def _vec_cycles(ins: Instr, n: int) -> float:
     if ins.api == "Note":
         return 0
-    repeats = math.ceil(n * 4 / 256)
+    repeats = math.ceil(n * (2 if ins.api in HALF_OPS else 4) / 256)     # float16 instructions: 128 a repeat
     if ins.api in OP_COST:
         return OP_COST[ins.api] * (repeats + ISSUE)
     if ins.api.startswith("Reduce"):

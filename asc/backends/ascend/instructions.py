@@ -77,6 +77,15 @@ def _pick(out, ins, f):
         out.emit("Muls({d}, ({c}) ? {s0} : {s1}, 1.0f, {n});".format(c=c, **f))
 
 
+def _half(out, ins, f):
+    """A float16 instruction of half_ops.py (Add16, ...): the API on half operands, a register reinterpreted as
+    half, an input tile as it is (its own type is half)."""
+    def h(v, text):
+        return f"{text}.ReinterpretCast<half>()" if v.kind == "v" else text
+    srcs = ", ".join(h(v, f[f"s{k}"]) for k, v in enumerate(ins.srcs))
+    out.emit(f"{ins.api[:-2]}({h(ins.dst, f['d'])}, {srcs}, {f['n']});")
+
+
 def _patch(out, ins, f):
     """`a if j == c else b` in a row (row_lowering.patch): d = b's row with element c replaced by a's element c.
     a's element is read before d is written (d may take a's slot); an index outside [0, n) replaces nothing."""
@@ -115,6 +124,7 @@ TEMPLATES = {
     "Select": "Select({d}, {s0}, {s1}, {s2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
     "Pick": _pick,
     "CastTo16": "Cast({d}.ReinterpretCast<{storage}>(), {s0}, RoundMode::{mode}, {n});",
+    **{api: _half for api in ("Add16", "Sub16", "Mul16", "Div16")},
     "CastToI32": "Cast({d}.ReinterpretCast<int32_t>(), {s0}, RoundMode::{mode}, {n});",
     "CastFromI32": "Cast({d}, {s0}.ReinterpretCast<int32_t>(), RoundMode::{mode}, {n});",
     "CastTo8": "Cast({d}, {s0}.ReinterpretCast<half>(), RoundMode::{mode}, {n});",

@@ -12,6 +12,7 @@ from ...errors import CompileError
 from .budget import check_budget, check_row_budget
 from .ctext import cname
 from .cube_lowering import cube_plan, products_as_loops
+from .half_ops import half_ops
 from .host_scalars import evaluate, field_name, hoisted, host_expr, sample
 from .lowering import Lowerer, assigned_names, same_dim, simple_range
 from .phases import phased_plan
@@ -167,7 +168,8 @@ def _vector_plan(k: ir.Kernel) -> Plan:
     for t in base.tensors:
         if t.kind == "alloc" and not t.writes:
             raise Unsupported(f"the output {t.name!r} is not written by the element loop", loop.loc)
-    alloc = finalize(low.out, {t.name: t.dtype for t in base.tensors})
+    dtypes = {t.name: t.dtype for t in base.tensors}
+    alloc = finalize(half_ops(low.out, dtypes), dtypes)
     p = MapPlan(**base.interface(), pre=pre, loop_loc=loop.loc, loop_locs=[lp.loc for lp in nest_loops],
                 numel=base.tensors[0].shape, instrs=alloc.instrs, nslots=alloc.nslots, slot_of=alloc.slot_of,
                 adv=low.adv, select=low.select, pre_math=pre_math, host=host)
