@@ -12,7 +12,8 @@ to float16 (an explicit cast; every operation of a precision="mixed" kernel) is 
 
 A float32 +, -, * or / of two float16 values rounded to float16 (to nearest even) is the correctly rounded float16
 operation (float32 has more than twice float16's bits plus two: the double rounding is innocuous), which the vector
-unit computes itself on float16 operands, at twice float32's elements per repeat:
+unit computes itself on float16 operands, at twice float32's elements per repeat (Adds / Muls too, by a literal
+that float16 holds exactly):
 
     Mul16(h4, xIn, yIn)                   Mul on half tiles: h4 = x * y in float16
 
@@ -24,9 +25,11 @@ round trip of a round trip) is that value. Instructions whose results nothing re
 AI core: its round trips stay."""
 from __future__ import annotations
 
+import numpy as np
+
 from .plans import Instr
 
-HALF_APIS = {"Add": "Add16", "Sub": "Sub16", "Mul": "Mul16", "Div": "Div16"}
+HALF_APIS = {"Add": "Add16", "Sub": "Sub16", "Mul": "Mul16", "Div": "Div16", "Adds": "Adds16", "Muls": "Muls16"}
 HALF_OPS = frozenset(HALF_APIS.values())
 _PURE = frozenset({"Cast", "CastFrom16", "CastTo16", "Add", "Sub", "Mul", "Div", "Adds", "Muls", "Duplicate"}) | HALF_OPS
 
@@ -65,14 +68,31 @@ def half_ops(instrs: list, dtypes: dict) -> list:
                 continue
             d = defs.get(src.ref)
             if d is not None and d.api in HALF_APIS and d.guard is None and uses.get(src.ref) == 1 and \
-                    ndefs[src.ref] == 1 and len(d.srcs) == 2 and \
+                    ndefs[src.ref] == 1 and len(d.srcs) == (1 if d.scalar is not None else 2) and \
+                    (d.scalar is None or _half_literal(d.scalar)) and \
                     all(s.kind == "v" and s.ref in half_of for s in d.srcs):      # rule 1
                 dropped.add(id(d))
-                out.append(Instr(HALF_APIS[d.api], ins.dst, tuple(half_of[s.ref] for s in d.srcs), loc=d.loc))
+                out.append(Instr(HALF_APIS[d.api], ins.dst, tuple(half_of[s.ref] for s in d.srcs), d.scalar,
+                                 loc=d.loc))
                 continue
         out.append(ins)
     out = [ins for ins in out if id(ins) not in dropped]
     return _live(out)
+
+
+def _half_literal(text: str) -> bool:
+    """Whether a scalar operand's C++ text is a number literal that float16 holds exactly (2.0f, (-0.5f)): the
+    Adds / Muls by it then is the float16 operation by the same value."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")"):
+        t = t[1:-1].strip()
+    if t.endswith("f"):
+        t = t[:-1]
+    try:
+        v = float(t)
+    except ValueError:
+        return False
+    return v == v and abs(v) <= 65504.0 and float(np.float16(v)) == v
 
 
 def _renamed(ins: Instr, alias: dict) -> Instr:

@@ -83,6 +83,8 @@ def _half(out, ins, f):
     def h(v, text):
         return f"{text}.ReinterpretCast<half>()" if v.kind == "v" else text
     srcs = ", ".join(h(v, f[f"s{k}"]) for k, v in enumerate(ins.srcs))
+    if ins.scalar is not None:                       # Adds16 / Muls16: the scalar as a half (exact: half_ops.py)
+        srcs += f", (half)({ins.scalar})"
     out.emit(f"{ins.api[:-2]}({h(ins.dst, f['d'])}, {srcs}, {f['n']});")
 
 
@@ -124,7 +126,7 @@ TEMPLATES = {
     "Select": "Select({d}, {s0}, {s1}, {s2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
     "Pick": _pick,
     "CastTo16": "Cast({d}.ReinterpretCast<{storage}>(), {s0}, RoundMode::{mode}, {n});",
-    **{api: _half for api in ("Add16", "Sub16", "Mul16", "Div16")},
+    **{api: _half for api in ("Add16", "Sub16", "Mul16", "Div16", "Adds16", "Muls16")},
     "CastToI32": "Cast({d}.ReinterpretCast<int32_t>(), {s0}, RoundMode::{mode}, {n});",
     "CastFromI32": "Cast({d}, {s0}.ReinterpretCast<int32_t>(), RoundMode::{mode}, {n});",
     "CastTo8": "Cast({d}, {s0}.ReinterpretCast<half>(), RoundMode::{mode}, {n});",
