@@ -140,9 +140,9 @@ def run(name, kernel, args, twin_dir, work) -> tuple:
     def fresh():
         return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
     ref_args, sim_args = fresh(), fresh()
-    ref = lang.kernel(target="interpret")(kernel.pyfunc)(*ref_args)
+    ref = lang.kernel(target="interpret", precision=kernel.options.precision)(kernel.pyfunc)(*ref_args)
     refs = ref if isinstance(ref, tuple) else (ref,)
-    sim = lang.kernel(target="ascend-sim")(kernel.pyfunc)(*sim_args)      # asc's own emulation, the CI check
+    sim = lang.kernel(target="ascend-sim", precision=kernel.options.precision)(kernel.pyfunc)(*sim_args)      # asc's own emulation, the CI check
     sims = sim if isinstance(sim, tuple) else (sim,)
     params = {p.var.name: b.value for p, b in zip(spec.ir.entry.params, bound)}   # defaults included
     names = [p.var.name for p in spec.ir.entry.params]
