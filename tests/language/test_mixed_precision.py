@@ -235,3 +235,27 @@ def test_precision_on_every_decorator():
     _same(lang.vectorize(precision="mixed")(one)(x, y), want, "vectorize")
     with pytest.raises(ValueError, match="unknown precision"):
         lang.vectorize(precision="half")
+
+
+def plus_index(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] + i            # NumPy: float16(i) first (2049 -> 2048), then the float16 sum
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_int_meeting_a_16bit_value_becomes_16bit_first(target):
+    n = 4099
+    x = np.full(n, 0.5, np.float16)
+    out = np.zeros(n, np.float16)
+    _kernel(plus_index, target, "mixed")(x, out)
+    want = np.array([np.float16(0.5) + np.float16(i) for i in range(n)], np.float16)
+    _same(out, want, target)
+
+
+def test_the_pass_is_a_printable_stage():
+    import asc.compiler
+    assert "mixed_precision" in asc.compiler.stages("cpu")
+    x = np.ones(8, np.float16)
+    text = _kernel(arith, "cpu", "mixed").source("cpu", x, x, stage="mixed_precision")
+    assert "{float16(($0 * $1))}" in text and "# precision: mixed" in text, text       # the map's body rounded
+    assert "float16(($0" not in _kernel(arith, "cpu", "float32").source("cpu", x, x, stage="mixed_precision")

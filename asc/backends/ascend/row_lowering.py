@@ -12,6 +12,7 @@ from ...errors import CompileError
 from ...passes.loops import update_op
 from .budget import max_cols, row_bytes
 from .ctext import FLOATS, STORAGE, STORAGE_ROUND, cname
+from .half_ops import half_ops
 from .lowering import Lowerer, assigned_names, is_var, same_dim, simple_range
 from .packed_rows import pack
 from .per_row import check_per_row_dtype, per_row_ref, same_size
@@ -295,6 +296,11 @@ class RowLowerer(Lowerer):
                 self.defined_in_row(s.var.name, s.loc)
                 op = update_op(s.value, s.var.name)
                 if op not in REDUCE_API:
+                    if isinstance(s.value, ir.Cast) and s.value.explicit and \
+                            update_op(s.value.x, s.var.name) in REDUCE_API:
+                        raise Unsupported(f"{s.var.name!r} accumulates in {s.var.type.dtype.name}, each step rounded "
+                                          f"(precision=\"mixed\", as NumPy adds 16-bit values; start it as "
+                                          f"lang.float32(0.0) to accumulate in float32)", s.loc)
                     raise Unsupported(f"{s.var.name!r} is carried across the row's columns but is not a sum, max or "
                                       f"min reduction", s.loc)
                 v = self.value(_element(s.value, s.var.name))
@@ -469,7 +475,8 @@ def row_plan(base: Plan, pre: list, loop: ir.For, scalar_names: dict) -> RowPlan
             raise Unsupported(f"the output {t.name!r} is not written by the row loop", loop.loc)
     if low.select and any(t.reads and t.dtype.name in ("int8", "uint8") for t in tensors):
         raise Unsupported("a conditional expression next to an 8-bit integer row", loop.loc)
-    alloc = finalize(low.out, {t.name: t.dtype for t in tensors})
+    dtypes = {t.name: t.dtype for t in tensors}
+    alloc = finalize(half_ops(low.out, dtypes), dtypes)
     p = RowPlan(**base.interface(), pre=pre, loop_loc=loop.loc,
                 rows_dim=rows_dim, cols_dim=cols_dim, rows_1d=sorted(low.rows_1d), per_row=sorted(low.per_row),
                 row_locals=dict(low.row_locals),
