@@ -112,3 +112,21 @@ def test_kernel_without_output_annotation_is_refused():
     with pytest.raises(asct.OpError, match="return annotation"):
         asct.op(twice, name="asc_tests::twice")
     assert issubclass(asct.OpError, asc.AscError)
+
+
+@lang.kernel
+def fma16(x: lang.float16[N], y: lang.float16[N]) -> lang.float16[N]:
+    return x * y + 0.1 - x / (y + 3.0)
+
+
+fma16_mixed = asct.op(fma16, name="asc_tests::fma16_mixed", precision="mixed")
+
+
+def test_op_precision_mixed_is_float16_arithmetic():
+    x = torch.tensor([1.037109375, 2.46484375, 0.9912109375], dtype=torch.float16)
+    y = torch.tensor([0.96240234375, -2.455078125, 2.1953125], dtype=torch.float16)
+    want = x * y + 0.1 - x / (y + 3.0)             # torch's float16 arithmetic on CPU: each operation rounded
+    assert torch.equal(fma16_mixed(x, y), want)
+    assert not torch.equal(fma16(x, y), want)        # the kernel's own precision (float32) is left as it was
+    with pytest.raises(ValueError, match="unknown precision"):
+        asct.op(fma16, name="asc_tests::fma16_bad", precision="half")
