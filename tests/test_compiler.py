@@ -40,7 +40,7 @@ def test_stages_start_with_the_frontend_and_end_with_the_source(target):
     assert names[0] == compiler.FRONTEND and names[-1] == compiler.SOURCE
     assert len(set(names)) == len(names)
     t = compiler.TARGETS[target]
-    assert names[1:-1] == ("fusion", "tensor_lower") + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans)
+    assert names[1:-1] == ("mixed_precision", "fusion", "tensor_lower") + tuple(n for n, _ in t.passes) + tuple(n for n, _ in t.plans)
 
 
 @pytest.mark.parametrize("target", ["cpu", "ascend"])
