@@ -17,38 +17,42 @@ BF16 = bfloat16_np()
 DTYPES = {"float16": np.dtype(np.float16), "bfloat16": BF16}
 TARGETS = ["interpret", "cpu", "ascend-sim"]
 SIZES = [0, 1, 7, 97, 1031]
+COMPILED_SIZES = [0, 97, 1031]       # 97: a build for that size; 0 and 1031 share a shape-generic one (_dyn)
 
 
-# ------------------------------------------------------------------ kernels (no annotations: any 16-bit dtype)
+# ------------------------------------------------------------------ kernels (lang.Tensor[...]: any 16-bit dtype)
 
-def arith(x, y):                     # + - * / with Python float constants (NumPy converts them to the 16-bit type)
+N, R, C, M, K, P = (lang.dim(n) for n in ("N", "R", "C", "M", "K", "P"))
+
+
+def arith(x: lang.Tensor[N], y: lang.Tensor[N]):                     # + - * / with Python float constants (NumPy converts them to the 16-bit type)
     return x * y + 0.1 - x / (y + 3.0)
 
 
-def elem_loop(x, y, out):            # element code: scalars of 16-bit type, a loop index converted to it
+def elem_loop(x: lang.Tensor[N], y: lang.Tensor[N], out: lang.Tensor[N]):            # element code: scalars of 16-bit type, a loop index converted to it
     for i in range(x.shape[0]):
         t = x[i] * y[i] + 0.1
         out[i] = t * 0.3 + i - t / 7.0 + abs(x[i])
 
 
-def math_fns(x, y):                  # math functions and composites (rounded after each operation)
+def math_fns(x: lang.Tensor[N], y: lang.Tensor[N]):                  # math functions and composites (rounded after each operation)
     return lang.gelu(x) * lang.exp(y * 0.25) + lang.silu(y)
 
 
-def named_sum(x):                    # a reduction: accumulated in float32, rounded once to the 16-bit type
+def named_sum(x: lang.Tensor[N]):                    # a reduction: accumulated in float32, rounded once to the 16-bit type
     s = lang.sum(x)
     return x * 0.3 + s * 0.5
 
 
-def rows(x):                         # a row kernel: row sums and a softmax
+def rows(x: lang.Tensor[R, C]):                         # a row kernel: row sums and a softmax
     return lang.softmax(x * 2.0, axis=1) + lang.sum(x, axis=1, keepdims=True) * 0.125
 
 
-def mm(a, b, c):                     # a product accumulated in float32, rounded once, then 16-bit arithmetic
+def mm(a: lang.Tensor[M, K], b: lang.Tensor[K, P], c: lang.Tensor[M, P]):                     # a product accumulated in float32, rounded once, then 16-bit arithmetic
     return (a @ b) * 0.5 + c * c
 
 
-def mixed_precision_op(x: lang.float32[lang.dim("N")]) -> lang.float32[lang.dim("N")]:   # the user's §8.3
+def mixed_precision_op(x: lang.float32[N]) -> lang.float32[N]:   # the user's §8.3
     tmp = lang.cast(x, lang.float16)
     result = tmp * tmp + 1.0 - tmp / 3.0
     return lang.cast(result, lang.float32)
@@ -110,8 +114,14 @@ def _ulps(r, ref, dt):
     return np.nan_to_num(d, nan=1e9, posinf=1e9).reshape(-1)
 
 
-def _kernel(fn, target, precision):
-    return lang.kernel(target=target, precision=precision)(fn)
+def _kernel(fn, target, precision, dynamic=False):
+    return lang.kernel(target=target, precision=precision, dynamic_shape=dynamic)(fn)
+
+
+def _dyn(n) -> bool:
+    """Compiled kernels are built for one size (97) and shape-generic for the others (one build serves them: the
+    suite's time goes to g++)."""
+    return n != 97
 
 
 def _ascend_ok(dt, n):
@@ -132,28 +142,28 @@ def test_interpreter_is_numpy_16bit_arithmetic(dtn, n):
 
 
 @pytest.mark.parametrize("target", TARGETS[1:])
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", COMPILED_SIZES)
 @pytest.mark.parametrize("dtn", DTYPES)
 def test_arithmetic_bit_equal_to_the_interpreter(dtn, n, target):
     dt = DTYPES[dtn]
     rng = np.random.default_rng(100 + n)
     x, y = _values(rng, n, dt), _values(rng, n, dt)
     x0, y0 = x.copy(), y.copy()
-    _same(_kernel(arith, target, "mixed")(x, y), _kernel(arith, "interpret", "mixed")(x, y), "arith mixed")
+    _same(_kernel(arith, target, "mixed", _dyn(n))(x, y), _kernel(arith, "interpret", "mixed")(x, y), "arith mixed")
     # float32: tensor code computes in float32 and rounds once where stored (the interpreter's NumPy rounds each
     # operation: the two agree to the dtype's precision, docs/tensors.md); bit for bit with that model
     wide = np_arith(x.astype(np.float32), y.astype(np.float32)).astype(dt)
-    _same(_kernel(arith, target, "float32")(x, y), wide, "arith float32")
+    _same(_kernel(arith, target, "float32", _dyn(n))(x, y), wide, "arith float32")
     for prec in ("mixed", "float32"):
         ref_out, out = np.zeros(n, dt), np.zeros(n, dt)
         _kernel(elem_loop, "interpret", prec)(x, y, ref_out)
-        _kernel(elem_loop, target, prec)(x, y, out)
+        _kernel(elem_loop, target, prec, _dyn(n))(x, y, out)
         _same(out, ref_out, f"elem_loop {prec}")      # float32: element code computes in float32 on both
-    _same(_kernel(named_sum, target, "mixed")(x), _kernel(named_sum, "interpret", "mixed")(x), "named_sum mixed")
+    _same(_kernel(named_sum, target, "mixed", _dyn(n))(x), _kernel(named_sum, "interpret", "mixed")(x), "named_sum mixed")
     # float32: the named sum rounded to float16 (as the interpreter's), the expression in float32, rounded once
     s = x.astype(np.float32).sum(dtype=np.float32).astype(dt).astype(np.float32)
     wide = (x.astype(np.float32) * np.float32(0.3) + s * np.float32(0.5)).astype(dt)
-    assert _ulps(_kernel(named_sum, target, "float32")(x), wide, dt).max(initial=0) <= 1      # (the sum's order differs)
+    assert _ulps(_kernel(named_sum, target, "float32", _dyn(n))(x), wide, dt).max(initial=0) <= 1      # (the sum's order differs)
     np.testing.assert_array_equal(_bits(x), _bits(x0))      # inputs untouched
     np.testing.assert_array_equal(_bits(y), _bits(y0))
 
@@ -178,7 +188,7 @@ def test_math_within_one_ulp_of_the_interpreter(dtn, n, target):
     rng = np.random.default_rng(200 + n)
     x, y = _values(rng, n, dt, 2.0), _values(rng, n, dt, 2.0)
     ref = _kernel(math_fns, "interpret", "mixed")(x, y)
-    r = _kernel(math_fns, target, "mixed")(x, y)
+    r = _kernel(math_fns, target, "mixed", _dyn(n))(x, y)
     assert r.dtype == dt
     # each operation's 16-bit rounding can differ by one ulp where a float32 function sits on a tie; the
     # operations after it carry that one ulp (at most three roundings follow a math call here)
@@ -189,11 +199,11 @@ def test_math_within_one_ulp_of_the_interpreter(dtn, n, target):
     a, b = x.astype(np.float64), y.astype(np.float64)
     with np.errstate(all="ignore"):
         exact = 0.5 * a * (1 + erf(a / math.sqrt(2))) * np.exp(b * 0.25) + b / (1 + np.exp(-b))
-    assert _ulps(_kernel(math_fns, target, "float32")(x, y), exact.astype(dt), dt).max(initial=0) <= 1
+    assert _ulps(_kernel(math_fns, target, "float32", _dyn(n))(x, y), exact.astype(dt), dt).max(initial=0) <= 1
 
 
 @pytest.mark.parametrize("target", TARGETS[1:])
-@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 33)])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 33)])
 @pytest.mark.parametrize("dtn", DTYPES)
 def test_rows_and_products(dtn, shape, target):
     dt = DTYPES[dtn]
@@ -214,7 +224,7 @@ def test_rows_and_products(dtn, shape, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n", [0, 1, 1031])
 def test_seed_example_runs_on_every_target(target, n):
     x = (np.random.default_rng(n).standard_normal(n) * 100).astype(np.float32)
     x[:min(n, 2)] = [70000.0, 1e-7][:min(n, 2)]            # overflows float16 to inf; a float16 subnormal
