@@ -34,6 +34,15 @@ def _script():
     return mod
 
 
+def on_twin(name, kernel, args, tmp_path) -> tuple:
+    """Runs `kernel` on `args` through the twin (outputs in tmp_path / name / OUTPUT.out); no run error and none of
+    Huawei's checks fired. Returns (worst, worst_sim): scripts/cann_twin.py's differences from the interpreter, for
+    the twin and for ascend-sim."""
+    _, _, worst, worst_sim, err, fired = _script().run(name, kernel, args, asc.config.config.cann_twin, str(tmp_path))
+    assert err is None and not fired, (err, fired)
+    return worst, worst_sim
+
+
 @lang.kernel
 def copy16(x):
     out = lang.empty_like(x)

@@ -22,11 +22,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import asc.config
 import asc.language as lang
 
 from test_ascend_nan_zero_bits import nans, rounded, ties          # the kernels of the ascend-sim tests, on the twin
-from test_cann_twin_bits import _script, needs_twin
+from test_cann_twin_bits import needs_twin, on_twin
 pytestmark = pytest.mark.filterwarnings("ignore::asc.backends.ascend.rendering.AscendFallbackWarning")
 
 N = lang.dim("N")
@@ -110,11 +109,8 @@ def _bits(a):
 @needs_twin
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_changed_generator_paths_on_the_twin_equal_the_interpreter_bit_for_bit(name, tmp_path):
-    twin = _script()
     kernel, args, names = CASES[name]
-    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.config.config.cann_twin,
-                                                             str(tmp_path))
-    assert err is None and not fired, (err, fired)
+    worst, worst_sim = on_twin(name, kernel, args, tmp_path)
     ref = lang.kernel(target="interpret")(kernel.pyfunc)(*args)
     refs = ref if isinstance(ref, tuple) else (ref,)
     assert len(refs) == len(names)
