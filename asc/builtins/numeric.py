@@ -35,6 +35,14 @@ def wide_any(x):
     return x, None
 
 
+def _result(r, dt):
+    """A math function's result on NumPy values: a 0-d one a scalar (of 16-bit operands as the interpreter carries
+    16-bit scalars: asc.dtypes.scalar16), a tensor of 16-bit operands back in its dtype."""
+    if r.ndim:
+        return tensor_result(r, dt)
+    return scalar16(r[()], dt) if dt in SIXTEEN_BIT else r[()]
+
+
 def unary(npfn, x):
     """A math function on a Python number gives a Python number (weak, folded); on NumPy values it keeps the
     float dtype (ints become float64); 16-bit floats are computed in float32."""
@@ -49,8 +57,7 @@ def unary(npfn, x):
     elif a.dtype.kind != "f":
         a = a.astype(np.float64)
     r = npfn(a)
-    return scalar16(r[()], dt) if r.ndim == 0 and dt in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
-        tensor_result(r, dt)
+    return _result(r, dt)
 
 
 def via_f64(fn, x):
@@ -63,8 +70,7 @@ def via_f64(fn, x):
     a = np.asarray(x)
     out_dt = np.float32 if a.dtype in SIXTEEN_BIT else (a.dtype if a.dtype.kind == "f" else np.float64)
     r = fn(a.astype(np.float64)).astype(out_dt)
-    return scalar16(r[()], a.dtype) if r.ndim == 0 and a.dtype in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
-        tensor_result(r, a.dtype)
+    return _result(r, a.dtype)
 
 
 def absolute(x):
@@ -73,8 +79,7 @@ def absolute(x):
         return abs(x)
     a = np.asarray(x)
     r = np.abs(a.astype(np.float32) if a.dtype in SIXTEEN_BIT else a)
-    return scalar16(r[()], a.dtype) if r.ndim == 0 and a.dtype in SIXTEEN_BIT else r[()] if r.ndim == 0 else \
-        tensor_result(r, a.dtype)
+    return _result(r, a.dtype)
 
 
 def binary(fn, a, b):
