@@ -15,6 +15,7 @@ import textwrap
 
 from ..errors import CompileError, KernelTypeError, UnsupportedError
 from ..frontend.source import closure_values
+from ..frontend.visitor import visit_method
 from ..ir.nodes import Loc
 from . import api as api_mod
 from . import calls, dtypes, enums, objects, struct
@@ -133,6 +134,7 @@ class FuncTranslator:
         self.env: dict = {}
         self.scopes: list = [{}]          # C block scopes: python name -> ctype of the C variable
         self.out: list = []
+        self.parts: list = []             # the C++ of the statement being translated (stmt)
         self.depth = 1
         self.runtime_depth = 0            # inside runtime control flow
         self.multi = self._multi_assigned(self.node)
@@ -176,7 +178,7 @@ class FuncTranslator:
     def line(self, text: str):
         self.out.append("    " * self.depth + text)
 
-    def stmt_header(self, node):
+    def source_line(self, node):
         """The comment holding the Python line and the #line directive, before the C of a statement."""
         py = self.src_lines[node.lineno - 1].strip() if node.lineno - 1 < len(self.src_lines) else ""
         line = node.lineno + self.first - 1
@@ -211,51 +213,64 @@ class FuncTranslator:
     # ------------------------------------------------------------------ statements
 
     def stmt(self, node):
-        parts: list = []
-        self.parts = parts
-        if isinstance(node, (ast.For, ast.While, ast.If)):
-            return self.compound(node)
-        if isinstance(node, ast.With):
-            return self.with_stmt(node)
-        if isinstance(node, ast.Pass):
-            return
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return                                   # a docstring
-        if isinstance(node, ast.Assign):
-            if len(node.targets) != 1:
-                raise self.err(node, "chained assignment (a = b = ...) is not supported in kernels")
-            self.assign(node.targets[0], node.value, node)
-        elif isinstance(node, ast.AnnAssign):
-            if node.value is None:
-                return
-            self.assign(node.target, node.value, node)
-        elif isinstance(node, ast.AugAssign):
-            op = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()) if isinstance(node.target, ast.Name)
-                           else node.target, op=node.op, right=node.value)
-            ast.copy_location(op, node)
-            ast.fix_missing_locations(op)
-            self.assign(node.target, op, node)
-        elif isinstance(node, ast.Expr):
-            v = self.expr(node.value)
-            if isinstance(v, Val) and v.kind == "call":
-                parts.append(v.text + ";")
-        elif isinstance(node, ast.Assert):
-            c = self.expr(node.test)
-            if not isinstance(c, Const):
-                raise self.err(node, "assert of a runtime value: a kernel's assert must be decidable at compile "
-                                     "time (dtypes, ConstExpr values)")
-            if not c.value:
-                msg = self.expr(node.msg).value if node.msg is not None else "assertion failed"
-                raise self.err(node, f"assertion failed at compile time: {msg}", CompileError)
-        elif isinstance(node, ast.Return):
-            self.do_return(node)
-        elif isinstance(node, (ast.Break, ast.Continue)):
-            parts.append("break;" if isinstance(node, ast.Break) else "continue;")
-        else:
+        """Translates one statement (its `stmt_X` method); the C++ of a simple statement collects in `self.parts`
+        and is written on one line after the Python line's comment."""
+        visit = visit_method(self, node)
+        if visit is None:
             raise self.err(node, f"unsupported Python feature in a kernel: {type(node).__name__}")
+        saved, parts = self.parts, []
+        self.parts = parts
+        try:
+            visit(node)
+        finally:
+            self.parts = saved
         if parts:
-            self.stmt_header(node)
+            self.source_line(node)
             self.line(" ".join(parts))
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.err(node, "chained assignment (a = b = ...) is not supported in kernels")
+        self.assign(node.targets[0], node.value, node)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, node.value, node)
+
+    def stmt_AugAssign(self, node):
+        op = ast.BinOp(left=ast.Name(id=node.target.id, ctx=ast.Load()) if isinstance(node.target, ast.Name)
+                       else node.target, op=node.op, right=node.value)
+        ast.copy_location(op, node)
+        ast.fix_missing_locations(op)
+        self.assign(node.target, op, node)
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return                                   # a docstring
+        v = self.expr(node.value)
+        if isinstance(v, Val) and v.kind == "call":
+            self.parts.append(v.text + ";")
+
+    def stmt_Assert(self, node):
+        c = self.expr(node.test)
+        if not isinstance(c, Const):
+            raise self.err(node, "assert of a runtime value: a kernel's assert must be decidable at compile "
+                                 "time (dtypes, ConstExpr values)")
+        if not c.value:
+            msg = self.expr(node.msg).value if node.msg is not None else "assertion failed"
+            raise self.err(node, f"assertion failed at compile time: {msg}", CompileError)
+
+    def stmt_Return(self, node):
+        self.do_return(node)
+
+    def stmt_Break(self, node):
+        self.parts.append("break;")
+
+    def stmt_Continue(self, node):
+        self.parts.append("continue;")
 
     def do_return(self, node):
         if self.is_kernel and node.value is not None:
@@ -300,35 +315,34 @@ class FuncTranslator:
             self.prog.funcs.append([f"struct {name} {{ {fields} }};"])
         return Val("tuple", f"{name}{{{', '.join(x.text for x in vals)}}}", name, None, None, (("elems", elems),))
 
-    def compound(self, node):
-        if isinstance(node, ast.If):
-            c = self.expr(node.test)
-            if isinstance(c, Const):
-                for s in (node.body if c.value else node.orelse):
-                    self.stmt(s)
-                return
-            self.stmt_header(node)
-            self.line(f"if ({self.bool_text(c, node.test)}) {{")
-            before = self.prog.sync.copy()
-            self.block(node.body)
-            after_then = self.prog.sync
-            if node.orelse:
-                self.prog.sync = before.copy()
-                self.line("} else {")
-                self.block(node.orelse)
-                self.prog.sync = self.prog.sync.union(after_then)
-            else:
-                self.prog.sync = before.union(after_then)
-            self.line("}")
+    def stmt_If(self, node):
+        c = self.expr(node.test)
+        if isinstance(c, Const):
+            for s in (node.body if c.value else node.orelse):
+                self.stmt(s)
             return
-        if isinstance(node, ast.While):
-            c = self.expr(node.test)
-            if isinstance(c, Const):
-                raise self.err(node, "a while loop over a compile-time condition: use for ... in range(...)")
-            self.stmt_header(node)
-            self.loop_body(node, f"while ({self.bool_text(c, node.test)}) {{", node.body)
-            return
-        # for
+        self.source_line(node)
+        self.line(f"if ({self.bool_text(c, node.test)}) {{")
+        before = self.prog.sync.copy()
+        self.block(node.body)
+        after_then = self.prog.sync
+        if node.orelse:
+            self.prog.sync = before.copy()
+            self.line("} else {")
+            self.block(node.orelse)
+            self.prog.sync = self.prog.sync.union(after_then)
+        else:
+            self.prog.sync = before.union(after_then)
+        self.line("}")
+
+    def stmt_While(self, node):
+        c = self.expr(node.test)
+        if isinstance(c, Const):
+            raise self.err(node, "a while loop over a compile-time condition: use for ... in range(...)")
+        self.source_line(node)
+        self.loop_body(node, f"while ({self.bool_text(c, node.test)}) {{", node.body)
+
+    def stmt_For(self, node):
         if node.orelse:
             raise self.err(node, "for ... else is not supported in kernels")
         it = node.iter
@@ -352,12 +366,12 @@ class FuncTranslator:
         var = ident(pyvar)
         cmp = "<" if step.value > 0 else ">"
         inc = f"++{var}" if step.value == 1 else f"{var} += {c_literal(step.value)}"
-        self.stmt_header(node)
+        self.source_line(node)
         header = (f"for (int64_t {var} = {self.int_text(start, it)}; {var} {cmp} {self.int_text(stop, it)}; "
                   f"{inc}) {{")
         self.loop_body(node, header, node.body, (pyvar, var))
 
-    def with_stmt(self, node):
+    def stmt_With(self, node):
         """`with mm.iterate() as count:` (pyasc's Matmul iterator): a loop while Iterate() gives the next block,
         `count` counting the blocks from 0."""
         if len(node.items) != 1:
@@ -371,7 +385,7 @@ class FuncTranslator:
             raise self.err(item.optional_vars, "with ... as NAME: the block counter is one name")
         pyvar = item.optional_vars.id if item.optional_vars is not None else self.fresh("asc_count")
         var = ident(pyvar)
-        self.stmt_header(node)
+        self.source_line(node)
         self.loop_body(node, f"for (int64_t {var} = 0; {ctx.text}; ++{var}) {{", node.body, (pyvar, var))
 
     def loop_body(self, node, header, body, var=None):
@@ -543,7 +557,7 @@ class FuncTranslator:
         if isinstance(v.get("deferred"), Deferred):
             d = v.get("deferred")
             d.fmt = "    " * self.depth + decl
-            self.stmt_header(node)
+            self.source_line(node)
             self.out.append(d)
         else:
             self.parts.append(decl)
@@ -609,26 +623,26 @@ class FuncTranslator:
         raise self.err(node, f"name {name!r} is not defined", CompileError)
 
     def expr(self, node):
-        m = getattr(self, "e_" + type(node).__name__, None)
+        m = visit_method(self, node)
         if m is None:
             raise self.err(node, f"unsupported Python expression in a kernel: {type(node).__name__}")
         return m(node)
 
-    def e_Constant(self, node):
+    def expr_Constant(self, node):
         return Const(node.value)
 
-    def e_Name(self, node):
+    def expr_Name(self, node):
         return self.lookup(node.id, node)
 
-    def e_Tuple(self, node):
+    def expr_Tuple(self, node):
         vals = [self.expr(e) for e in node.elts]
         if all(isinstance(v, Const) for v in vals):
             return Const(tuple(v.value for v in vals))
         return Const(tuple(vals))
 
-    e_List = e_Tuple
+    expr_List = expr_Tuple
 
-    def e_JoinedStr(self, node):
+    def expr_JoinedStr(self, node):
         vals = [self.expr(v) for v in node.values]
         out = []
         for v, n in zip(vals, node.values):
@@ -637,13 +651,13 @@ class FuncTranslator:
             out.append(v.value if isinstance(n, ast.Constant) else format(v.value))
         return Const("".join(out))
 
-    def e_FormattedValue(self, node):
+    def expr_FormattedValue(self, node):
         v = self.expr(node.value)
         if not isinstance(v, Const):
             raise self.err(node, "f-strings of runtime values: use asc.printf")
         return Const(format(v.value))
 
-    def e_Attribute(self, node):
+    def expr_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
         if isinstance(base, Const):
@@ -687,7 +701,7 @@ class FuncTranslator:
             return getattr(f, "name", None) or attr
         return attr
 
-    def e_Subscript(self, node):
+    def expr_Subscript(self, node):
         base = self.expr(node.value)
         sl = node.slice
         if isinstance(base, Const):
@@ -708,7 +722,7 @@ class FuncTranslator:
             off = self.expr(sl)
         return base.with_text(f"{base.text}[{self.int_text(off, node)}]")
 
-    def e_BinOp(self, node):
+    def expr_BinOp(self, node):
         a, b = self.expr(node.left), self.expr(node.right)
         sym, fn = _BINOPS[type(node.op)]
         if isinstance(a, Const) and isinstance(b, Const):
@@ -743,7 +757,7 @@ class FuncTranslator:
         return Val("scalar", f"(static_cast<int64_t>({at}) {sym} {bt})" if sym in ("+", "-", "*", "<<") and
                    isinstance(a, Val) and a.ctype != "int64_t" else f"({at} {sym} {bt})", "int64_t", INT)
 
-    def e_UnaryOp(self, node):
+    def expr_UnaryOp(self, node):
         v = self.expr(node.operand)
         if isinstance(v, Const):
             return Const({ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
@@ -755,7 +769,7 @@ class FuncTranslator:
             return Val("scalar", f"(!{v.text})", "bool", dtypes.bool_)
         return Val("scalar", f"({sym}{v.text})", v.ctype, v.dtype)
 
-    def e_BoolOp(self, node):
+    def expr_BoolOp(self, node):
         vals = [self.expr(v) for v in node.values]
         is_and = isinstance(node.op, ast.And)
         if all(isinstance(v, Const) for v in vals):
@@ -766,7 +780,7 @@ class FuncTranslator:
         texts = [self.bool_text(v, n) for v, n in zip(vals, node.values)]
         return Val("scalar", "(" + (" && " if is_and else " || ").join(texts) + ")", "bool", dtypes.bool_)
 
-    def e_Compare(self, node):
+    def expr_Compare(self, node):
         left = self.expr(node.left)
         out_c, out_t = True, []
         for op, rn in zip(node.ops, node.comparators):
@@ -790,7 +804,7 @@ class FuncTranslator:
             return f"static_cast<int32_t>({v.value.cname})"
         return self.value_text(v, node)
 
-    def e_IfExp(self, node):
+    def expr_IfExp(self, node):
         c = self.expr(node.test)
         if isinstance(c, Const):
             return self.expr(node.body if c.value else node.orelse)
@@ -803,8 +817,8 @@ class FuncTranslator:
         return Val("scalar", f"({self.bool_text(c, node.test)} ? {self.value_text(a, node)} : "
                    f"{self.value_text(b, node)})", "float" if fl else "int64_t", FLOAT if fl else INT)
 
-    def e_Call(self, node):
+    def expr_Call(self, node):
         return calls.call(self, node)
 
-    def e_Lambda(self, node):
+    def expr_Lambda(self, node):
         raise self.err(node, "lambdas are not supported in kernels")

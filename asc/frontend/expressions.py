@@ -15,6 +15,7 @@ from ..errors import KernelTypeError, UnsupportedError
 from ..marks import DeviceCallable
 from .context import UNKNOWN, DeviceFunc, PendingAlloc
 from .scalars import py_const
+from .visitor import visit_method
 
 UNSUPPORTED = {
     ast.Try: "try-except", ast.Lambda: "lambda", ast.ListComp: "list comprehension",
@@ -41,7 +42,7 @@ class ExpressionsMixin:
     def expr(self, node):
         if type(node) in UNSUPPORTED:
             raise self.error(f"unsupported Python feature: {UNSUPPORTED[type(node)]}", node, UnsupportedError)
-        visit = getattr(self, "expr_" + type(node).__name__, None)
+        visit = visit_method(self, node)
         if visit is None:
             raise self.error(f"unsupported Python feature: {type(node).__name__} expression", node,
                              UnsupportedError)

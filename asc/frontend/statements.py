@@ -12,6 +12,7 @@ from ..errors import KernelTypeError, UnsupportedError
 from .context import PendingAlloc
 from .expressions import BINOPS, UNSUPPORTED
 from .scalars import py_const
+from .visitor import visit_method
 
 
 class StatementsMixin:
@@ -46,7 +47,7 @@ class StatementsMixin:
     def stmt(self, node) -> list:
         if type(node) in UNSUPPORTED:
             raise self.error(f"unsupported Python feature: {UNSUPPORTED[type(node)]}", node, UnsupportedError)
-        visit = getattr(self, "stmt_" + type(node).__name__, None)
+        visit = visit_method(self, node)
         if visit is None:
             raise self.error(f"unsupported Python feature: {type(node).__name__} statement", node, UnsupportedError)
         saved, self.pre = self.pre, []
