@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import chip, ir
 from ..errors import AscError, MemoryCheckError, ToolchainError
-from . import cache, seal, toolchain
+from . import cache, seal, sim_pch, toolchain
 
 SIM_DIR = os.path.join(toolchain.INCLUDE_DIR, "ascend_sim")
 HEADER = os.path.join(SIM_DIR, "kernel_operator.h")
@@ -109,7 +109,8 @@ def build(kernel_text: str, name: str, params: list):
     -> (ctypes library, path, compiled: bool)."""
     cxx = toolchain.compiler()
     h = hashlib.sha256()
-    for part in (kernel_text, name, repr(params), _header_hash(), " ".join(FLAGS + chip_flags()),
+    header_hash = _header_hash()
+    for part in (kernel_text, name, repr(params), header_hash, " ".join(FLAGS + chip_flags()),
                  toolchain.identity({})):
         h.update(part.encode())
         h.update(b"\0")
@@ -126,7 +127,9 @@ def build(kernel_text: str, name: str, params: list):
         seal.write_atomic(wpath, wrapper_source(kpath, name, params, mix, aiv_sync, aic).encode())
         fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=d)
         os.close(fd)
-        cmd = shlex.split(cxx) + list(FLAGS) + list(chip_flags()) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
+        flags = list(FLAGS) + list(chip_flags())
+        pch = sim_pch.include_dir(shlex.split(cxx), flags, SIM_DIR, HEADER, header_hash)
+        cmd = shlex.split(cxx) + flags + (["-I", pch] if pch else []) + ["-I", SIM_DIR, "-I", d, wpath, "-o", tmp_so]
         cache.log(f"compiling {name} for ascend-sim ({reason}) -> {so}")
         try:
             proc = toolchain.run(cmd, f"kernel {name!r} for ascend-sim")
