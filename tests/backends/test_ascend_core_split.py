@@ -57,11 +57,11 @@ def relu_ternary(x: lang.float32[N]) -> lang.float32[N]:
 
 
 def test_select_kernel_at_its_largest_tile_fits_with_the_select_scratch():
-    from asc.backends.ascend import budget
+    from asc.backends.ascend import budget, kinds
     from asc import compiler
     x = np.random.default_rng(2).standard_normal(48 * 9000 + 37).astype(np.float32)
     got = relu_ternary(x)
     np.testing.assert_array_equal(got, np.where(x > 0, x, np.float32(0.0)))
     spec = relu_ternary._last
-    _, values = budget.tiling(spec.ascend, {"N": x.size})
+    _, values = kinds.tiling(spec.ascend, {"N": x.size})
     assert values["tile"] == budget.max_tile(spec.ascend.plan) >= 8192      # the largest tile was used

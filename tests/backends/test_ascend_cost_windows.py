@@ -10,7 +10,7 @@ import numpy as np
 import asc.language as lang
 from asc import compiler
 from asc.backends import ascend
-from asc.backends.ascend import cost
+from asc.backends.ascend import kind_window
 from asc.backends.ascend.soc import soc_info
 
 N = lang.dim("N")
@@ -50,7 +50,7 @@ def _bytes(kernel, *args, symbols):
     src = _src(kernel, *args)
     _, t = ascend.tiling(src, symbols)
     w = -(-t["cols"] // t["chunks"])
-    return cost._window_bytes(src.plan, t, w)
+    return kind_window.window_bytes(src.plan, t, w)
 
 
 def test_a_stencils_shifted_windows_are_l2_hits():
@@ -70,7 +70,7 @@ def test_the_column_shifted_windows_of_a_2d_stencil_are_l2_hits():
     src = _src(lap, u)
     _, t = ascend.tiling(src, {"N": 512, "M": 512})
     assert src.plan.row_blocks and t["hrows"] > 1
-    hbm, l2 = cost._window_bytes(src.plan, t, -(-t["cols"] // t["chunks"]))
+    hbm, l2 = kind_window.window_bytes(src.plan, t, -(-t["cols"] // t["chunks"]))
     h = t["hrows"]
     assert hbm == 4 * (h + 2) / h + 4 and l2 == 2 * 4          # u's rows (a halo of 2) and out; u[i, j -+ 1] in L2
 

@@ -2,13 +2,12 @@
 
 The budget is checked when a kernel is compiled: a map kernel whose smallest tile, or a row kernel whose row, does
 not fit the UB is refused with the line and the largest size that would fit. The tiling is computed on the host
-from the sizes: `tiling(src, symbols, soc, cores, tile_cap)` -> (blockDim, {field: value}), the values of the
-tiling struct whose layout (`*_FIELDS`) the renderers declare."""
+from the sizes: each kind's `*_tiling(plan, symbols, soc, cores, tile_cap)` -> (blockDim, {field: value}), the
+values of the tiling struct whose layout (`*_FIELDS`) the renderers declare; kinds.tiling(src, ...) picks it."""
 from __future__ import annotations
 
 from ...errors import CompileError
 from .plans import MapPlan, RowPlan
-from .host_scalars import host_values
 from .scalar_math import ub_bytes as scalar_math_bytes
 from .window_budget import window_tiling
 from .soc import (ADV_FIXED_BYTES, BASE_K, BASE_M, BASE_N, BUFFER_NUM, COL_QUANTUM, DEFAULT_SOC, SELECT_RESERVE,
@@ -248,15 +247,3 @@ def cube_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
 def scalar_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
     """The scalar fallback runs on one block; its tiling carries the sizes."""
     return 1, {s: symbols[s] for s in p.kernel.symbols} or {"unused": 0}
-
-
-TILINGS = {"map": map_tiling, "row": row_tiling, "cube": cube_tiling, "scalar": scalar_tiling,
-           "window": window_tiling}
-
-
-def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None, scalars=None):
-    """(blockDim, {field: value}) for the rendered kernel `src` (an AscendSource), these sizes and the values of its
-    scalar parameters `scalars` (the scalars before the loop that the host computes, host_scalars.py; None for an
-    estimate: those fields NaN)."""
-    block_dim, values = TILINGS[src.plan.kind](src.plan, symbols, soc, cores, tile_cap)
-    return block_dim, {**values, **host_values(src.plan, scalars, symbols)}

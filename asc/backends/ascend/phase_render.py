@@ -4,7 +4,6 @@ then one MIX 1:2 entry that runs the cube phases on the AICs and the vector phas
 between them. The tiling is the phases' tilings one after the other, each followed by its block count."""
 from __future__ import annotations
 
-from .budget import TILINGS
 from .emitter import AscendSource, Out, entry_params, header, launch_wrapper, names, param_name
 
 
@@ -26,19 +25,21 @@ def phase_fields(p, sources) -> list:
     return out
 
 
-def render_phased(p, renderers: dict) -> AscendSource:
-    """The kernel .cpp of a phased plan; `renderers`: kind -> renderer of each phase's plan (rendering.RENDERERS)."""
+def render_phased(p, kinds: dict) -> AscendSource:
+    """The kernel .cpp of a phased plan; `kinds`: the plan kinds (kinds.KINDS), whose renderers write each phase
+    and whose `unit` says where it runs (AIC or AIV)."""
     kernel = p.kernel
     name, _, _ = names(kernel)
     out = Out()
     header(out, kernel, "matrix product on the cube units, in phases with element code on the vector units (MIX 1:2)")
-    sources = [renderers[q.kind](q) for q in p.phases]
+    sources = [kinds[q.kind].render(q) for q in p.phases]
     calls = []
     offset = 0
     for i, (q, s) in enumerate(zip(p.phases, sources)):
+        on_aic = kinds[q.kind].unit == "aic"
         classes, body, start = _split(s.text)
         text = "\n".join(classes)
-        if q.kind != "cube":
+        if not on_aic:
             text = text.replace("GetBlockNum()", "phaseBlocks_")
             text = text.replace("public:\n", "public:\n  int64_t phaseBlocks_ = 1;   // the blocks of this phase\n", 1)
             body = [ln + (f" op.phaseBlocks_ = static_cast<int64_t>(blocks);" if ln.endswith(" op;") else "")
@@ -52,14 +53,14 @@ def render_phased(p, renderers: dict) -> AscendSource:
         _, _, sname = names(q.kernel)
         body = [ln.replace(f"Load{sname}(tiling, t);", f"Load{sname}(tiling + {offset}, t);") for ln in body]
         nwords = len(s.tiling_fields)
-        guard = "ASCEND_IS_AIC" if q.kind == "cube" else "ASCEND_IS_AIV"
+        guard = "ASCEND_IS_AIC" if on_aic else "ASCEND_IS_AIV"
         calls.append(f"if {guard} {{                // phase {i}: {q.kind} on the {guard[-3:]}s")
         calls.append(f"  const uint32_t blocks = reinterpret_cast<__gm__ uint32_t*>(tiling)[{offset // 4 + nwords}];")
         calls.append("  if (GetBlockIdx() < blocks) {")
         calls.append(f"    {sname} t;")
         calls.extend("    " + ln for ln in body if not ln.startswith(f"{sname} t;"))
         calls.append("  }")
-        if q.kind != "cube" and i + 1 < len(p.phases):
+        if not on_aic and i + 1 < len(p.phases):
             calls.append("  PipeBarrier<PIPE_ALL>();      // its UB->GM copies are done before a later phase reads GM")
         calls.append("}")
         if i + 1 < len(p.phases):
@@ -98,23 +99,3 @@ def _entry(out: Out, name: str, params: list, calls: list):
     out.emit("}")
     out.emit()
     launch_wrapper(out, name, params)
-
-
-def phased_tiling(p, symbols: dict, soc: str, cores=None, tile_cap=None):
-    """(blockDim, {field: value}): blockDim logical cores (the most any cube phase uses, or half of a vector
-    phase's), each phase tiled for its cores (a vector phase for the 2 * blockDim AIVs)."""
-    from .soc import soc_info
-    info = soc_info(soc)
-    aic = min(cores or info["aic"], info["aic"])
-    cube = [TILINGS["cube"](q, symbols, soc, aic, tile_cap) for q in p.phases if q.kind == "cube"]
-    n = max([b for b, _ in cube] + [1])
-    vec_cores = 2 * n if cores is None else min(cores, 2 * n)
-    values = {}
-    for i, q in enumerate(p.phases):
-        b, v = TILINGS[q.kind](q, symbols, soc, aic if q.kind == "cube" else vec_cores, tile_cap)
-        values.update({f"p{i}_{f}": x for f, x in v.items()})
-        values[f"p{i}_blocks"] = b
-    return n, values
-
-
-TILINGS["phased"] = phased_tiling

@@ -6,19 +6,11 @@ import math
 import os
 
 from ... import ir
-from .budget import tiling
+from .kinds import KINDS, tiling
 from .host_scalars import c_float, host_params
 from .ctext import STORAGE, camel, cname
 from .emitter import AscendSource, param_name
 from .soc import DEFAULT_SOC
-
-
-# what the README calls each plan kind (the scalar fallback's says why)
-KIND_TEXT = {"map": "element-wise map (vector cores, double-buffered tiles)",
-             "row": "row kernel (vector cores, one UB tile per row, ReduceSum/ReduceMax)",
-             "cube": "matrix product on the cube units (Mmad)",
-             "window": "element-wise map over shifted windows (vector cores, one DataCopyPad per window)",
-             "phased": "phased kernel: matrix products on the cube units, element code on the vector units (MIX 1:2)"}
 
 
 def _numel(shape, symbols) -> int:
@@ -222,7 +214,8 @@ def readme_source(src: AscendSource, symbols: dict, soc: str, scalars: dict | No
                                scalars={n: scalars.get(n, 0) for kind, n, _ in src.entry_params if kind == "scalar"})
     fixed = sorted(host_params(plan))
     sizes = ", ".join(f"{s}={v}" for s, v in sorted(symbols.items())) or "static shapes"
-    kind = f"scalar code on one AI core ({plan.reason})" if plan.kind == "scalar" else KIND_TEXT[plan.kind]
+    kd = KINDS[plan.kind]
+    kind = f"{kd.text} ({plan.reason})" if kd.fallback else kd.text
     table = "\n".join(f"| `{f}` | {values[f]} |" for f, _ in src.tiling_fields)
     ws = getattr(src, "workspaces", ())
     ws_text = "" if not ws else (

@@ -8,18 +8,9 @@ from ... import ir
 from ...errors import CompileError
 from ...ir.sizes import user_text
 from .ctext import where
-from .cube_render import render_cube
 from .emitter import AscendSource
-from .map_render import render_map
-from .phase_render import render_phased
+from .kinds import KINDS, render_plan
 from .planner import plan
-from .row_render import render_row
-from .scalar_render import render_scalar
-from .window_render import render_window
-
-RENDERERS = {"map": render_map, "row": render_row, "cube": render_cube, "scalar": render_scalar,
-             "window": render_window,
-             "phased": lambda p: render_phased(p, RENDERERS)}
 
 
 class AscendFallbackWarning(UserWarning):
@@ -30,10 +21,10 @@ def render(kernel: ir.Kernel, warn: bool = True) -> AscendSource:
     """The Ascend C of `kernel` (after the ascend pipeline's passes: asc.compiler), from its plan."""
     try:
         p = plan(kernel)
-        src = RENDERERS[p.kind](p)
+        src = render_plan(p)
     except CompileError as e:          # a shape in the message, such as (asc_dim_x_0,), as the user wrote it
         raise e.reworded(lambda m: user_text(m, kernel.sizes))
-    if p.kind == "scalar" and warn:
+    if KINDS[p.kind].fallback and warn:
         reason = user_text(p.reason, kernel.sizes)
         warnings.warn(AscendFallbackWarning(
             f"{where(p.reason_loc)}kernel {kernel.entry.pyname!r}: {reason}; on the ascend target it runs as scalar "
