@@ -144,7 +144,7 @@ def _kv(items, conv):
 
 def _compile_pyasc(k, a) -> int:
     """asc compile for an @asc.jit (pyasc) kernel: its Ascend C, or with -o DIR a CANN project."""
-    from .ascendc import project
+    from .ascendc import cann_project as project
     from .errors import AscError
     if a.target != "ascend":
         raise SystemExit(f"asc compile: {a.kernel} is a pyasc (@asc.jit) kernel: it compiles to Ascend C "

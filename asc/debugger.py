@@ -65,7 +65,7 @@ def main(argv=None) -> int:
         os.environ["ASC_DEBUG"] = "1"
     else:
         os.environ["ASC_MEMORY_CHECK"] = "1"     # compiled failures then name their Python line
-    from . import config
+    from . import environment as config
     config.reload()
     sys.argv = [a.script, *a.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))

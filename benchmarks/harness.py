@@ -82,11 +82,11 @@ class Triad:
             f.write(TRIAD_C)
         so = os.path.join(d, "triad.so")
         import subprocess
-        import asc.config
+        import asc.environment
         cc = toolchain.compiler()
         # the kernels' ISA (ASC_CFLAGS=-march=x86-64-v3 builds both for AVX2)
         subprocess.run([*cc.split(), "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC",
-                        *asc.config.config.cflags, "-x", "c++", src, "-o", so], check=True)
+                        *asc.environment.config.cflags, "-x", "c++", src, "-o", so], check=True)
         self.lib = ctypes.CDLL(so)
         self.lib.triad_f32.argtypes = (ctypes.c_void_p,) * 3 + (ctypes.c_float, ctypes.c_int64)
 

@@ -9,7 +9,7 @@ it prints the plan the ascend target takes, `kernel.estimate("ascend", ..., soc=
 - GM bytes / HBM bandwidth: every tensor parameter read once, every written parameter and returned tensor written
   once (temporaries and re-reads are not counted: they are the plan's cost, not the operator's);
 - for a kernel with matrix products, the larger of that and the products' FLOPs (2 M N K each) over the SoC's cube
-  peak (one 16 x 16 x 16 fractal per cycle on every AI core, the cost model's figure, asc/backends/ascend/cost.py;
+  peak (one 16 x 16 x 16 fractal per cycle on every AI core, the cost model's figure, asc/backends/ascend/cost_model.py;
   float32 operands at half that rate, the float K fractal being 8).
 
 ratio = estimate / bound (1.0 is the bound; the Done-when asks for at most 2). The SoC figures are soc.py's.

@@ -31,11 +31,11 @@ import tempfile
 import ml_dtypes
 import numpy as np
 
-import asc.config
+import asc.environment
 import asc.language as lang
 from asc import compiler, ir
 from asc.backends import ascend
-from asc.backends.ascend import api as ascend_api
+from asc.backends.ascend import emitted_api as ascend_api
 from asc.backends.ascend.host_scalars import words as host_words
 from asc.examples import seed as sk
 
@@ -341,7 +341,7 @@ def _diff(got, ref) -> float:
 
 
 def main(names) -> int:
-    twin_dir = asc.config.config.cann_twin
+    twin_dir = asc.environment.config.cann_twin
     if not twin_dir:
         print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
         return 0

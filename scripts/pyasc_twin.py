@@ -34,7 +34,7 @@ import tempfile
 
 import numpy as np
 
-import asc.config
+import asc.environment
 import asc.runtime.config as rconfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -241,7 +241,7 @@ def run_captured(cap: str, twin_dir: str) -> tuple:
 def main_captured(folder: str, every: bool, markdown: bool = False) -> int:
     import hashlib
     import json
-    twin_dir = asc.config.config.cann_twin
+    twin_dir = asc.environment.config.cann_twin
     if not twin_dir:
         print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
         return 0
@@ -291,7 +291,7 @@ def main_captured(folder: str, every: bool, markdown: bool = False) -> int:
 def main(names) -> int:
     if names and names[0] == "--captured":
         return main_captured(names[1], "--all" in names[2:], "--markdown" in names[2:])
-    twin_dir = asc.config.config.cann_twin
+    twin_dir = asc.environment.config.cann_twin
     if not twin_dir:
         print("ASC_CANN_TWIN is not set: the CANN twin check is skipped")
         return 0

@@ -10,18 +10,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pytest  # noqa: E402
 
-import asc.config  # noqa: E402
+import asc.environment  # noqa: E402
 
-asc.config.reload()
+asc.environment.reload()
 
 
 @pytest.fixture
 def cflags(monkeypatch):
     """cflags("-march=x86-64-v3"): the kernels built in this test get those ASC_CFLAGS (the configuration is
     restored after it)."""
-    monkeypatch.setattr(asc.config, "config", asc.config.config)
+    monkeypatch.setattr(asc.environment, "config", asc.environment.config)
 
     def use(flags: str):
         monkeypatch.setenv("ASC_CFLAGS", flags)
-        asc.config.reload()
+        asc.environment.reload()
     return use

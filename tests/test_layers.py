@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "asc"
 
 # bottom to top; a module may import its own layer or a lower one. A prefix names a package and its modules.
 LAYERS = [
-    ("bottom", ["asc.errors", "asc.config", "asc.version", "asc.ir", "asc.dtypes", "asc.marks", "asc.chip"]),
+    ("bottom", ["asc.errors", "asc.environment", "asc.version", "asc.ir", "asc.dtypes", "asc.marks", "asc.chip"]),
     ("builtins", ["asc.builtins"]),
     ("frontend", ["asc.frontend"]),
     ("passes", ["asc.passes"]),

@@ -7,8 +7,8 @@ import functools
 import inspect
 
 from ..errors import ArgumentError, UnsupportedError
-from . import options as options_mod
-from . import source
+from . import jit_options as options_mod
+from . import kernel_source as source
 
 
 class JITFunction:

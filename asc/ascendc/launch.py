@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
-from .. import config as asc_config
+from .. import environment as asc_config
 from ..errors import ArgumentError, MemoryCheckError, UnsupportedError
 from ..runtime import ascend_sim
 from ..runtime import config as rconfig
-from . import source
+from . import kernel_source as source
 
 GUARD = 64 * 1024          # poisoned bytes before and after each tensor argument
 GM_ALIGN = 512

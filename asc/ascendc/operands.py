@@ -1,7 +1,7 @@
 """The operands of pyasc calls in a kernel: the values a call gives (a LocalTensor, a scalar, nothing), the binding of
 arguments to an overload of the API table, and their conversion to C text by role (tensors, counts, scalars in an
 element type, masks, data types, positions), with the SetFlag/WaitFlag pairs insert_sync needs before an access.
-Used by calls.py (functions and constructors) and methods.py (methods of kernel objects)."""
+Used by api_calls.py (functions and constructors) and methods.py (methods of kernel objects)."""
 from __future__ import annotations
 
 from ..errors import KernelTypeError

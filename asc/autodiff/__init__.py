@@ -16,7 +16,7 @@ in-place updates of an input, a running accumulator read inside its own loop, de
 from __future__ import annotations
 
 from .emit import backward_source as _emit
-from .errors import AutodiffError
+from .refusals import AutodiffError
 from ..errors import ShapeError
 from .. import ir
 from . import stages

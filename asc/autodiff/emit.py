@@ -12,7 +12,7 @@ Python's max does. Dead statements are removed before printing.
 from __future__ import annotations
 
 from .. import ir
-from .errors import refuse
+from .refusals import refuse
 from .expr import add, assume, derivative, guarded_leaves, is_zero, lang_dtype, literal, mul, neg, py
 from .rows import RowProgram, covers, rename, same_extent
 

@@ -6,7 +6,7 @@ import math
 from types import SimpleNamespace
 
 from .. import builtins, ir
-from .errors import AutodiffError
+from .refusals import AutodiffError
 
 # ------------------------------------------------------------------ expressions as Python source
 
@@ -286,7 +286,7 @@ def _derivative(e, wrt, memo):
                 raise AutodiffError("a power with a varying exponent is not differentiated yet", e.loc)
             return mul(mul(b, ir.Binary("pow", a, sub(b, const(1, b)), e.type)), D(a))
         raise AutodiffError(f"the operator {e.op!r} has no derivative", e.loc)
-    if isinstance(e, ir.Call):          # the rule is the builtin's declaration (asc/builtins/math.py)
+    if isinstance(e, ir.Call):          # the rule is the builtin's declaration (asc/builtins/math_functions.py)
         dx = D(e.args[0])
         if is_zero(dx) and len(e.args) == 1:
             return dx

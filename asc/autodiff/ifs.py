@@ -14,7 +14,7 @@ index than the one it stores, or an assignment that reads a tensor the statement
 from __future__ import annotations
 
 from .. import ir
-from .errors import refuse
+from .refusals import refuse
 from .expr import py
 
 

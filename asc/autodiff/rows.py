@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import ir
 from ..frontend.context import size_param_symbol
-from .errors import refuse
+from .refusals import refuse
 from .expr import py
 from .ifs import convert as convert_ifs
 

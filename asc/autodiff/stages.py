@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .. import ir
 from .emit import annotation, stage_code
-from .errors import refuse
+from .refusals import refuse
 from .expr import lang_dtype, py
 from .rows import kernel_allocs, read_stage
 

@@ -3,7 +3,7 @@ declaration holds), and the tables other layers read, derived from the declarati
 Imports only the bottom layer."""
 from .array import KernelArray, finite_stores  # noqa: F401
 from .composites import INTERPRETER, InterpreterOps, IROps, SourceOps, gelu, relu, silu, softmax  # noqa: F401
-from .math import (abs_, ceil, cos, erf, exp, floor, log, maximum, minimum, pi, pow_, round_,  # noqa: F401
+from .math_functions import (abs_, ceil, cos, erf, exp, floor, log, maximum, minimum, pi, pow_, round_,  # noqa: F401
                    rsqrt, sigmoid, sin, sqrt, tanh)
 from .predicates import isfinite, isinf, isnan, where  # noqa: F401
 from .memory import (cast, empty, empty_like, full, global_buffer, load_2d, local_buffer, range_,  # noqa: F401

@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from .. import ir
-from . import math as _declared_math, reductions as _declared_reductions  # noqa: F401 (registered before use)
+from . import math_functions as _declared_math, reductions as _declared_reductions  # noqa: F401 (registered before use)
 from .array import SIXTEEN_BIT, kernel_array, to16
 from .numeric import tensor_result, wide_any
 from .table import BUILTINS, Builtin, register

@@ -16,7 +16,7 @@
 """
 from __future__ import annotations
 
-from . import composites as _declared_composites, math as _declared_math  # noqa: F401 (all declared)
+from . import composites as _declared_composites, math_functions as _declared_math  # noqa: F401 (all declared)
 from . import predicates as _declared_predicates  # noqa: F401
 from .table import ADVANCED, BASIC, BINARY, BUILTINS
 

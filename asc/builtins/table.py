@@ -49,7 +49,7 @@ class Ascend:
 
     `form`: BASIC, ADVANCED (needs the shared tmp buffer) or BINARY. `tensor_scalar`: a BINARY API's form with one
     scalar operand (Maxs for Max). `cost`: an ADVANCED API's cost in basic instructions per repeat (the cost
-    model, asc/backends/ascend/cost.py); a basic one costs 1."""
+    model, asc/backends/ascend/cost_model.py); a basic one costs 1."""
     api: str
     form: str
     tensor_scalar: str | None = None

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .. import config as _config
+from .. import environment as _config
 from ..errors import ArgumentError, CompileError, GradDetachedWarning
 from ..marks import DeviceCallable
 from ..runtime import forking  # noqa: F401  (its fork hook is in place before the user's first fork)
@@ -81,7 +81,7 @@ class Kernel(DeviceCallable):
         if spec is None:
             spec = self._specialize_new(bound, symbols, checked)
         if spec.ir.sizes:
-            from ..runtime import sizes
+            from ..runtime import size_defs as sizes
             sizes.derive(self.__name__, spec.ir, symbols)
         self._last = spec
         self.stats["calls"] += 1
@@ -112,7 +112,7 @@ class Kernel(DeviceCallable):
             obs.on_call(self, spec, bound, symbols, "interpret" if interpret else self.options.target,
                         time.perf_counter() - t0)
         if self.options.numeric() is not None:
-            from ..runtime.numeric import check_outputs
+            from ..runtime.nan_check import check_outputs
             check_outputs(self, spec, bound, result)
         return result
 
@@ -254,7 +254,7 @@ class Kernel(DeviceCallable):
             key = self._key(bound, symbols, checked)
             spec = self._cache.get(key) or self._specialize_new(bound, symbols, checked)
             if spec.ir.sizes:
-                from ..runtime import sizes
+                from ..runtime import size_defs as sizes
                 sizes.derive(self.__name__, spec.ir, symbols)
             return spec, bound, symbols
         if self._last is None:

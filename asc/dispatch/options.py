@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from .. import config as _config
+from .. import environment as _config
 from ..errors import AscError
 from .state import STATE
 

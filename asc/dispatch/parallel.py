@@ -24,7 +24,7 @@ def parallel(fn=None, *, num_workers: int | None = None, **options):
     Options(**options)
 
     def make(f):
-        from .. import config
+        from .. import environment as config
         from ..frontend.spmd import spmd_function
         n = num_workers if num_workers is not None else config.config.num_threads
         k = kernel(**options)(spmd_function(f, n))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 
-from .. import config as _config
+from .. import environment as _config
 
 
 class JitState:

@@ -10,7 +10,7 @@ from ..errors import KernelTypeError, UnsupportedError
 from .context import UNKNOWN, PendingAlloc
 from .scalars import node_span
 from .shapes import fmt_shape
-from .sizes import note_assignment
+from .alloc_sizes import note_assignment
 
 
 class AssignMixin:
@@ -81,7 +81,7 @@ class AssignMixin:
         loc = self.loc(node)
         if name in self.loop_var_names and name in self.loop_vars:
             raise self.error(f"loop variable {name!r} is assigned inside its loop", target)
-        note_assignment(self, name, value, node)      # `cg = C // G` may be a size of an allocation (sizes.py)
+        note_assignment(self, name, value, node)      # `cg = C // G` may be a size of an allocation (alloc_sizes.py)
         if isinstance(value, PendingAlloc):
             if name in self.env or self.bind_count[name] > 1:
                 raise self.error(f"tensor variable {name!r} is assigned more than once; use a new name", target,

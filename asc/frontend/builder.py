@@ -86,7 +86,7 @@ class FunctionBuilder(StatementsMixin, AssignMixin, ExpressionsMixin, CallsMixin
         self.loop_ranges: dict = {}            # enclosing loop variable -> (start, stop, step)
         self.local_bytes = 0                   # lang.local_buffer bytes so far
         self.alloc_names: set = set()
-        self.size_defs: dict = {}              # names assigned once from an expression of sizes -> it (sizes.py)
+        self.size_defs: dict = {}              # names assigned once from an expression of sizes -> it (alloc_sizes.py)
         self.size_src: dict = {}               # names assigned once -> the source of the value (for messages)
         self.alloc_block: dict = {}            # tensor name -> the block its allocation is in
         self.out_of_block: dict = {}           # tensors allocated in a block that ended -> the allocation's loc

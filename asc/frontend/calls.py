@@ -14,7 +14,7 @@ from ..dtypes import DTypeHandle, as_dtype
 from ..errors import CompileError, UnsupportedError
 from ..marks import DeviceCallable
 from .context import UNKNOWN, DeviceFunc, PendingAlloc, specialize
-from .sizes import size_dim
+from .alloc_sizes import size_dim
 
 PYMATH = python_aliases()       # math.exp -> "exp", ...: from the builtin declarations
 

@@ -9,7 +9,7 @@ from .. import ir
 FLOP_OPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"}
 
 
-def static_value(e, env):  # (also the ascend cost model's: asc/backends/ascend/cost.py)
+def static_value(e, env):  # (also the ascend cost model's: asc/backends/ascend/cost_model.py)
     """The value of an index expression from constants and sizes, or None when it depends on data."""
     if isinstance(e, ir.Const):
         return e.value

@@ -22,7 +22,7 @@ from ..builtins import cpu_scaled_templates, scaled_name
 from .rewrite import each_function, map_exprs, with_body
 
 # (f, "f32" | "f64") -> (divisors c, factors c): the constants, as float32 values, whose scaled form was measured
-# (declared with the builtin: asc/builtins/math.py, Cpu(scaled=...))
+# (declared with the builtin: asc/builtins/math_functions.py, Cpu(scaled=...))
 MEASURED_CPU = {key: (divisors, factors) for key, (_, divisors, factors) in cpu_scaled_templates().items()}
 SCALED = {f: scaled_name(f) for f, _ in MEASURED_CPU}   # f -> its scaled builtin f_scaled(x, s) = f(x * s), unrounded
 _F64 = ir.ScalarType(ir.float64)

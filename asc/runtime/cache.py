@@ -12,7 +12,7 @@ import tempfile
 import threading
 import warnings
 
-from .. import config as _config
+from .. import environment as _config
 from ..version import __version__
 from ..errors import CacheMissError, CacheWarning, ToolchainError
 from . import seal, toolchain, trust

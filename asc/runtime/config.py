@@ -1,6 +1,6 @@
 """pyasc's run configuration (`import asc.runtime.config as config`): the backend a pyasc kernel runs on, the
 platform, the kernel types, and `set_platform`. This module holds that state only; it reads no environment
-variable (asc/config.py is the one reader)."""
+variable (asc/environment.py is the one reader)."""
 from __future__ import annotations
 
 from enum import Enum

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from .. import config as _config, ir
+from .. import environment as _config, ir
 from ..errors import CacheMissError, ToolchainError, UntrustedCacheError
 from ..dtypes import HANDLES, bfloat16_imported
 from . import cache, seal, toolchain

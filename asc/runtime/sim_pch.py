@@ -17,7 +17,7 @@ import os
 import tempfile
 import threading
 
-from .. import config as _config
+from .. import environment as _config
 from ..errors import ToolchainError
 from . import cache, seal, toolchain
 

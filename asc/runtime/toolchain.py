@@ -11,7 +11,7 @@ import signal
 import subprocess
 import tempfile
 
-from .. import config as _config
+from .. import environment as _config
 from ..errors import ToolchainError
 from . import seal
 

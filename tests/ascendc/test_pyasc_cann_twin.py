@@ -16,13 +16,13 @@ import os
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 import asc.runtime.config as rconfig
 
 import pyasc_api_kernels as A
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-needs_twin = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
+needs_twin = pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
                                 "a development-time check: shared/cann_twin/README.md)")
 
 
@@ -38,7 +38,7 @@ def _script():
 def test_integer_kernels_equal_ascend_sim_and_numpy(name, tmp_path):
     twin = _script()
     kernel, blocks, args, refs = twin.corpus()[name]
-    worst_sim, worst_ref, err, fired = twin.run(name, kernel, blocks, args, refs, asc.config.config.cann_twin,
+    worst_sim, worst_ref, err, fired = twin.run(name, kernel, blocks, args, refs, asc.environment.config.cann_twin,
                                                 str(tmp_path))
     assert err is None, err
     assert fired == []
@@ -50,7 +50,7 @@ def _captured(tmp_path, monkeypatch, launch):
     rconfig.set_platform(rconfig.Backend.CPU)
     cap = tmp_path / "cap"
     cap.mkdir()
-    monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, pyasc_capture=str(cap)))
+    monkeypatch.setattr(asc.environment, "config", dataclasses.replace(asc.environment.config, pyasc_capture=str(cap)))
     launch()
     (d,) = [cap / n for n in os.listdir(cap)]
     return str(d)
@@ -59,7 +59,7 @@ def _captured(tmp_path, monkeypatch, launch):
 @needs_twin
 def test_softmax_rows_equals_ascend_sim(tmp_path, monkeypatch):
     twin = _script()
-    twin_dir = asc.config.config.cann_twin
+    twin_dir = asc.environment.config.cann_twin
     rng = np.random.default_rng(12)
     m, k, blocks = 4, 64, 2
     x = rng.uniform(-4, 4, m * k * blocks).astype(np.float32)
@@ -85,7 +85,7 @@ def test_axpy_equals_ascend_sim(d, tmp_path, monkeypatch):
     x = rng.uniform(-4, 4, n * blocks).astype(d)
     z = rng.uniform(-4, 4, n * blocks).astype(d)
     cap = _captured(tmp_path, monkeypatch, lambda: A.axpy_count[blocks](x, z, n, 256, 1.5))
-    got_blocks, worst, why, fired = twin.run_captured(cap, asc.config.config.cann_twin)
+    got_blocks, worst, why, fired = twin.run_captured(cap, asc.environment.config.cann_twin)
     assert got_blocks == blocks and why is None and fired == [], (why, fired)
     assert worst <= 8
 
@@ -100,7 +100,7 @@ def test_trans_data_to_5hd_equals_ascend_sim(tmp_path, monkeypatch):
     x = np.arange(16 * hw, dtype=np.float16)
     z = np.zeros_like(x)
     cap = _captured(tmp_path, monkeypatch, lambda: A.to_5hd[1](x, z, hw, 1, 0, 0, 0))
-    got_blocks, worst, why, fired = twin.run_captured(cap, asc.config.config.cann_twin)
+    got_blocks, worst, why, fired = twin.run_captured(cap, asc.environment.config.cann_twin)
     assert why is None and fired == [], (why, fired)
     assert worst == 0                                  # a permutation: bit-equal
     np.testing.assert_array_equal(np.fromfile(os.path.join(cap, "z.twin"), np.float16),
@@ -143,7 +143,7 @@ def test_a_buffer_read_and_written_starts_with_its_bytes(tmp_path, monkeypatch):
 def _twin_equals_asc(cap):
     """Runs the capture through the twin: it must finish with none of Huawei's checks fired, within 8 ulp of asc.
     Returns the blocks it ran."""
-    got_blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    got_blocks, worst, why, fired = _script().run_captured(cap, asc.environment.config.cann_twin)
     assert why is None and fired == [], (why, fired)
     assert worst <= 8
     return got_blocks

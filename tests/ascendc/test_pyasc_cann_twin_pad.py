@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 
 import test_pyasc_datacopy_pad_params as P
 from test_pyasc_cann_twin import _captured, _script, needs_twin
@@ -28,7 +28,7 @@ def _run(tmp_path, monkeypatch, x, w, left, right, is_pad, ext, value):
     z = np.zeros((rows, width), x.dtype)
     cap = _captured(tmp_path, monkeypatch, lambda: P.padded_rows[1](x, z, rows, cols, w, left, right, is_pad, ext,
                                                                     value))
-    blocks, worst, why, fired = _script().run_captured(cap, asc.config.config.cann_twin)
+    blocks, worst, why, fired = _script().run_captured(cap, asc.environment.config.cann_twin)
     assert fired == [] and blocks == 1, (why, fired)
     twin = np.fromfile(os.path.join(cap, "z.twin"), x.dtype).reshape(rows, width)
     return z, twin, why

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 import asc.runtime.config as config
 
 import pyasc_kernels as K
@@ -16,7 +16,7 @@ import pyasc_kernels as K
 @pytest.fixture
 def capture(tmp_path, monkeypatch):
     config.set_platform(config.Backend.CPU)
-    monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, pyasc_capture=str(tmp_path)))
+    monkeypatch.setattr(asc.environment, "config", dataclasses.replace(asc.environment.config, pyasc_capture=str(tmp_path)))
     return tmp_path
 
 

@@ -43,7 +43,7 @@ def test_print_in_compiled_kernel_points_to_printf():
 
 def test_asc_debug_refuses_pyasc_kernels_clearly(monkeypatch):
     """ASC_DEBUG=1 has no interpreter for pyasc kernels yet: a clear error, never a silent compiled run."""
-    from asc import config
+    from asc import environment as config
     import dataclasses
     monkeypatch.setattr(config, "config", dataclasses.replace(config.config, debug=True))
     with pytest.raises(UnsupportedError, match="pyasc .*have no interpreter yet: unset ASC_DEBUG"):

@@ -1,4 +1,4 @@
-"""The cost model of the cube path (asc/backends/ascend/cost.py, docs/ascend.md "Estimated NPU time") models the L2
+"""The cost model of the cube path (asc/backends/ascend/cost_model.py, docs/ascend.md "Estimated NPU time") models the L2
 cache: each tile of C loads its A and B panels again, and where A and B fit the 192 MB L2 of an Ascend910B1 those
 re-loads hit it (110 B per cycle per core, the platform ini's l2_rate) while HBM moves each byte once; before, every
 panel load was priced at the HBM copy rate (32 B per cycle per core), which made a 1024^3 float16 product five
@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 import asc.language as lang
-from asc.backends.ascend import cost
+from asc.backends.ascend import cost_model as cost
 from asc.backends.ascend.soc import BASE_K, BASE_M, BASE_N, soc_info
 
 

@@ -1,4 +1,4 @@
-"""The cost model of window plans (asc/backends/ascend/cost.py, docs/ascend.md "Estimated NPU time"): each window of
+"""The cost model of window plans (asc/backends/ascend/cost_model.py, docs/ascend.md "Estimated NPU time"): each window of
 a stencil is a copy of its own, and a copy of a tensor that overlaps an earlier copy of the same unit (u[i - 1],
 u[i], u[i + 1]; u[i, j +- 1] next to the rows of u[i - 1..i + 1, j]) reads bytes that copy just brought in: an L2
 hit (110 B per cycle per core) while HBM moves each byte once. Before, every window was priced as HBM traffic, which

@@ -167,7 +167,7 @@ def test_the_sim_refuses_the_16bit_fractal_transpose_of_float():
 def test_the_cost_model_counts_whole_fractals_and_float32_at_half_rate(shape, dtype, fractals):
     """One tile and one K step: the cube part is the fractal products (tails padded to whole fractals; a float32
     product takes two cycles, its 16 x 8 fractals halving the rate) plus the issue cost."""
-    from asc.backends.ascend.cost import ISSUE
+    from asc.backends.ascend.cost_model import ISSUE
     from asc.backends.ascend.soc import soc_info
     m, k, n = shape
     est = mm.estimate("ascend", _rand((m, k), dtype, 16), _rand((k, n), dtype, 17), soc="Ascend910B1")

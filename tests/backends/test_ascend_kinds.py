@@ -116,7 +116,7 @@ def test_each_kind_renders_tiles_and_estimates_as_itself(kind):
 
 
 def _launch(src, symbols):
-    from asc.backends.ascend.cost import Launch
+    from asc.backends.ascend.cost_model import Launch
     info = ascend.soc_info(ascend.DEFAULT_SOC)
     block_dim, t = kinds.tiling(src, symbols)
     return Launch(ascend.DEFAULT_SOC, info, info["clock_ghz"] * 1e9, block_dim, t)

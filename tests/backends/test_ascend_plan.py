@@ -11,7 +11,7 @@ import pytest
 import asc.language as lang
 from asc import compiler
 from asc.backends import ascend
-from asc.backends.ascend import api, ops
+from asc.backends.ascend import emitted_api as api, ops
 from asc.examples import seed as sk
 from asc.examples import seed_tensor as skt
 from asc.runtime import ascend_sim

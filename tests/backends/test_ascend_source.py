@@ -11,7 +11,7 @@ import pytest
 import asc.language as lang
 from asc import CompileError, compiler
 from asc.backends import ascend
-from asc.backends.ascend import api as ascend_api
+from asc.backends.ascend import emitted_api as ascend_api
 from asc.examples import seed as sk
 from asc.runtime import ascend_sim
 from helpers import BF16, close, interpreted, rand

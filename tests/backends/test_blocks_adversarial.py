@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import asc
-import asc.config as cfg
+import asc.environment as cfg
 import asc.language as lang
 from asc.passes.cpu_blocks import BLOCK
 

@@ -19,11 +19,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 import asc.language as lang
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-needs_twin = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
+needs_twin = pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is "
                                 "a development-time tool)")
 
 
@@ -38,7 +38,7 @@ def on_twin(name, kernel, args, tmp_path) -> tuple:
     """Runs `kernel` on `args` through the twin (outputs in tmp_path / name / OUTPUT.out); no run error and none of
     Huawei's checks fired. Returns (worst, worst_sim): scripts/cann_twin.py's differences from the interpreter, for
     the twin and for ascend-sim."""
-    _, _, worst, worst_sim, err, fired = _script().run(name, kernel, args, asc.config.config.cann_twin, str(tmp_path))
+    _, _, worst, worst_sim, err, fired = _script().run(name, kernel, args, asc.environment.config.cann_twin, str(tmp_path))
     assert err is None and not fired, (err, fired)
     return worst, worst_sim
 
@@ -84,7 +84,7 @@ def test_a_16_bit_copy_keeps_all_65536_patterns_on_the_twin(dt, tmp_path):
     does, which the Ascend C docs do not say: asc's "a copy keeps the bits" rests on it there."""
     twin = _script()
     x = np.arange(1 << 16, dtype=np.uint16).view(dt)
-    block_dim, apis, worst, worst_sim, err, fired = twin.run("copy16", copy16, (x,), asc.config.config.cann_twin,
+    block_dim, apis, worst, worst_sim, err, fired = twin.run("copy16", copy16, (x,), asc.environment.config.cann_twin,
                                                              str(tmp_path))
     assert err is None and not fired, (err, fired)
     assert worst == 0 and worst_sim == 0, (worst, worst_sim)          # NaN where NaN, everything else equal
@@ -105,7 +105,7 @@ def test_two_outputs_of_one_dtype_and_different_sizes_in_return_order(n, tmp_pat
     twin = _script()
     x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
     block_dim, apis, worst, worst_sim, err, fired = twin.run("two_sizes", two_sizes, (x,),
-                                                             asc.config.config.cann_twin, str(tmp_path))
+                                                             asc.environment.config.cann_twin, str(tmp_path))
     assert err is None and not fired, (err, fired)
     a = np.fromfile(tmp_path / "two_sizes" / "a.out", np.float32)[:n]
     b = np.fromfile(tmp_path / "two_sizes" / "b.out", np.float32)[:n // 2]

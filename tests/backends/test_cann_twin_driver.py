@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 from asc import compiler
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -137,14 +137,14 @@ def test_parameters_written_in_place_are_read_back(monkeypatch, tmp_path):
         assert np.array_equal(np.fromfile(f"{tmp_path}/sgd_momentum/{name}.bin", a.dtype), a.ravel())
 
 
-@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+@pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
                                                              "development-time tool)")
 @pytest.mark.parametrize("name", ["matmul_f16", "matmul_batched_f16", "matmul_bias_relu_f16", "quant_q8_0",
                                   "dequant_q8_0", "adam_step", "sgd_momentum", "swiglu_ffn_bf16"])
 def test_corpus_kernel_through_the_twin(tmp_path, name):
     twin = _script()
     kernel, args = CORPUS[name][0], CORPUS[name][1]("awkward")
-    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.config.config.cann_twin,
+    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.environment.config.cann_twin,
                                                              str(tmp_path))
     assert err is None and not fired, (err, fired)
     # bit-equal to ascend-sim; within 1 ulp of the interpreter (adam_step's p, m, v: 0.27)
@@ -171,7 +171,7 @@ extern "C" __global__ __aicore__ void xcore(GM_ADDR out)
 """
 
 
-@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+@pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
                                                              "development-time tool)")
 def test_cross_core_flags_order_the_cores_and_a_lost_flag_is_reported(tmp_path):
     twin = _script()
@@ -182,7 +182,7 @@ def test_cross_core_flags_order_the_cores_and_a_lost_flag_is_reported(tmp_path):
         (d / "xcore.cpp").write_text(f"#define FLAG_SET {set_id}\n#define FLAG_WAITED {wait_id}\n" + XCORE)
         (d / "entry.cpp").write_text(f'#include "{d}/xcore.cpp"\n#include "{twin.EXTRA_MODEL}"\n')
         env = dict(os.environ, TWIN_KERNEL_MODE="mix", TWIN_FLAG_TIMEOUT_S="3")
-        runs[case] = subprocess.run(["bash", os.path.join(asc.config.config.cann_twin, "run_twin.sh"),
+        runs[case] = subprocess.run(["bash", os.path.join(asc.environment.config.cann_twin, "run_twin.sh"),
                                      str(d / "entry.cpp"), "xcore", "gm", "2", f"out:64:{d}/out.bin"],
                                     capture_output=True, text=True, env=env)
     p = runs["paired"]
@@ -194,7 +194,7 @@ def test_cross_core_flags_order_the_cores_and_a_lost_flag_is_reported(tmp_path):
     assert "wait_flag_dev(5) was never released: the NPU would hang here" in lost.stdout + lost.stderr
 
 
-@pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+@pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
                                                              "development-time tool)")
 def test_phased_kernel_on_several_groups_through_the_twin(tmp_path):
     """relu(a @ b + bias) tiled over 6 AICs and 12 AIVs: SyncAll<false>() across groups, every workspace tile written
@@ -204,13 +204,13 @@ def test_phased_kernel_on_several_groups_through_the_twin(tmp_path):
     a, b = rng.standard_normal((256, 64)).astype(np.float16), rng.standard_normal((64, 384)).astype(np.float16)
     bias = rng.standard_normal(384).astype(np.float16)
     block_dim, apis, worst, worst_sim, err, fired = twin.run("mbr_groups", CORPUS["matmul_bias_relu_f16"][0],
-                                                             (a, b, bias), asc.config.config.cann_twin, str(tmp_path))
+                                                             (a, b, bias), asc.environment.config.cann_twin, str(tmp_path))
     assert err is None and not fired, (err, fired)
     assert block_dim > 1 and {"Mmad", "Fixpipe", "SyncAll"} <= set(apis)
     assert worst_sim == 0 and worst <= 1, (worst, worst_sim)    # ascend-sim's numbers; the interpreter's within 1 ulp
 
 
-_TWIN = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
+_TWIN = pytest.mark.skipif(not asc.environment.config.cann_twin, reason="ASC_CANN_TWIN is not set (the CANN twin is a "
                                                                   "development-time tool)")
 
 
@@ -226,7 +226,7 @@ _TWIN = pytest.mark.skipif(not asc.config.config.cann_twin, reason="ASC_CANN_TWI
 def test_syncall_transposed_and_filled_kernels_through_the_twin(tmp_path, name, bound, bound_sim):
     twin = _script()
     kernel, args = CORPUS[name][0], CORPUS[name][1]("awkward")
-    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.config.config.cann_twin,
+    block_dim, apis, worst, worst_sim, err, fired = twin.run(name, kernel, args, asc.environment.config.cann_twin,
                                                              str(tmp_path))
     assert err is None and not fired, (err, fired)
     assert worst <= bound and worst_sim <= bound_sim, (worst, worst_sim)
@@ -262,7 +262,7 @@ def test_hard_syncall_orders_the_aiv_blocks_and_is_refused_in_an_aiv_only_kernel
         src = types.SimpleNamespace(name="syncall_k", text=text, entry_params=[("gm", "out", "GM_ADDR")])
         entry = twin.entry_file(src, str(d))
         env = dict(os.environ, TWIN_KERNEL_MODE=twin.kernel_mode(text), TWIN_FLAG_TIMEOUT_S="3")
-        runs[case] = subprocess.run(["bash", os.path.join(asc.config.config.cann_twin, "run_twin.sh"), entry,
+        runs[case] = subprocess.run(["bash", os.path.join(asc.environment.config.cann_twin, "run_twin.sh"), entry,
                                      "asc_twin_entry", "gm", "4", f"out:96:{d}/out.bin"],
                                     capture_output=True, text=True, env=env)
     p = runs["mix_aiv"]

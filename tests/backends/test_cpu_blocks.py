@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-import asc.config as cfg
+import asc.environment as cfg
 import asc.language as lang
 from asc.passes.cpu_blocks import BLOCK as HALF_BLOCK
 from asc.examples import seed

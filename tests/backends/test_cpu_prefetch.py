@@ -6,7 +6,7 @@ import tempfile
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 import asc.language as lang
 import asc.passes.cpu_prefetch as cpu_prefetch
 from asc.examples import seed
@@ -110,7 +110,7 @@ def test_prefetch_changes_no_result(shape, dtype, monkeypatch):
     if x.size >= 1 << 17:                      # a parallel row loop (small ones run on one thread, as written)
         assert "asc_prefetch_l2(" in _src(ln, x, w, b) and "asc_prefetch_l2(" in _src(sm, x)
     monkeypatch.setattr(cpu_prefetch, "row_prefetch", lambda *a: None)
-    monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, cache_dir=tempfile.mkdtemp()))
+    monkeypatch.setattr(asc.environment, "config", dataclasses.replace(asc.environment.config, cache_dir=tempfile.mkdtemp()))
     sm, ln = lang.kernel(softmax_any), lang.kernel(layernorm_any)
     assert "asc_prefetch_l2(" not in _src(ln, x, w, b)
     without = [sm(x), ln(x, w, b)]

@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 from asc.runtime import toolchain
 
 SHIM = r"""
@@ -145,13 +145,13 @@ LEVELS = [""] + ([level for level, needs in (("-march=x86-64-v3", "avx2"), ("-ma
 
 @pytest.fixture(scope="module", params=LEVELS, ids=lambda f: f or "native")
 def block_lib(request, tmp_path_factory):
-    saved = asc.config.config
+    saved = asc.environment.config
     try:
-        asc.config.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
+        asc.environment.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
         so = str(tmp_path_factory.mktemp("conv_block") / "conv_block.so")
         toolchain.build(BLOCK_SHIM, so, {}, "block conversions")
     finally:
-        asc.config.config = saved
+        asc.environment.config = saved
     lib = ctypes.CDLL(so)
     for f in (lib.h2f_block, lib.f2h_block):
         f.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long)

@@ -14,7 +14,7 @@ import platform
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 from asc.runtime import toolchain
 
 SHIM = r"""
@@ -48,13 +48,13 @@ SCALES = ["sqrt2", "sqrt_half"]
 
 @pytest.fixture(scope="module", params=LEVELS, ids=lambda f: f or "native")
 def lib(request, tmp_path_factory):
-    saved = asc.config.config
+    saved = asc.environment.config
     try:
-        asc.config.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
+        asc.environment.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
         so = str(tmp_path_factory.mktemp("gelu_product") / "gelu_product.so")
         toolchain.build(SHIM, so, {}, "gelu_product")
     finally:
-        asc.config.config = saved
+        asc.environment.config = saved
     return ctypes.CDLL(so)
 
 

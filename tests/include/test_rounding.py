@@ -12,7 +12,7 @@ import platform
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 from asc.runtime import toolchain
 
 SHIM = r"""
@@ -39,13 +39,13 @@ LEVELS = [""] + ([level for level, needs in (("-march=x86-64-v2", "sse4.2"), ("-
 
 @pytest.fixture(scope="module", params=LEVELS, ids=lambda f: f or "native")
 def lib(request, tmp_path_factory):
-    saved = asc.config.config
+    saved = asc.environment.config
     try:
-        asc.config.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
+        asc.environment.config = dataclasses.replace(saved, cflags=tuple(request.param.split()))
         so = str(tmp_path_factory.mktemp("rounding") / "rounding.so")
         toolchain.build(SHIM, so, {}, "rounding")
     finally:
-        asc.config.config = saved
+        asc.environment.config = saved
     return ctypes.CDLL(so)
 
 

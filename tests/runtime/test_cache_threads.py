@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-import asc.config
+import asc.environment
 import asc.language as lang
 from asc.runtime import cache, toolchain
 
@@ -65,8 +65,8 @@ def rounds(tmp_path, monkeypatch, fn):
     """fn(cache folder) for at least 3 rounds, more while time allows (at most 8, about 40 s)."""
     deadline, n = time.monotonic() + 40, 0
     while n < 3 or (n < 8 and time.monotonic() < deadline):
-        monkeypatch.setattr(asc.config, "config",
-                            dataclasses.replace(asc.config.config, cache_dir=str(tmp_path / f"cache{n}")))
+        monkeypatch.setattr(asc.environment, "config",
+                            dataclasses.replace(asc.environment.config, cache_dir=str(tmp_path / f"cache{n}")))
         fn()
         n += 1
 
@@ -96,8 +96,8 @@ def test_concurrent_first_calls_compile_once(tmp_path, monkeypatch, target):
 
 def test_concurrent_generated_modules_share_one_file(tmp_path, monkeypatch):
     for r in range(20):
-        monkeypatch.setattr(asc.config, "config",
-                            dataclasses.replace(asc.config.config, cache_dir=str(tmp_path / f"c{r}")))
+        monkeypatch.setattr(asc.environment, "config",
+                            dataclasses.replace(asc.environment.config, cache_dir=str(tmp_path / f"c{r}")))
         source = f"value = {r}\n"
         results, errors = at_once(lambda i: cache.generated_module("vectorize", "shared", source).value)
         assert errors == [] and results == [r] * THREADS

@@ -217,8 +217,8 @@ def test_a_read_only_cache_is_read_and_new_kernels_go_to_a_temporary_one(tmp_pat
 
 def test_generated_python_modules_follow_the_same_rules(tmp_path, monkeypatch):
     import dataclasses
-    import asc.config
-    monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, cache_dir=str(tmp_path / "c")))
+    import asc.environment
+    monkeypatch.setattr(asc.environment, "config", dataclasses.replace(asc.environment.config, cache_dir=str(tmp_path / "c")))
     source = "value = 42\n"
     mod = cache.generated_module("vectorize", "gen", source)
     assert mod.value == 42

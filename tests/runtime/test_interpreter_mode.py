@@ -65,14 +65,14 @@ def interp_only(x: lang.float32[N]) -> lang.float32[N]:
 
 
 def test_interpret_target_needs_no_compiler(monkeypatch):
-    import asc.config
+    import asc.environment
     monkeypatch.setenv("CXX", "/nonexistent/c++")
-    asc.config.reload()
+    asc.environment.reload()
     try:
         np.testing.assert_array_equal(interp_only(np.zeros(3, np.float32)), np.ones(3, np.float32))
     finally:
         monkeypatch.delenv("CXX")
-        asc.config.reload()
+        asc.environment.reload()
 
 
 def test_every_builtin_is_documented():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import asc
-import asc.config
+import asc.environment
 import asc.language as lang
 from asc.errors import CacheMissError, ToolchainError
 from asc.runtime import seal, toolchain
@@ -31,7 +31,7 @@ def use(tmp_path, monkeypatch):
     """use(**config fields): this test's configuration, with a cache of its own."""
     def set_(**kw):
         kw.setdefault("cache_dir", str(tmp_path / "cache"))
-        monkeypatch.setattr(asc.config, "config", dataclasses.replace(asc.config.config, **kw))
+        monkeypatch.setattr(asc.environment, "config", dataclasses.replace(asc.environment.config, **kw))
     set_()
     return set_
 
@@ -104,13 +104,13 @@ def test_a_kernel_whose_compiler_hangs_raises(tmp_path, use):
 
 
 def test_the_timeout_is_read_from_the_environment(monkeypatch):
-    monkeypatch.setattr(asc.config, "config", asc.config.config)          # restored after the test
+    monkeypatch.setattr(asc.environment, "config", asc.environment.config)          # restored after the test
     monkeypatch.setenv("ASC_COMPILE_TIMEOUT", "2.5")
-    assert asc.config.reload().compile_timeout == 2.5
+    assert asc.environment.reload().compile_timeout == 2.5
     monkeypatch.setenv("ASC_COMPILE_TIMEOUT", "0")
-    assert asc.config.reload().compile_timeout == 0                      # no limit
+    assert asc.environment.reload().compile_timeout == 0                      # no limit
     monkeypatch.delenv("ASC_COMPILE_TIMEOUT")
-    assert asc.config.reload().compile_timeout == 600
+    assert asc.environment.reload().compile_timeout == 600
 
 
 @pytest.mark.parametrize("body, why", [

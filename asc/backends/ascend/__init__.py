@@ -18,7 +18,7 @@ plan kind: its tiling, renderer and cost), kinds (`KINDS`, `tiling`, `estimate`)
 (`write_project`)."""
 from __future__ import annotations
 
-from .cost import Estimate
+from .cost_model import Estimate
 from .emitter import AscendSource
 from .kinds import KINDS, estimate, tiling
 from .planner import plan

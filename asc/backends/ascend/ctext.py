@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import ir
 from ..cstyle import C_RESERVED, float_literal
-from .api import API
+from .emitted_api import API
 
 # the C++ storage type of each dtype in GM and in UB
 STORAGE = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t", "int8": "int8_t", "int16": "int16_t",

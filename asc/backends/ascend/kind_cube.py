@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .budget import cube_tiling
-from .cost import ISSUE, L2_BYTES_PER_CYCLE, LAUNCH_US, Estimate, Launch
+from .cost_model import ISSUE, L2_BYTES_PER_CYCLE, LAUNCH_US, Estimate, Launch
 from .cube_render import render_cube
 from .plan_kind import Kind
 from .plans import CubePlan

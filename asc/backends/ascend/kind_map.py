@@ -4,7 +4,7 @@ render_map (map_render.py), and its cost here."""
 from __future__ import annotations
 
 from .budget import map_tiling
-from .cost import Launch, pipelined, vec_cycles
+from .cost_model import Launch, pipelined, vec_cycles
 from .plan_kind import Kind
 from .map_render import render_map
 from .plans import MapPlan

@@ -4,7 +4,7 @@ kernel), the phases' own kinds, render_phased (phase_render.py); its tiling and 
 kinds.py builds it over its table (`phased_kind`), since its phases are kinds of that table."""
 from __future__ import annotations
 
-from .cost import LAUNCH_US, Estimate, Launch
+from .cost_model import LAUNCH_US, Estimate, Launch
 from .plan_kind import Kind
 from .phase_render import render_phased
 from .phases import PhasedPlan

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .budget import row_tiling
-from .cost import ISSUE, Launch, pipelined, vec_cycles
+from .cost_model import ISSUE, Launch, pipelined, vec_cycles
 from .plan_kind import Kind
 from .plans import RowPlan
 from .row_render import render_row

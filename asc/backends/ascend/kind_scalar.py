@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import ir
 from ...passes.cost import static_value
 from .budget import scalar_tiling
-from .cost import SCALAR_GM, Estimate, LAUNCH_US, Launch
+from .cost_model import SCALAR_GM, Estimate, LAUNCH_US, Launch
 from .plan_kind import Kind
 from .plans import ScalarPlan
 from .scalar_render import render_scalar

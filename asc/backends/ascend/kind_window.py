@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from .cost import GM_BYTES_PER_CYCLE, ISSUE, L2_BYTES_PER_CYCLE, SYNC, Launch, pipelined, vec_cycles
+from .cost_model import GM_BYTES_PER_CYCLE, ISSUE, L2_BYTES_PER_CYCLE, SYNC, Launch, pipelined, vec_cycles
 from .plan_kind import Kind
 from .window_budget import SUM_COMBINE, SUM_LANES, SUM_PARTS, loads_of, window_tiling
 from .window_lowering import WindowPlan

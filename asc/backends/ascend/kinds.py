@@ -4,7 +4,7 @@ A kind is one module, `kind_<name>.py`, declaring `KIND = Kind(...)` (plan_kind.
 the planner, planner.py, decides which kind a kernel is, in the order docs/ascend.md gives), how a launch is tiled
 for the sizes and the SoC (`tiling`: (plan, symbols, soc, cores, tile_cap) -> (blockDim, {field: value})), its
 Ascend C (`render`: plan -> AscendSource), its estimated time (`cost`: (src, symbols, launch) -> Estimate, with the
-figures of cost.py) and the cores it runs on (`unit`). Adding a kind is one such module and one name in `_table`;
+figures of cost_model.py) and the cores it runs on (`unit`). Adding a kind is one such module and one name in `_table`;
 nothing else dispatches on a kind's name. `tiling`, `render_plan` and `estimate` are the uses. The phased kind
 (a cube phase and vector phases in one launch) is built over the table itself: its phases are the other kinds."""
 from __future__ import annotations
@@ -27,8 +27,8 @@ def render_plan(p):
 
 
 def estimate(src, symbols: dict, soc: str = DEFAULT_SOC):
-    """The estimated time of one launch of `src` for these sizes on `soc` (cost.py's model, by the kind's cost)."""
-    from .cost import Launch
+    """The estimated time of one launch of `src` for these sizes on `soc` (cost_model.py's model, by the kind's cost)."""
+    from .cost_model import Launch
     info = soc_info(soc)
     block_dim, t = tiling(src, symbols, soc)
     return KINDS[src.plan.kind].cost(src, symbols, Launch(soc, info, info["clock_ghz"] * 1e9, block_dim, t))

@@ -1,5 +1,5 @@
 """The one table from asc's builtin math functions to the Ascend C vector API that computes them, made from the
-builtin declarations (asc/builtins/math.py: `ascend=Ascend(api, form, tensor_scalar, cost)`).
+builtin declarations (asc/builtins/math_functions.py: `ascend=Ascend(api, form, tensor_scalar, cost)`).
 
 Every path that lowers a builtin call reads it: the map path (a call on tiles, or on a loop-invariant scalar
 broadcast to a tile), the row path (math on a per-row scalar, as an 8-element vector instruction) and the cost

@@ -129,7 +129,7 @@ def size_dim(fb, x, node, text: str):
     if not any(isinstance(v, ir.Var) for v in ir.walk_expr(e)):
         try:
             return checked(e, {}, text, _shown(fb, node))
-        except SizeValueError as err:       # what the arguments gave: as the runtime says it (runtime/sizes.py)
+        except SizeValueError as err:       # what the arguments gave: as the runtime says it (runtime/size_defs.py)
             raise ShapeError(f"{fb.loc(node)!r}: {fb.name}(): {err}") from None
     if isinstance(e, ir.Var):
         return fb.ctx.symbols.get(e.name) if isinstance(fb.ctx.symbols.get(e.name), ir.Sym) else ir.Sym(e.name)
