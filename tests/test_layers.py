@@ -154,3 +154,13 @@ def test_imports_first(module):
         pytest.importorskip("torch")
     r = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_no_two_modules_share_a_name():
+    """A module's file name says what it holds, once: `config` or `cost` alone does not say which."""
+    seen: dict = {}
+    for name in MODS:
+        path = MODS[name]
+        if path.name != "__init__.py":
+            seen.setdefault(path.name, []).append(name)
+    assert {n: m for n, m in seen.items() if len(m) > 1} == {}

@@ -2,7 +2,7 @@
 translator to Ascend C, sync insertion, and the launch on the CPU twin (ascend-sim). See docs/pyasc.md."""
 from __future__ import annotations
 
-from .dtypes import (ConstExpr, DataType, GlobalAddress, KnownTypes, bfloat16, bool_, float16, float32,  # noqa: F401
+from .data_types import (ConstExpr, DataType, GlobalAddress, KnownTypes, bfloat16, bool_, float16, float32,  # noqa: F401
                      float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 from .enums import (CMPMODE, SELMODE, AippInputFormat, CubeFormat, DataFormat, HardEvent,  # noqa: F401
                     LayoutMode, PipeID, QuantModes, CO2Layout, ReduceOrder, RoundMode, TPosition, TransposeType)

@@ -3,7 +3,7 @@ aggregates of asc-devkit's kernel_struct_aipp.h, and asc.set_aipp_functions, whi
 from __future__ import annotations
 
 from ..errors import KernelTypeError
-from . import dtypes, enums, objects
+from . import data_types as dtypes, enums, objects
 from .operands import bind, scalar_as, tensor_of, void
 from .values import Const, Val, bind_args
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..errors import AscendRuleWarning, CompileError, KernelTypeError
 from . import api as api_mod
-from . import aipp, cube, dtypes, enums, matmul, objects, quant, struct
+from . import aipp, cube, data_types as dtypes, enums, matmul, objects, quant, kernel_structs as struct
 from .methods import method
 from .operands import (bind, dtype_arg, mask_text, pipe_of, pos_arg, scalar, scalar_as, sync_before, tensor_of,
                        void)

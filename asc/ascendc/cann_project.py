@@ -9,7 +9,7 @@ import numpy as np
 
 from ..backends.ascend.project import c_number, cmake_source
 from ..errors import ArgumentError
-from . import dtypes, kernel_source as source
+from . import data_types as dtypes, kernel_source as source
 
 
 def parse_tensor(spec: str):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import KernelTypeError, UnsupportedError
-from . import dtypes, enums
+from . import data_types as dtypes, enums
 from .values import Const, Val
 
 # the quantization pre-modes of FixpipeParamsV220 (all nine are emulated by ascend-sim)

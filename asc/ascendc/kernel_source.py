@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ArgumentError
-from . import cube, dtypes, matmul, struct
+from . import cube, data_types as dtypes, matmul, kernel_structs as struct
 from .translate import PRELUDE, FuncTranslator, Program, ident
 from .values import Const, Deferred, Val, freeze, param_kind
 

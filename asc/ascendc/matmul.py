@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import KernelTypeError
-from . import dtypes, enums
+from . import data_types as dtypes, enums
 from .values import Const, Val, bind_args
 
 INCLUDE = '#include "lib/matmul_intf.h"'

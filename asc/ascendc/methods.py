@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..errors import CompileError, KernelTypeError
 from . import api as api_mod
-from . import dtypes, enums, matmul
+from . import data_types as dtypes, enums, matmul
 from .operands import bind, dtype_arg, ltensor, scalar, scalar_as, sync_before, tensor_of, void
 from .values import Const, Deferred, Val
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import KernelTypeError
 from . import api as api_mod
-from . import dtypes, enums
+from . import data_types as dtypes, enums
 from .values import Const, Val
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import chip
-from . import dtypes
+from . import data_types as dtypes
 
 
 @dataclass(frozen=True)

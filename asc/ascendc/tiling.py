@@ -4,8 +4,8 @@ Field knowing its Ascend C name. The host fills it (asc.lib.host's get_tiling) a
 a kernel reads and writes its fields (`tiling.base_m`, `tiling.share_l1_size = ...`)."""
 from __future__ import annotations
 
-from . import dtypes
-from .struct import Field, Struct
+from . import data_types as dtypes
+from .kernel_structs import Field, Struct
 
 # (Python name, Ascend C name), in the C struct's order: the layout a kernel receives
 TCUBE_FIELDS = (

@@ -18,7 +18,7 @@ from ..frontend.source import closure_values
 from ..frontend.visitor import visit_method
 from ..ir.nodes import Loc
 from . import api as api_mod
-from . import api_calls as calls, dtypes, enums, objects, struct
+from . import api_calls as calls, data_types as dtypes, enums, objects, kernel_structs as struct
 from .syncs import SyncState
 from .values import CPP_RESERVED, Bound, Const, Deferred, Val, ident  # noqa: F401
 

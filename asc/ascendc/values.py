@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..errors import KernelTypeError
-from .dtypes import ConstExpr
+from .data_types import ConstExpr
 
 
 @dataclass(frozen=True)

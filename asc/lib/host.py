@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Optional
 
 from .. import chip
-from ..ascendc import dtypes as _kdt
+from ..ascendc import data_types as _kdt
 from ..ascendc.enums import TPosition
 from ..ascendc.tiling import TCubeTiling
 from .tiling_enums import (CoreMemType, CubeFormat, DataType, DequantType, MatrixMadType, MatrixTraverse,

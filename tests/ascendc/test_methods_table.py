@@ -3,7 +3,7 @@ is a supported method of the table, and each row's text names only parameters of
 role methods.py converts, and returns a kind it builds."""
 import re
 
-from asc.ascendc import api, dtypes, methods
+from asc.ascendc import api, data_types as dtypes, methods
 
 ROLES = {"n", "n?", "s", "T", "lt", "ev", "shape"}
 RETURNS = {"void", "elem", "gaddr", "phyaddr", "shapeinfo", "alloc", "buf", "view"}

@@ -1,2 +1,2 @@
 """pyasc's `asc.language.core.dtype` import path: DataType and KnownTypes (re-exported from asc.ascendc)."""
-from ...ascendc.dtypes import DataType, KnownTypes  # noqa: F401
+from ...ascendc.data_types import DataType, KnownTypes  # noqa: F401

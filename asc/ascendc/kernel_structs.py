@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 
-from . import dtypes
+from . import data_types as dtypes
 
 _CTYPES = {"int8": ctypes.c_int8, "uint8": ctypes.c_uint8, "int16": ctypes.c_int16, "uint16": ctypes.c_uint16,
            "int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64, "uint64": ctypes.c_uint64,
