@@ -26,8 +26,19 @@ try:
 except ImportError:                     # (not POSIX: no lock between processes; builds are atomic anyway)
     fcntl = None
 
-_ready: dict = {}                        # key -> the folder to put first on the include path, or None
+_ready: dict = {}                        # (key, cache) -> the folder to put first on the include path, or None
 _lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while another thread of the parent built the header starts with a free lock (and builds or
+    checks for itself)."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def include_dir(cxx: list, flags: list, sim_dir: str, header: str, header_hash: str) -> str | None:
@@ -40,16 +51,17 @@ def include_dir(cxx: list, flags: list, sim_dir: str, header: str, header_hash: 
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()
-    if key in _ready:
-        return _ready[key]
+    where = (key, cache.cache_dir())          # (a process may change caches: ASC_CACHE_DIR and config.reload())
+    d = _ready.get(where, False)
+    if d is not False and (d is None or os.path.isdir(d)):
+        return d
     with _lock:
-        if key not in _ready:
-            try:
-                _ready[key] = _prepare(key, cxx, flags, sim_dir, header)
-            except (OSError, ToolchainError) as e:
-                cache.log(f"no precompiled ascend-sim header ({e}); kernels parse kernel_operator.h")
-                _ready[key] = None
-        return _ready[key]
+        try:
+            _ready[where] = _prepare(key, cxx, flags, sim_dir, header)
+        except (OSError, ToolchainError) as e:
+            cache.log(f"no precompiled ascend-sim header ({e}); kernels parse kernel_operator.h")
+            _ready[where] = None
+        return _ready[where]
 
 
 def _prepare(key: str, cxx: list, flags: list, sim_dir: str, header: str) -> str | None:
