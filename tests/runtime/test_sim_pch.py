@@ -164,3 +164,20 @@ def test_same_results_with_and_without(tmp_path):
     assert _pch_dirs(tmp_path / "cache-pch") and not _pch_dirs(tmp_path / "cache-parse")
     np.testing.assert_array_equal(out["pch"].view(np.uint32), out["parse"].view(np.uint32))
     np.testing.assert_array_equal(out["pch"][0].view(np.uint32), out["pch"][1].view(np.uint32))
+
+
+def test_a_process_that_changes_caches_finds_its_header_in_the_new_one(tmp_path, monkeypatch):
+    import asc.environment
+    cxx = shlex.split(toolchain.compiler())
+    args = (cxx, _flags(), ascend_sim.SIM_DIR, ascend_sim.HEADER, ascend_sim._header_hash())
+    first = sim_pch.include_dir(*args)
+    try:
+        monkeypatch.setenv("ASC_CACHE_DIR", str(tmp_path / "other"))
+        asc.environment.reload()
+        d = sim_pch.include_dir(*args)
+        assert d is not None and d.startswith(str(tmp_path / "other"))
+        assert os.path.isfile(os.path.join(d, "kernel_operator.h.gch"))
+    finally:
+        monkeypatch.undo()
+        asc.environment.reload()
+    assert sim_pch.include_dir(*args) == first
