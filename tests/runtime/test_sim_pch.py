@@ -47,6 +47,19 @@ def _run(tmp_path, cache_dir, extra_env=None):
     assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-3000:]
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A cache in which one kernel was compiled (so it holds the .gch): each test copies it."""
+    tmp = tmp_path_factory.mktemp("pch")
+    _run(tmp, tmp / "cache")
+    return tmp / "cache"
+
+
+def _copy(built, tmp_path):
+    shutil.copytree(built, tmp_path / "cache", symlinks=True)
+    return tmp_path / "cache"
+
+
 def _pch_dirs(cache_dir):
     d = cache_dir / "ascend-sim"
     return sorted(p for p in d.iterdir() if p.name.startswith("pch-")) if d.is_dir() else []
@@ -73,9 +86,8 @@ def test_the_compiler_takes_the_precompiled_header(tmp_path):
     assert used and used[0].split()[-1].endswith("kernel_operator.h.gch"), p.stderr[:2000]
 
 
-def test_built_once_sealed_and_reused(tmp_path):
-    cache_dir = tmp_path / "cache"
-    _run(tmp_path, cache_dir)
+def test_built_once_sealed_and_reused(tmp_path, built):
+    cache_dir = _copy(built, tmp_path)
     (d,) = _pch_dirs(cache_dir)
     gch = d / "kernel_operator.h.gch"
     assert gch.stat().st_size > 0 and seal.seal_path(str(gch))
@@ -89,9 +101,8 @@ def test_built_once_sealed_and_reused(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "no_record", "garbage"])
-def test_a_damaged_header_is_rebuilt_never_used(tmp_path, damage):
-    cache_dir = tmp_path / "cache"
-    _run(tmp_path, cache_dir)
+def test_a_damaged_header_is_rebuilt_never_used(tmp_path, built, damage):
+    cache_dir = _copy(built, tmp_path)
     (d,) = _pch_dirs(cache_dir)
     gch = d / "kernel_operator.h.gch"
     size, stamp = gch.stat().st_size, gch.stat().st_mtime_ns
@@ -149,12 +160,13 @@ MIX = textwrap.dedent('''
 ''')
 
 
-def test_same_results_with_and_without(tmp_path):
+def test_same_results_with_and_without(tmp_path, built):
     """A kernel with 16-bit, integer and float paths compiled with the .gch and with the header parsed (each in
     a process and cache of its own): the same bits, equal to the interpreter's."""
     script = tmp_path / "mix.py"
     script.write_text(MIX)
     out = {}
+    _copy(built, tmp_path).rename(tmp_path / "cache-pch")
     for how in ("pch", "parse"):
         env = dict(os.environ, ASC_CACHE_DIR=str(tmp_path / f"cache-{how}"), PYTHONPATH=ROOT)
         p = subprocess.run([sys.executable, str(script), str(tmp_path / f"{how}.npy"), how], env=env,
