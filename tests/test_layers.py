@@ -164,3 +164,14 @@ def test_no_two_modules_share_a_name():
         if path.name != "__init__.py":
             seen.setdefault(path.name, []).append(name)
     assert {n: m for n, m in seen.items() if len(m) > 1} == {}
+
+
+def test_no_source_file_over_600_lines_without_saying_why():
+    """A long file is one job that reads better whole: its opening comment says so ("Over 600 lines ...")."""
+    long = []
+    for path in sorted(ROOT.rglob("*")):
+        if path.suffix in (".py", ".h", ".c", ".cpp") and path.is_file():
+            text = path.read_text(errors="replace")
+            if text.count("\n") > 600 and "Over 600 lines" not in "\n".join(text.split("\n")[:40]):
+                long.append(f"{path.relative_to(ROOT.parent)} ({text.count(chr(10))} lines)")
+    assert long == []

@@ -1,5 +1,8 @@
 /* asc_gemm.h: the cpu target's matrix unit. Hand-written, header-only C (also valid C++); ships with asc.
  *
+ * Over 600 lines on purpose: one job, the blocked product (packing, micro-kernels per ISA, the driver and its
+ * batched and fused-epilogue entries), whose parts share the block sizes and the packing layout declared here.
+ *
  *     C = alpha * op(A) @ op(B) + beta * C          row-major, leading dimensions in elements
  *
  * API (all functions are `static`, so every kernel that includes this header gets its own copy):

@@ -1,6 +1,10 @@
 /*
  * asc_math.h -- header-only, vectorizer-friendly elementary functions for asc.
  *
+ * Over 600 lines on purpose: it is one job (the elementary functions every cpu kernel includes, float32 and
+ * float64 side by side so that a function's two precisions and their shared reduction read together), and the
+ * error table below covers the whole file.
+ *
  * Every function is `static inline` (always_inline on gcc/clang), plain C99/C11
  * and C++17 (hex float literals), branch-free (mask selects), without libm
  * calls and, for float32, without tables, so that gcc -O3 and clang -O2/-O3
