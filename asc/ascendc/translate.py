@@ -137,6 +137,9 @@ class FuncTranslator(ExpressionsMixin):
         self.prog.line_files.setdefault(line, Loc(self.file, line, node.col_offset, node.end_col_offset))
         self.line(f"// {py}")
         self.out.append(f'#line {line} "{os.path.basename(self.file)}"')
+        if self.parts:      # C++ a compound statement's header produced (an operand array): before the header
+            self.line(" ".join(self.parts))
+            self.parts.clear()
 
     def declare(self, name: str, ctype: str):
         self.scopes[-1][name] = ctype

@@ -262,3 +262,20 @@ def tuple_alias(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress
     p, q = yg, xg
     zg.set_value(0, p.get_value(0))
     zg.set_value(1, q.get_value(0))
+
+
+@asc.jit(insert_sync=True)
+def branch_on_read(x: asc.GlobalAddress, z: asc.GlobalAddress, n: asc.ConstExpr[int]):
+    """An if whose condition reads a LocalTensor the MTE2 copy just wrote: its MTE2 -> S pair goes before the if."""
+    xg = asc.GlobalTensor()
+    zg = asc.GlobalTensor()
+    xg.set_global_buffer(x)
+    zg.set_global_buffer(z)
+    a = asc.LocalTensorAuto(x.dtype, n)
+    c = asc.LocalTensorAuto(z.dtype, n)
+    asc.data_copy(a, xg, count=n)
+    if a.get_value(0) > 0.0:
+        asc.adds(c, a, 1.0, n)
+    else:
+        asc.adds(c, a, -1.0, n)
+    asc.data_copy(zg, c, count=n)

@@ -33,3 +33,20 @@ def test_sync_pairs_of_vadd_auto():
     events = [ln.split("HardEvent::")[1].split(">")[0] for ln in text.splitlines() for _ in [0]
               if "SetFlag<AscendC::HardEvent::" in ln for ln in ln.split("AscendC::SetFlag")[1:]]
     assert events == ["V_MTE2", "MTE2_S", "MTE3_V", "MTE2_V", "V_MTE3"], events
+
+
+
+@pytest.mark.parametrize("first", [2.0, -2.0])
+def test_sync_of_a_read_in_an_if_condition_comes_before_the_if(first):
+    import asc.runtime.config as config
+    config.set_platform(config.Backend.CPU)
+    x = np.arange(64, dtype=np.float32) - 10
+    x[0] = first
+    text = K.branch_on_read.source(x, x, 64)
+    lines = [ln.strip() for ln in text.splitlines()]
+    at_if = next(i for i, ln in enumerate(lines) if ln.startswith("if ("))
+    pair = next(i for i, ln in enumerate(lines) if "HardEvent::MTE2_S" in ln)
+    assert pair < at_if, text          # (it was dropped: the scalar read raced the copy on an NPU)
+    z = np.zeros_like(x)
+    K.branch_on_read[1](x, z, 64)
+    np.testing.assert_array_equal(z, x + np.float32(1.0 if first > 0 else -1.0))
