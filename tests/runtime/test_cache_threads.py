@@ -82,13 +82,17 @@ def test_concurrent_first_calls_compile_once(tmp_path, monkeypatch, target):
         del builds[:]
         results, errors = at_once(lambda i: kernel(x, y))
         assert errors == []                            # (was FileNotFoundError: one temporary name per process)
-        assert len(builds) == 1, builds                # one compile for the one key (was up to one per thread)
+        kernels = [b for b in builds if "precompiled header" not in str(b)]
+        assert len(kernels) == 1, builds               # one compile for the one key (was up to one per thread)
+        # ascend-sim: its header precompiled once for the new cache, by one thread (sim_pch)
+        assert len(builds) - len(kernels) == (target == "ascend-sim"), builds
         info = kernel.cache_info()
         assert info["compiles"] == 1, info
         for r in results:                              # each call's arguments are its own (per-call slots)
             np.testing.assert_array_equal(r, want)
+        n = len(builds)
         results, errors = at_once(lambda i: kernel(x, y))   # and the calls that follow
-        assert errors == [] and len(builds) == 1
+        assert errors == [] and len(builds) == n
         for r in results:
             np.testing.assert_array_equal(r, want)
     rounds(tmp_path, monkeypatch, one_round)
