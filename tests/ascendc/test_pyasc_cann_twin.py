@@ -208,3 +208,20 @@ def test_iterate_block_order_equals_huaweis_matmul(tmp_path, monkeypatch):
     cap = _captured(tmp_path, monkeypatch,
                     lambda: TM.test_iterate_gives_the_blocks_in_canns_stepped_order(TM.host.MatrixTraverse.FIRSTM))
     _twin_equals_asc(cap)
+
+
+@needs_twin
+@pytest.mark.parametrize("first", [2.0, -2.0])
+def test_branch_on_a_read_equals_ascend_sim(first, tmp_path, monkeypatch):
+    """The kernel whose if condition reads a LocalTensor the copy just wrote (its MTE2 -> S pair before the if):
+    on the twin, Huawei's own SetFlag/WaitFlag and the branch taken give ascend-sim's numbers."""
+    import pyasc_kernels as K
+    twin = _script()
+    x = np.arange(64, dtype=np.float32) - 10
+    x[0] = first
+    z = np.zeros_like(x)
+    cap = _captured(tmp_path, monkeypatch, lambda: K.branch_on_read[1](x, z, 64))
+    np.testing.assert_array_equal(z, x + np.float32(1.0 if first > 0 else -1.0))
+    got_blocks, worst, why, fired = twin.run_captured(cap, asc.environment.config.cann_twin)
+    assert got_blocks == 1 and why is None and fired == [], (why, fired)
+    assert worst == 0

@@ -108,8 +108,7 @@ def test_each_kind_renders_tiles_and_estimates_as_itself(kind):
         src = compiler.render(spec.ir, "ascend", warn=False)
         est = k.estimate("ascend", *args())
     assert src.plan.kind == kind and est.kind == kind and est.seconds > 0
-    assert est == kinds.KINDS[kind].cost(src, symbols, _launch(src, symbols)) or \
-        repr(est) == repr(kinds.estimate(src, symbols))
+    assert est == kinds.KINDS[kind].cost(src, symbols, _launch(src, symbols))     # the kind's own cost
     block_dim, values = kinds.tiling(src, symbols)
     assert block_dim == est.block_dim and block_dim >= 1 and values
     assert all(f in values for f, _ in src.tiling_fields)
