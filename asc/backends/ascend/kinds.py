@@ -9,6 +9,8 @@ nothing else dispatches on a kind's name. `tiling`, `render_plan` and `estimate`
 (a cube phase and vector phases in one launch) is built over the table itself: its phases are the other kinds."""
 from __future__ import annotations
 
+from .cost_model import Launch
+from .host_scalars import host_values
 from .soc import DEFAULT_SOC, soc_info
 
 
@@ -16,7 +18,6 @@ def tiling(src, symbols: dict, soc: str = DEFAULT_SOC, cores=None, tile_cap=None
     """(blockDim, {field: value}) for the rendered kernel `src` (an AscendSource), these sizes and the values of its
     scalar parameters `scalars` (the scalars before the loop that the host computes, host_scalars.py; None for an
     estimate: those fields NaN)."""
-    from .host_scalars import host_values
     block_dim, values = KINDS[src.plan.kind].tiling(src.plan, symbols, soc, cores, tile_cap)
     return block_dim, {**values, **host_values(src.plan, scalars, symbols)}
 
@@ -28,7 +29,6 @@ def render_plan(p):
 
 def estimate(src, symbols: dict, soc: str = DEFAULT_SOC):
     """The estimated time of one launch of `src` for these sizes on `soc` (cost_model.py's model, by the kind's cost)."""
-    from .cost_model import Launch
     info = soc_info(soc)
     block_dim, t = tiling(src, symbols, soc)
     return KINDS[src.plan.kind].cost(src, symbols, Launch(soc, info, info["clock_ghz"] * 1e9, block_dim, t))
